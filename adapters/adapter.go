@@ -1,0 +1,193 @@
+// Package adapters is the contract between the dbbench engine and a database adapter: a small
+// required interface (Adapter opens a Target; a Target loads the dataset, describes itself and closes),
+// plus optional capability interfaces, one per workload, that the engine detects by type assertion.
+// A target supports exactly the workloads whose interfaces it implements.
+//
+// Timing belongs to the engine: it wraps every call of a capability in its own clock. A target that
+// must time its own work inside native code (the C baselines) implements the Timed* variants instead;
+// the engine then records the durations the target reports.
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// Adapter creates targets of one kind. Implementations must be safe to Open several times in one run
+// (a size sweep opens a fresh target per size).
+type Adapter interface {
+	Info() Info
+	// Open prepares a target from validated options. A bad option value is an exitcode.Usage error;
+	// a server that cannot be reached is an exitcode.Infra error; missing infrastructure that makes the
+	// target impossible on this machine (no Docker, no PostgreSQL binaries) wraps ErrUnavailable, so an
+	// optional target can be skipped with the reason.
+	Open(ctx context.Context, opts Options, env Env) (Target, error)
+}
+
+// Info describes an adapter for `dbbench list`, config validation and the report.
+type Info struct {
+	Name    string
+	Summary string
+	Options []OptionSpec
+	// Workloads lists the adapter-specific workloads (beyond scan, lookup, insert and concurrent) that
+	// its targets run through CustomRunner.
+	Workloads []WorkloadSpec
+	// Builtin lists which of the four common workloads its targets implement, for validation without
+	// opening a target.
+	Builtin []string
+}
+
+// WorkloadSpec documents an adapter-specific workload and the parameters it accepts.
+type WorkloadSpec struct {
+	Name   string
+	Help   string
+	Params []OptionSpec
+}
+
+// The four common workloads.
+const (
+	Scan       = "scan"
+	Lookup     = "lookup"
+	Insert     = "insert"
+	Concurrent = "concurrent"
+)
+
+// Builtins lists the common workloads in their canonical order.
+var Builtins = []string{Scan, Lookup, Insert, Concurrent}
+
+// ErrUnavailable marks an error caused by infrastructure this machine does not have.
+var ErrUnavailable = errors.New("unavailable on this machine")
+
+// Unavailable returns an error wrapping ErrUnavailable with a reason a user can act on.
+func Unavailable(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnavailable, fmt.Sprintf(format, args...))
+}
+
+// Env is what the engine gives every target.
+type Env struct {
+	// TempDir is a directory private to this target instance, removed by the engine after Close.
+	// Stores an adapter creates by default belong here.
+	TempDir string
+	// Logf prints a progress line for the user (stderr); never pass secrets to it.
+	Logf func(format string, args ...any)
+	// Seed is the run's seed, for any randomness an adapter needs.
+	Seed int64
+	// Size is the dataset size of this instance (one point of a size sweep).
+	Size int
+}
+
+// Target is one opened instance of an adapter. The engine calls Load once, then workloads, then Info
+// and Close. Close must release everything the target created (temp stores, containers, servers),
+// including after a cancelled context.
+type Target interface {
+	// Load stores the dataset with the adapter's fastest bulk path. It is never timed as a workload
+	// (the engine reports its duration separately as load throughput).
+	Load(ctx context.Context, ds *dataset.Persons) error
+	// Info returns facts for the report: versions, resolved settings, server details, sizes. It must
+	// not contain secrets.
+	Info() map[string]any
+	io.Closer
+}
+
+// Tally is what a read produced: rows decoded and the sum of dataset.RowSum over them.
+type Tally struct {
+	Rows int64
+	Sum  uint64
+}
+
+// Add accumulates another tally.
+func (t *Tally) Add(o Tally) { t.Rows += o.Rows; t.Sum += o.Sum }
+
+// Scanner reads n persons in one read transaction, decoding every row into a dataset.Person.
+// It must be safe for concurrent use: the default concurrent workload calls it from many goroutines.
+type Scanner interface {
+	Scan(ctx context.Context, n int) (Tally, error)
+}
+
+// OrderedScanner is implemented by scanners that return the first n persons in email byte order,
+// which lets the engine verify the checksum of a partial scan exactly.
+type OrderedScanner interface {
+	Scanner
+	ScansInKeyOrder() bool
+}
+
+// PointReader looks up one person by email in its own read transaction (opening and closing it is
+// part of the timed work). A missing person is Tally{} with a nil error.
+type PointReader interface {
+	Lookup(ctx context.Context, email []byte) (Tally, error)
+}
+
+// Inserter creates a fresh, empty store for the insert workload.
+type Inserter interface {
+	NewInsertSession(ctx context.Context) (InsertSession, error)
+}
+
+// InsertSession is one fresh store. The engine calls Begin, Insert (N times) and Commit on one
+// goroutine and times them together; an adapter may lock the OS thread in Begin and unlock it in
+// Commit or Close. Verify and Close are not timed.
+type InsertSession interface {
+	Begin(ctx context.Context) error
+	Insert(ctx context.Context, p *dataset.Person) error
+	Commit(ctx context.Context) error
+	// Verify reads back everything committed and returns its tally.
+	Verify(ctx context.Context) (Tally, error)
+	// Close drops the fresh store.
+	io.Closer
+}
+
+// ConcurrentScanner runs the concurrent workload itself, for adapters that need a particular strategy
+// (for example opening every read transaction before any query starts). It starts readers at once,
+// each scanning rows persons in its own read transaction, fills lat[i] with reader i's latency and
+// returns each reader's tally and the wall time of the whole batch.
+type ConcurrentScanner interface {
+	ScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) (tallies []Tally, wall time.Duration, err error)
+}
+
+// TimedScanner is a Scanner variant that times itself (inside native code).
+type TimedScanner interface {
+	TimedScan(ctx context.Context, n int) (Tally, time.Duration, error)
+}
+
+// TimedPointReader performs the lookups of the given dataset indices, each in its own read
+// transaction, timing each one itself into lat (len(lat) == len(idx)).
+type TimedPointReader interface {
+	TimedLookups(ctx context.Context, ds *dataset.Persons, idx []int32, lat []time.Duration) (Tally, error)
+}
+
+// TimedInserter performs the whole insert workload itself: a fresh store, one write transaction with
+// the first n persons of ds inserted one by one, commit. It returns the time from begin to commit and
+// the tally of reading the store back afterwards (untimed), and drops the store.
+type TimedInserter interface {
+	TimedInsert(ctx context.Context, ds *dataset.Persons, n int) (verify Tally, elapsed time.Duration, err error)
+}
+
+// TimedConcurrentScanner is the self-timed ConcurrentScanner.
+type TimedConcurrentScanner interface {
+	TimedScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) (tallies []Tally, wall time.Duration, err error)
+}
+
+// CustomRunner runs adapter-specific workloads (listed in Info.Workloads).
+type CustomRunner interface {
+	// PrepareWorkload readies the named workload (untimed: building statements, picking keys) and
+	// returns the operation the engine will time. params has been validated against the spec.
+	PrepareWorkload(ctx context.Context, name string, params Options) (Op, error)
+}
+
+// Op is one timed operation of an adapter-specific workload. The engine calls Do with i = 0, 1, ...
+// for the configured number of operations. Do must check its own result (a page has the rows it
+// should) and return an error otherwise. An Op may also implement io.Closer (called after the
+// workload) and Describer (its Info goes into the report, e.g. the query plan).
+type Op interface {
+	Do(ctx context.Context, i int) (Tally, error)
+}
+
+// Describer adds facts to the report entry of a workload; the key "warnings" (a []string) is lifted
+// into the report's warnings for that workload.
+type Describer interface {
+	Info() map[string]any
+}

@@ -1,0 +1,313 @@
+package adapters
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is the type of an option value.
+type Kind string
+
+// Option kinds. A Bytes value accepts a plain number or a unit (KiB, MiB, GiB, KB, MB, GB);
+// a Duration value accepts Go duration syntax ("30s", "5m"); an Enum value one of OptionSpec.Choices.
+const (
+	String   Kind = "string"
+	Int      Kind = "int"
+	Float    Kind = "float"
+	Bool     Kind = "bool"
+	Bytes    Kind = "bytes"
+	Duration Kind = "duration"
+	Enum     Kind = "enum"
+	// DSN is a connection string; its password is redacted in reports and logs.
+	DSN Kind = "dsn"
+)
+
+// OptionSpec documents one option of an adapter or adapter-specific workload.
+type OptionSpec struct {
+	Name    string
+	Kind    Kind
+	Default string // as the user would write it; "" means no default (unset)
+	Help    string
+	Choices []string // for Enum
+	// Secret options are never written to a report or log (shown as "***").
+	Secret bool
+	// Min bounds Int, Float and Bytes values from below (inclusive) when HasMin is set.
+	Min    float64
+	HasMin bool
+}
+
+// Options holds validated option values, normalised by kind: string (String, Enum, DSN), int64 (Int,
+// Bytes), float64, bool, time.Duration. Unset options without a default are absent.
+type Options struct {
+	values map[string]any
+	specs  map[string]OptionSpec
+}
+
+// ParseOptions validates raw values (as decoded from YAML) against specs and applies defaults.
+// String values may reference the environment as ${NAME} or ${NAME:-default}. Errors name the option.
+func ParseOptions(specs []OptionSpec, raw map[string]any) (Options, error) {
+	o := Options{values: map[string]any{}, specs: map[string]OptionSpec{}}
+	for _, s := range specs {
+		o.specs[s.Name] = s
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s, ok := o.specs[k]
+		if !ok {
+			return o, fmt.Errorf("unknown option %q (known: %s)", k, strings.Join(specNames(specs), ", "))
+		}
+		v, err := convert(s, raw[k])
+		if err != nil {
+			return o, fmt.Errorf("option %q: %w", k, err)
+		}
+		o.values[k] = v
+	}
+	for _, s := range specs {
+		if _, set := o.values[s.Name]; set || s.Default == "" {
+			continue
+		}
+		v, err := convert(s, s.Default)
+		if err != nil {
+			return o, fmt.Errorf("option %q: bad default: %w", s.Name, err)
+		}
+		o.values[s.Name] = v
+	}
+	return o, nil
+}
+
+func specNames(specs []OptionSpec) []string {
+	n := make([]string, len(specs))
+	for i, s := range specs {
+		n[i] = s.Name
+	}
+	if len(n) == 0 {
+		return []string{"none"}
+	}
+	return n
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// ExpandEnv replaces ${NAME} and ${NAME:-default} with environment values.
+func ExpandEnv(s string) string {
+	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+		g := envRef.FindStringSubmatch(m)
+		if v, ok := os.LookupEnv(g[1]); ok && v != "" {
+			return v
+		}
+		return g[3]
+	})
+}
+
+func convert(s OptionSpec, raw any) (any, error) {
+	str, isStr := raw.(string)
+	if isStr {
+		str = ExpandEnv(str)
+	}
+	switch s.Kind {
+	case String, DSN:
+		if !isStr {
+			return fmt.Sprint(raw), nil
+		}
+		return str, nil
+	case Enum:
+		v := fmt.Sprint(raw)
+		if isStr {
+			v = str
+		}
+		if !slices.Contains(s.Choices, v) {
+			return nil, fmt.Errorf("%q is not one of %s", v, strings.Join(s.Choices, ", "))
+		}
+		return v, nil
+	case Bool:
+		switch v := raw.(type) {
+		case bool:
+			return v, nil
+		case string:
+			b, err := strconv.ParseBool(str)
+			if err != nil {
+				return nil, fmt.Errorf("want true or false, got %q", v)
+			}
+			return b, nil
+		}
+		return nil, fmt.Errorf("want true or false, got %v", raw)
+	case Int:
+		n, err := toInt(raw, str, isStr)
+		if err != nil {
+			return nil, err
+		}
+		return n, checkMin(s, float64(n))
+	case Bytes:
+		var n int64
+		var err error
+		if isStr {
+			n, err = ParseBytes(str)
+		} else {
+			n, err = toInt(raw, "", false)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return n, checkMin(s, float64(n))
+	case Float:
+		var f float64
+		switch v := raw.(type) {
+		case int:
+			f = float64(v)
+		case int64:
+			f = float64(v)
+		case float64:
+			f = v
+		case string:
+			var err error
+			if f, err = strconv.ParseFloat(str, 64); err != nil {
+				return nil, fmt.Errorf("want a number, got %q", v)
+			}
+		default:
+			return nil, fmt.Errorf("want a number, got %v", raw)
+		}
+		return f, checkMin(s, f)
+	case Duration:
+		if !isStr {
+			return nil, fmt.Errorf("want a duration such as 30s or 5m, got %v", raw)
+		}
+		d, err := time.ParseDuration(str)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("want a duration such as 30s or 5m, got %q", str)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("unsupported option kind %q", s.Kind)
+}
+
+func checkMin(s OptionSpec, v float64) error {
+	if s.HasMin && v < s.Min {
+		return fmt.Errorf("must be at least %v, got %v", s.Min, v)
+	}
+	return nil
+}
+
+func toInt(raw any, str string, isStr bool) (int64, error) {
+	switch v := raw.(type) {
+	case int:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return 0, fmt.Errorf("%d is too large", v)
+		}
+		return int64(v), nil
+	case float64:
+		if v != math.Trunc(v) {
+			return 0, fmt.Errorf("want a whole number, got %v", v)
+		}
+		return int64(v), nil
+	}
+	if isStr {
+		n, err := strconv.ParseInt(strings.ReplaceAll(str, "_", ""), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a whole number, got %q", str)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("want a whole number, got %v", raw)
+}
+
+var byteUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kb": 1000, "kib": 1 << 10,
+	"m": 1 << 20, "mb": 1000 * 1000, "mib": 1 << 20,
+	"g": 1 << 30, "gb": 1000 * 1000 * 1000, "gib": 1 << 30,
+	"t": 1 << 40, "tb": 1000 * 1000 * 1000 * 1000, "tib": 1 << 40,
+}
+
+// ParseBytes parses a size such as "4096", "64MiB" or "1 GB".
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.' || t[i] == '_') {
+		i++
+	}
+	num, unit := strings.ReplaceAll(t[:i], "_", ""), strings.ToLower(strings.TrimSpace(t[i:]))
+	mult, ok := byteUnits[unit]
+	f, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || f < 0 {
+		return 0, fmt.Errorf("want a size such as 4096, 64MiB or 1GiB, got %q", s)
+	}
+	v := f * float64(mult)
+	if v > math.MaxInt64/2 {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return int64(v), nil
+}
+
+// Has reports whether the option is set (explicitly or by default).
+func (o Options) Has(name string) bool { _, ok := o.values[name]; return ok }
+
+// String returns a String, Enum or DSN option ("" if unset).
+func (o Options) String(name string) string { s, _ := o.values[name].(string); return s }
+
+// Int returns an Int or Bytes option (0 if unset).
+func (o Options) Int(name string) int64 { n, _ := o.values[name].(int64); return n }
+
+// Float returns a Float option (0 if unset).
+func (o Options) Float(name string) float64 { f, _ := o.values[name].(float64); return f }
+
+// Bool returns a Bool option (false if unset).
+func (o Options) Bool(name string) bool { b, _ := o.values[name].(bool); return b }
+
+// Duration returns a Duration option (0 if unset).
+func (o Options) Duration(name string) time.Duration { d, _ := o.values[name].(time.Duration); return d }
+
+// Redacted returns the options as they may appear in a report or log: secrets as "***", DSN
+// passwords removed, durations as strings.
+func (o Options) Redacted() map[string]any {
+	out := make(map[string]any, len(o.values))
+	for k, v := range o.values {
+		s := o.specs[k]
+		switch {
+		case s.Secret:
+			out[k] = "***"
+		case s.Kind == DSN:
+			out[k] = RedactDSN(v.(string))
+		default:
+			if d, ok := v.(time.Duration); ok {
+				out[k] = d.String()
+			} else {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+
+// RedactDSN removes the password from a URL or key=value connection string.
+func RedactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxx")
+			u.RawQuery = q.Encode()
+		}
+		return strings.Replace(u.String(), ":xxx@", ":***@", 1)
+	}
+	return kvPassword.ReplaceAllString(dsn, "${1}***")
+}

@@ -1,0 +1,10 @@
+package cli
+
+import (
+	"github.com/dbbench/dbbench/adapters"
+)
+
+// builtinAdapters lists every adapter compiled into dbbench. Add one line per adapter.
+func builtinAdapters() []adapters.Adapter {
+	return []adapters.Adapter{}
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"sort"
+)
+
+// FigureInfo describes a figure: its unit and which direction is better.
+type FigureInfo struct {
+	Name         string
+	Unit         string // "ns", "1/s", "count"
+	HigherBetter bool
+	Help         string
+}
+
+// Figures lists every figure a result carries, in display order.
+var Figures = []FigureInfo{
+	{"rows_per_s", "1/s", true, "rows decoded per second of elapsed time"},
+	{"ops_per_s", "1/s", true, "operations per second of elapsed time"},
+	{"ns_per_row", "ns", false, "elapsed ns per row (per key/value pair)"},
+	{"ns_per_op", "ns", false, "elapsed ns per operation"},
+	{"elapsed", "ns", false, "wall time of the repeat (a whole scan, all lookups, the insert txn, all readers)"},
+	{"p50", "ns", false, "median operation latency"},
+	{"p90", "ns", false, "90th percentile latency"},
+	{"p99", "ns", false, "99th percentile latency"},
+	{"p999", "ns", false, "99.9th percentile latency"},
+	{"max", "ns", false, "largest latency"},
+	{"min", "ns", false, "smallest latency"},
+	{"mean", "ns", false, "mean latency"},
+	{"ops", "count", true, "operations done"},
+	{"rows", "count", true, "rows read or written"},
+	{"errors", "count", false, "failed operations"},
+}
+
+// LookupFigure returns the FigureInfo for a name.
+func LookupFigure(name string) (FigureInfo, bool) {
+	for _, f := range Figures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return FigureInfo{}, false
+}
+
+// FigureNames returns the names of all figures.
+func FigureNames() []string {
+	n := make([]string, len(Figures))
+	for i, f := range Figures {
+		n[i] = f.Name
+	}
+	return n
+}
+
+// Median returns the median of xs (the mean of the middle two for even counts); 0 for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// Find returns the result for (target, workload, size); size 0 matches the only size.
+func (r *Report) Find(target, workload string, size int) *Result {
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Target == target && x.Workload == workload && (size == 0 || x.Size == size) {
+			return x
+		}
+	}
+	return nil
+}
+
+// TargetByName returns the target entry with the given name.
+func (r *Report) TargetByName(name string) *Target {
+	for i := range r.Targets {
+		if r.Targets[i].Name == name {
+			return &r.Targets[i]
+		}
+	}
+	return nil
+}

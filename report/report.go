@@ -1,0 +1,170 @@
+// Package report holds the JSON report of a dbbench run (its schema, documented field by field in
+// report/SCHEMA.md), computes figures from histograms, and reads and writes reports atomically.
+// Rendering for people lives in report/render.
+package report
+
+import "time"
+
+// SchemaVersion is the version of the report format. A reader refuses reports from a newer version.
+const SchemaVersion = 1
+
+// Report is one run of dbbench.
+type Report struct {
+	SchemaVersion int         `json:"schema_version"`
+	Tool          Tool        `json:"tool"`
+	Environment   Environment `json:"environment"`
+	Run           Run         `json:"run"`
+	// Config is the configuration as run (CI overrides applied, secrets redacted).
+	Config     map[string]any `json:"config"`
+	Targets    []Target       `json:"targets"`
+	Results    []Result       `json:"results"`
+	Assertions []Assertion    `json:"assertions"`
+	// Verdict is "pass" (every assertion held), "fail" (an assertion failed) or "error" (a target or
+	// workload failed: its results cannot be trusted).
+	Verdict string `json:"verdict"`
+}
+
+// Tool identifies the dbbench build.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+}
+
+// Environment is the machine and runtime the run happened on.
+type Environment struct {
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Kernel      string `json:"kernel,omitempty"`
+	CPUModel    string `json:"cpu_model"`
+	Cores       int    `json:"cores"`
+	GOMAXPROCS  int    `json:"gomaxprocs"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Hostname    string `json:"hostname"`
+}
+
+// Run describes how the run was made.
+type Run struct {
+	ConfigName string    `json:"config_name"`
+	ConfigPath string    `json:"config_path"` // "(embedded)" for the built-in default
+	CI         bool      `json:"ci"`
+	Relax      float64   `json:"relax"` // fraction every assertion threshold was relaxed by (CI mode)
+	Seed       int64     `json:"seed"`
+	Sizes      []int     `json:"sizes"` // dataset sizes (persons); more than one for a size sweep
+	Warmup     int       `json:"warmup"`
+	Repeats    int       `json:"repeats"`
+	Order      string    `json:"order"` // how targets were interleaved, e.g. "ABAB"
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// Harness is the engine's own cost per timed operation, measured at start-up.
+	Harness       Harness `json:"harness"`
+	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
+	Interrupted   bool    `json:"interrupted,omitempty"`
+	CommandLine   string  `json:"command_line,omitempty"`
+	SlowdownNotes string  `json:"slowdown_notes,omitempty"`
+}
+
+// Harness is the measured overhead of the engine's timing around one operation.
+type Harness struct {
+	// TimerNs is the median latency the engine records for an operation that does nothing: the floor
+	// under every per-operation latency.
+	TimerNs float64 `json:"timer_ns"`
+	// LoopNs is the mean wall time per iteration of the engine's timed loop around a no-op.
+	LoopNs float64 `json:"loop_ns"`
+}
+
+// Target is one configured target (adapter plus options).
+type Target struct {
+	Name     string         `json:"name"`
+	Adapter  string         `json:"adapter"`
+	Options  map[string]any `json:"options"` // redacted
+	Optional bool           `json:"optional,omitempty"`
+	Slowdown float64        `json:"slowdown,omitempty"` // injected extra work per operation, as a fraction
+	// Status is "ok", "skipped" (optional target whose infrastructure is missing) or "failed".
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// Instances holds one entry per dataset size the target was opened for.
+	Instances []Instance `json:"instances"`
+}
+
+// Instance is a target opened for one dataset size.
+type Instance struct {
+	Size      int            `json:"size"`
+	LoadNs    int64          `json:"load_ns"`
+	LoadRowsS float64        `json:"load_rows_per_s"`
+	Info      map[string]any `json:"info,omitempty"`
+}
+
+// Result holds the measurements of one workload on one target at one dataset size.
+type Result struct {
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Size     int    `json:"size"`
+	// Unit says what one histogram value is: "scan" (a whole scan), "lookup", "insert-txn" (the whole
+	// write transaction), "reader" (one concurrent reader), or "op" for adapter workloads.
+	Unit   string         `json:"unit"`
+	Params map[string]any `json:"params,omitempty"`
+	// Status is "ok" or "failed" (errors, or the verification did not match).
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Figures are the medians over repeats of the per-repeat figures (see Figure names).
+	Figures map[string]float64 `json:"figures"`
+	// Merged are percentiles of the histogram merged over all repeats (ns).
+	Merged map[string]float64 `json:"merged,omitempty"`
+	// Histogram is the merged latency histogram (ns), HdrHistogram V2 compressed, base64.
+	Histogram string `json:"histogram"`
+	// ErrorHistogram holds the latencies of failed operations, same encoding; empty if none failed.
+	ErrorHistogram string   `json:"error_histogram,omitempty"`
+	Repeats        []Repeat `json:"repeats"`
+	// Verification is what the engine checked before the times counted.
+	Verification Verification   `json:"verification"`
+	Info         map[string]any `json:"info,omitempty"`
+	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+// Repeat is one measured repetition.
+type Repeat struct {
+	Index     int                `json:"index"`
+	ElapsedNs int64              `json:"elapsed_ns"`
+	Ops       int64              `json:"ops"`
+	Rows      int64              `json:"rows"`
+	Errors    int64              `json:"errors"`
+	Checksum  string             `json:"checksum"` // hex of the sum of row checksums
+	Figures   map[string]float64 `json:"figures"`
+	Histogram string             `json:"histogram"`
+}
+
+// Verification records what a workload was checked against.
+type Verification struct {
+	ExpectedRows int64  `json:"expected_rows"`
+	Expected     string `json:"expected_checksum,omitempty"` // empty when only a cross-target check applies
+	Method       string `json:"method"`
+	OK           bool   `json:"ok"`
+}
+
+// Assertion is one evaluated assertion.
+type Assertion struct {
+	Name string `json:"name,omitempty"`
+	Expr string `json:"expr"`
+	Line int    `json:"line"`
+	// Left and Right name the two sides ("scan.rows_per_s[lmdb-go]").
+	Left  string `json:"left"`
+	Right string `json:"right,omitempty"`
+	// Form is "ratio" (left / right compared with Threshold), "difference" (left - right) or
+	// "absolute" (left alone).
+	Form string `json:"form"`
+	Op   string `json:"op"`
+	// Threshold as written, and after CI relaxation.
+	Threshold        float64 `json:"threshold"`
+	RelaxedThreshold float64 `json:"relaxed_threshold"`
+	// LeftValue and RightValue are the medians of each side over repeats; Value is the median of the
+	// paired per-repeat ratios (or differences) that the verdict is based on.
+	LeftValue  float64   `json:"left_value"`
+	RightValue float64   `json:"right_value,omitempty"`
+	Value      float64   `json:"value"`
+	PerRepeat  []float64 `json:"per_repeat"`
+	// Verdict is "pass", "fail" or "skipped" (a side is missing: skipped or failed target).
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
+}
