@@ -270,7 +270,10 @@ func (o Options) Float(name string) float64 { f, _ := o.values[name].(float64); 
 func (o Options) Bool(name string) bool { b, _ := o.values[name].(bool); return b }
 
 // Duration returns a Duration option (0 if unset).
-func (o Options) Duration(name string) time.Duration { d, _ := o.values[name].(time.Duration); return d }
+func (o Options) Duration(name string) time.Duration {
+	d, _ := o.values[name].(time.Duration)
+	return d
+}
 
 // Redacted returns the options as they may appear in a report or log: secrets as "***", DSN
 // passwords removed, durations as strings.

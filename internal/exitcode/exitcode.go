@@ -9,10 +9,10 @@ import (
 
 // The documented exit codes.
 const (
-	OK        = 0 // every assertion held (or there were none)
-	Failed    = 1 // the run was fine but an assertion or the regression gate failed
-	Usage     = 2 // bad command line, config or input file
-	Infra     = 3 // a database, server or other infrastructure error; also an interrupted run
+	OK     = 0 // every assertion held (or there were none)
+	Failed = 1 // the run was fine but an assertion or the regression gate failed
+	Usage  = 2 // bad command line, config or input file
+	Infra  = 3 // a database, server or other infrastructure error; also an interrupted run
 )
 
 // Error carries an exit code with the error that caused it.
