@@ -1,0 +1,156 @@
+package pgserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/dbbench/dbbench/adapters"
+)
+
+// dockerPingTimeout bounds the check for a Docker engine, so a machine without one (or with a dead
+// DOCKER_HOST) is told so in seconds.
+const dockerPingTimeout = 3 * time.Second
+
+// startContainer runs the postgres image with the same settings as a local server. Orphans are
+// removed by testcontainers' reaper (Ryuk), which deletes the container when this process's
+// connection to it closes, however the process ends.
+func startContainer(ctx context.Context, o Options, settings map[string]string) (s *Server, err error) {
+	host, err := findDocker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// testcontainers panics on some discovery failures; keep them one-line errors.
+		if r := recover(); r != nil {
+			s, err = nil, startErr("container: %v", r)
+		}
+	}()
+	o.logf("pgserver: starting a %s container (Docker at %s)", o.Image, host)
+	t0 := time.Now()
+	req := testcontainers.GenericContainerRequest{
+		ContainerRequest: testcontainers.ContainerRequest{
+			Image:        o.Image,
+			ExposedPorts: []string{"5432/tcp"},
+			Env: map[string]string{
+				"POSTGRES_HOST_AUTH_METHOD": "trust",
+				"POSTGRES_INITDB_ARGS":      "-E UTF8 --locale=C --no-sync",
+			},
+			Cmd: append([]string{"postgres"}, settingArgs(settings)...),
+			// The image's entrypoint starts the server twice: once to initialise, once for real.
+			WaitingFor: wait.ForLog("database system is ready to accept connections").
+				WithOccurrence(2).WithStartupTimeout(o.StartTimeout),
+		},
+		Started: true,
+		Logger:  tcLogger{o.logf},
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, req)
+	b := &containerBackend{ctr: ctr, stopped: make(chan struct{})}
+	if err != nil {
+		_ = b.stop()
+		return nil, startErr("container %s: %s", o.Image, oneLine(err.Error()))
+	}
+	hostName, err := ctr.Host(ctx)
+	if err != nil {
+		_ = b.stop()
+		return nil, startErr("container host: %v", err)
+	}
+	port, err := ctr.MappedPort(ctx, "5432/tcp")
+	if err != nil {
+		_ = b.stop()
+		return nil, startErr("container port: %v", err)
+	}
+	s = &Server{mode: ModeContainer, host: hostName, port: int(port.Num()), settings: settings, backend: b}
+	if _, err := s.waitReady(ctx, o.StartTimeout, nil); err != nil {
+		_ = b.stop()
+		return nil, startErr("container %s: %v", o.Image, err)
+	}
+	o.logf("pgserver: PostgreSQL %s ready on %s:%d (container, %v)", s.version, hostName, s.port, time.Since(t0).Round(time.Millisecond))
+	return s, nil
+}
+
+// findDocker returns the Docker host to use, or an ErrUnavailable error within dockerPingTimeout.
+// DOCKER_HOST wins when set (as for the docker CLI); else the usual socket locations are tried.
+func findDocker(ctx context.Context) (string, error) {
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		for _, sock := range dockerSockets() {
+			if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
+				host = "unix://" + sock
+				break
+			}
+		}
+		if host == "" {
+			return "", adapters.Unavailable("no Docker engine (DOCKER_HOST is unset and no docker.sock exists)")
+		}
+	}
+	if path, ok := strings.CutPrefix(host, "unix://"); ok {
+		if _, err := os.Stat(path); err != nil {
+			return "", adapters.Unavailable("no Docker engine at DOCKER_HOST=%s", host)
+		}
+	}
+	cli, err := client.New(client.FromEnv, client.WithHost(host))
+	if err != nil {
+		return "", adapters.Unavailable("Docker client for %s: %v", host, err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
+	defer cancel()
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
+		return "", adapters.Unavailable("the Docker engine at %s does not answer: %s", host, oneLine(err.Error()))
+	}
+	return host, nil
+}
+
+// dockerSockets lists where Docker (rootful, rootless, Desktop) and Podman put their API socket.
+func dockerSockets() []string {
+	socks := []string{"/var/run/docker.sock"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		socks = append(socks, filepath.Join(d, "docker.sock"), filepath.Join(d, "podman", "podman.sock"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		socks = append(socks, filepath.Join(h, ".docker", "run", "docker.sock"),
+			filepath.Join(h, ".docker", "desktop", "docker.sock"))
+	}
+	return append(socks, fmt.Sprintf("/run/user/%d/docker.sock", os.Getuid()))
+}
+
+// containerBackend is a container server.
+type containerBackend struct {
+	ctr      testcontainers.Container
+	stopOnce sync.Once
+	stopped  chan struct{}
+	err      error
+}
+
+func (b *containerBackend) done() <-chan struct{} { return b.stopped }
+func (b *containerBackend) exitErr() error        { return nil }
+
+func (b *containerBackend) stop() error {
+	b.stopOnce.Do(func() {
+		defer close(b.stopped)
+		if b.ctr == nil {
+			return
+		}
+		if err := testcontainers.TerminateContainer(b.ctr, testcontainers.StopTimeout(fastShutdownWait)); err != nil {
+			b.err = fmt.Errorf("stop PostgreSQL container: %s", oneLine(err.Error()))
+		}
+	})
+	return b.err
+}
+
+// tcLogger sends testcontainers' progress lines to Logf, or nowhere.
+type tcLogger struct{ logf func(string, ...any) }
+
+func (l tcLogger) Printf(format string, args ...any) { l.logf("testcontainers: "+format, args...) }
+
+var _ tclog.Logger = tcLogger{}
