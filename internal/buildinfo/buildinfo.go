@@ -1,0 +1,48 @@
+// Package buildinfo says which dbbench this is. Version and Commit can be set at link time
+// (-ldflags "-X github.com/dbbench/dbbench/internal/buildinfo.Commit=$(git rev-parse HEAD)");
+// otherwise they come from the module's build information when Go recorded it.
+package buildinfo
+
+import (
+	"runtime"
+	"runtime/debug"
+)
+
+// Set at link time; see the package doc.
+var (
+	Version = ""
+	Commit  = ""
+)
+
+// Info is the resolved build identity.
+type Info struct {
+	Version   string
+	Commit    string
+	GoVersion string
+	Platform  string
+}
+
+// Read resolves the build identity.
+func Read() Info {
+	i := Info{Version: Version, Commit: Commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if i.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			i.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && i.Commit == "" {
+				i.Commit = s.Value
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" && i.Commit != "" {
+				i.Commit += "-dirty"
+			}
+		}
+	}
+	if i.Version == "" {
+		i.Version = "devel"
+	}
+	if i.Commit == "" {
+		i.Commit = "unknown"
+	}
+	return i
+}

@@ -1,0 +1,127 @@
+// Package cli wires the dbbench commands. Each command has an options struct, a constructor that binds
+// flags into it, and a run function that never touches cobra or os.Exit, so tests drive the real
+// commands through Main with their own writers.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// Factory holds what commands need from the outside world; tests replace parts of it.
+type Factory struct {
+	Out      io.Writer
+	Err      io.Writer
+	Registry func() (*adapters.Registry, error)
+	// TempDir is where runs put temporary stores ("" = system temp dir).
+	TempDir string
+}
+
+// Main runs dbbench with args (without the program name) and returns the process exit code.
+// Ctrl-C or SIGTERM cancels the run: stores are cleaned up and no report is written.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := &Factory{
+		Out: stdout,
+		Err: stderr,
+		Registry: func() (*adapters.Registry, error) {
+			return adapters.NewRegistry(builtinAdapters()...)
+		},
+	}
+	return Execute(ctx, f, args)
+}
+
+// Execute runs the root command and maps its error to an exit code, printing one line for it.
+func Execute(ctx context.Context, f *Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetOut(f.Out)
+	root.SetErr(f.Err)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitcode.OK
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return silent.code
+	}
+	code := exitcode.Of(err)
+	var e *exitcode.Error
+	if !errors.As(err, &e) {
+		// Errors that reach here unclassified come from cobra's own parsing: bad flags, unknown
+		// commands, wrong argument counts.
+		code = exitcode.Usage
+	}
+	msg := strings.TrimSpace(err.Error())
+	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {
+		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
+	}
+	fmt.Fprintln(f.Err, "dbbench: "+firstLine(msg))
+	return code
+}
+
+func isFlagProblem(msg string) bool {
+	for _, s := range []string{"flag", "unknown command", "arg(s)", "argument"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine keeps error output to one line: multi-line details belong in the report.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " (more in the report)"
+	}
+	return s
+}
+
+// silentError carries an exit code for an outcome already explained on the output (a failed
+// assertion, a failed workload).
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbbench <command> [flags]",
+		Short: "Benchmark databases and their clients the same way, every time",
+		Long: `dbbench runs the same workloads (scan, lookup, insert, concurrent, and adapter-specific ones)
+against several targets side by side in one run, interleaved and repeated, records every latency in an
+HdrHistogram, checks that each workload really did its work, and decides the config's assertions
+(ratios between targets measured in the same run). Reports are JSON; 'compare' gates a commit
+against a committed baseline.
+
+Exit codes: 0 all assertions hold; 1 an assertion (or the regression gate) failed; 2 usage or config
+error; 3 database or infrastructure error, or an interrupted run.`,
+		Example: `  dbbench run                          # the built-in default config (LMDB: Go vs C)
+  dbbench run -c configs/lmdb.yaml --ci --out lmdb.json
+  dbbench validate -c configs/typedb.yaml
+  dbbench list`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	root.AddCommand(
+		NewRunCmd(f, nil),
+		NewValidateCmd(f, nil),
+		NewListCmd(f),
+		NewVersionCmd(f),
+	)
+	return root
+}

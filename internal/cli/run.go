@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/config"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
+	"github.com/dbbench/dbbench/workloads"
+)
+
+// RunOptions are the flags of `dbbench run`.
+type RunOptions struct {
+	f      *Factory
+	Config string
+	CI     bool
+	Out    string
+	Quiet  bool
+	Args   []string
+}
+
+// DefaultReportDir is where reports go when --out is not given.
+const DefaultReportDir = "reports"
+
+// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
+func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "run [-c CONFIG] [--ci] [--out FILE]",
+		Short: "Run a benchmark config and decide its assertions",
+		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
+interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
+writes the JSON report (by default to reports/<config>-<time>.json; it never overwrites one).
+
+Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
+no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
+--ci uses the config's ci: section: reduced sizes and every threshold relaxed.
+
+Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
+3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, writes nothing).`,
+		Example: `  dbbench run
+  dbbench run -c configs/lmdb.yaml
+  dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
+  dbbench run -c configs/triplex-sqlite.yaml -q`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = os.Args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Config, "config", "c", "", "config file or built-in config name (default: the built-in default)")
+	cmd.Flags().BoolVar(&opts.CI, "ci", false, "use the config's CI sizes and relaxed thresholds")
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, opts *RunOptions) error {
+	f := opts.f
+	c, err := loadConfig(opts.Config)
+	if err != nil {
+		return err
+	}
+	plan, _, err := resolve(f, c, opts.CI)
+	if err != nil {
+		return err
+	}
+	out := opts.Out
+	if out == "" {
+		suffix := ""
+		if opts.CI {
+			suffix = "-ci"
+		}
+		out = filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405")))
+		out = unusedPath(out)
+	}
+	if err := report.CheckWritable(out); err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+
+	var progress io.Writer = f.Err
+	if opts.Quiet {
+		progress = nil
+	}
+	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
+	rep, err := runner.Run(cmd.Context())
+	if err != nil {
+		return err
+	}
+	bi := buildinfo.Read()
+	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
+	rep.Run.CommandLine = commandLine(opts.Args)
+	if err := report.Write(out, rep); err != nil {
+		return exitcode.Infraf("%v", err)
+	}
+	if err := render.Summary(f.Out, rep); err != nil {
+		return exitcode.Infraf("write summary: %v", err)
+	}
+	fmt.Fprintf(f.Out, "report: %s\n", out)
+	return verdictError(rep)
+}
+
+// verdictError maps a report's verdict to the exit code (already explained in the summary).
+func verdictError(rep *report.Report) error {
+	switch rep.Verdict {
+	case "error":
+		return &silentError{code: exitcode.Infra}
+	case "fail":
+		return &silentError{code: exitcode.Failed}
+	}
+	return nil
+}
+
+// unusedPath adds a counter to path until no file has that name: default paths never overwrite.
+func unusedPath(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return path
+	}
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	for i := 2; ; i++ {
+		p := fmt.Sprintf("%s-%d%s", base, i, ext)
+		if _, err := os.Stat(p); err != nil {
+			return p
+		}
+	}
+}
+
+func commandLine(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return "dbbench " + strings.Join(args[1:], " ")
+}
+
+// planSummary is one line describing a resolved plan.
+func planSummary(p *config.Plan) string {
+	sizes := make([]string, len(p.Sizes))
+	for i, s := range p.Sizes {
+		sizes[i] = fmt.Sprint(s)
+	}
+	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s persons, warm-up %d, repeats %d",
+		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), p.Warmup, p.Repeats)
+}

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// lineError is an error at a line of the config; Error() omits the file name, which Parse adds.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func errAt(n *yaml.Node, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+// field is one key of a mapping node.
+type field struct {
+	key   *yaml.Node
+	value *yaml.Node
+}
+
+// mapping returns the keys of a mapping node in order, rejecting duplicates and keys not in allowed.
+func mapping(n *yaml.Node, what string, allowed ...string) (map[string]field, []string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, nil, errAt(n, "%s must be a mapping (key: value lines), got %s", what, kindName(n))
+	}
+	out := map[string]field{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, nil, errAt(k, "%s: keys must be plain words", what)
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, nil, errAt(k, "%s: %q appears twice", what, k.Value)
+		}
+		if len(allowed) > 0 && !contains(allowed, k.Value) {
+			return nil, nil, errAt(k, "unknown key %q in %s (known: %s)", k.Value, what, strings.Join(allowed, ", "))
+		}
+		out[k.Value] = field{k, v}
+		order = append(order, k.Value)
+	}
+	return out, order, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "something else"
+}
+
+func scalarString(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", errAt(n, "%s must be a single value, got %s", what, kindName(n))
+	}
+	return n.Value, nil
+}
+
+// positiveInt parses a whole number >= 1 (underscores allowed, as in 100_000).
+func positiveInt(n *yaml.Node, what string) (int, error) {
+	v, err := wholeNumber(n, what)
+	if err != nil {
+		return 0, err
+	}
+	if v <= 0 {
+		return 0, errAt(n, "%s must be positive, got %d", what, v)
+	}
+	return v, nil
+}
+
+func nonNegativeInt(n *yaml.Node, what string) (int, error) {
+	v, err := wholeNumber(n, what)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, errAt(n, "%s must not be negative, got %d", what, v)
+	}
+	return v, nil
+}
+
+func wholeNumber(n *yaml.Node, what string) (int, error) {
+	s, err := scalarString(n, what)
+	if err != nil {
+		return 0, err
+	}
+	v, perr := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+	if perr != nil {
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) && math.Abs(f) < 1e15 {
+			return int(f), nil
+		}
+		return 0, errAt(n, "%s must be a whole number, got %q", what, s)
+	}
+	if v > math.MaxInt32*16 || v < -math.MaxInt32 {
+		return 0, errAt(n, "%s is out of range: %d", what, v)
+	}
+	return int(v), nil
+}
+
+func boolValue(n *yaml.Node, what string) (bool, error) {
+	s, err := scalarString(n, what)
+	if err != nil {
+		return false, err
+	}
+	switch strings.ToLower(s) {
+	case "true", "yes", "on":
+		return true, nil
+	case "false", "no", "off":
+		return false, nil
+	}
+	return false, errAt(n, "%s must be true or false, got %q", what, s)
+}
+
+// fraction parses "10%" or "0.1" into 0.1; it must lie in [0, max].
+func fraction(n *yaml.Node, what string, max float64) (float64, error) {
+	s, err := scalarString(n, what)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := ParseFraction(s)
+	if !ok {
+		return 0, errAt(n, "%s must be a fraction such as 0.1 or 10%%, got %q", what, s)
+	}
+	if f < 0 || f > max {
+		return 0, errAt(n, "%s must be between 0 and %g, got %g", what, max, f)
+	}
+	return f, nil
+}
+
+// ParseFraction parses "10%" as 0.1 and "0.1" as 0.1.
+func ParseFraction(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	s = strings.TrimSpace(strings.TrimSuffix(s, "%"))
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	if pct {
+		f /= 100
+	}
+	return f, true
+}
+
+// plain converts a node to plain Go values (map[string]any, []any, string, int, float64, bool, nil)
+// for adapter options, params and the config-as-run in the report.
+func plain(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return plain(n.Content[0])
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := plain(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		var l []any
+		for _, c := range n.Content {
+			v, err := plain(c)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+		}
+		return l, nil
+	case yaml.AliasNode:
+		return plain(n.Alias)
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, errAt(n, "%v", err)
+	}
+	if u, ok := v.(uint64); ok && u <= math.MaxInt64 {
+		v = int64(u)
+	}
+	return v, nil
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxError turns a yaml.v3 error into a lineError when it names a line.
+func syntaxError(err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &lineError{line: line, msg: "YAML syntax error: " + m[2]}
+	}
+	return fmt.Errorf("YAML syntax error: %s", strings.TrimPrefix(msg, "yaml: "))
+}

@@ -1,0 +1,451 @@
+// Package workloads is the dbbench engine: it opens the targets of a plan, loads the dataset into each,
+// runs every workload with warm-up and interleaved repeats (A B A B ...), times each operation into
+// HdrHistograms, verifies that the work was done (row counts and checksums) before the times count, and
+// assembles the report, assertions included.
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/config"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// Runner runs a plan.
+type Runner struct {
+	Plan *config.Plan
+	// Progress receives progress lines (nil: silent).
+	Progress io.Writer
+	// TempDir is where the run's temporary stores go ("" = the system temp dir).
+	TempDir string
+	// Environment describes the machine; nil uses report.CollectEnvironment.
+	Environment func() report.Environment
+}
+
+// targetState is one configured target through the run.
+type targetState struct {
+	plan    *config.TargetPlan
+	rep     *report.Target
+	inst    adapters.Target
+	dir     string
+	skipped bool
+}
+
+// resultKey identifies one result.
+type resultKey struct {
+	target, workload string
+	size             int
+}
+
+// Run executes the plan. It returns the report with every result, failed ones included, or an error
+// when the run could not go on (a required target that cannot be opened, a usage error found late, or
+// cancellation; then no report is produced).
+func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
+	p := r.Plan
+	prog := newProgress(r.Progress)
+	envf := r.Environment
+	if envf == nil {
+		envf = report.CollectEnvironment
+	}
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Environment:   envf(),
+		Config:        p.AsRun,
+		Run: report.Run{
+			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
+			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: "interleaved ABAB (targets in config order, each repeat)",
+			StartedAt: time.Now().UTC(),
+		},
+		Results:    []report.Result{},
+		Assertions: []report.Assertion{},
+	}
+	rep.Run.Harness = calibrate()
+
+	base := r.TempDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	runDir, err := os.MkdirTemp(base, "dbbench-run-")
+	if err != nil {
+		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
+	defer os.RemoveAll(runDir) // only what this run created
+
+	states := make([]*targetState, len(p.Targets))
+	rep.Targets = make([]report.Target, len(p.Targets))
+	for i := range p.Targets {
+		tp := &p.Targets[i]
+		rep.Targets[i] = report.Target{
+			Name: tp.Name, Adapter: tp.Adapter.Info().Name, Options: tp.Options.Redacted(),
+			Optional: tp.Optional, Slowdown: tp.Slowdown, Status: "ok", Instances: []report.Instance{},
+		}
+	}
+	for i := range p.Targets {
+		states[i] = &targetState{plan: &p.Targets[i], rep: &rep.Targets[i]}
+	}
+
+	prog.start(p)
+	results := map[resultKey]*resultAcc{}
+	var order []resultKey
+	for _, size := range p.Sizes {
+		if err := r.runSize(ctx, size, runDir, states, results, &order, prog); err != nil {
+			return nil, err
+		}
+	}
+
+	for _, k := range order {
+		rep.Results = append(rep.Results, results[k].finish())
+	}
+	for _, s := range states {
+		if s.rep.Status == "ok" && anyFailed(rep.Results, s.rep.Name) {
+			s.rep.Status = "failed"
+			s.rep.Reason = "a workload failed; see its result"
+		}
+	}
+	for _, a := range p.Assertions {
+		rep.Assertions = append(rep.Assertions, a.Evaluate(rep, p.Relax)...)
+	}
+	rep.Verdict = Verdict(rep)
+	rep.Run.FinishedAt = time.Now().UTC()
+	rep.Run.PeakRSSBytes = report.PeakRSS()
+	prog.finish()
+	return rep, nil
+}
+
+func anyFailed(rs []report.Result, target string) bool {
+	for _, r := range rs {
+		if r.Target == target && r.Status != "ok" {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict is "error" when a target or result failed, else "fail" when an assertion failed, else "pass".
+func Verdict(r *report.Report) string {
+	for _, t := range r.Targets {
+		if t.Status == "failed" {
+			return "error"
+		}
+	}
+	for _, x := range r.Results {
+		if x.Status != "ok" {
+			return "error"
+		}
+	}
+	for _, a := range r.Assertions {
+		if a.Verdict == "fail" {
+			return "fail"
+		}
+	}
+	return "pass"
+}
+
+// runSize opens, loads and measures every target at one dataset size, then closes them.
+func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []*targetState, results map[resultKey]*resultAcc, order *[]resultKey, prog *progress) (err error) {
+	p := r.Plan
+	ds, err := dataset.Generate(size, p.Seed)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	defer func() {
+		for _, s := range states {
+			if s.inst != nil {
+				if cerr := s.inst.Close(); cerr != nil && err == nil && ctx.Err() == nil {
+					err = exitcode.AsInfra(fmt.Errorf("close %s: %w", s.plan.Name, cerr))
+				}
+				s.inst = nil
+			}
+			if s.dir != "" {
+				os.RemoveAll(s.dir)
+				s.dir = ""
+			}
+		}
+		if ctx.Err() != nil {
+			err = exitcode.Infraf("interrupted: stopped the run, removed its temporary stores, wrote no report")
+		}
+	}()
+
+	for _, s := range states {
+		if s.skipped {
+			continue
+		}
+		if err := r.open(ctx, s, size, runDir, ds, prog); err != nil {
+			return err
+		}
+	}
+
+	for _, w := range p.Workloads {
+		if err := r.runWorkload(ctx, w, size, ds, states, results, order, prog); err != nil {
+			return err
+		}
+	}
+	for _, s := range states {
+		if s.inst != nil && len(s.rep.Instances) > 0 {
+			s.rep.Instances[len(s.rep.Instances)-1].Info = s.inst.Info()
+		}
+	}
+	return nil
+}
+
+// open opens and loads one target. A missing-infrastructure error skips an optional target; any other
+// failure stops the run.
+func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, ds *dataset.Persons, prog *progress) error {
+	dir, err := os.MkdirTemp(runDir, sanitize(s.plan.Name)+"-")
+	if err != nil {
+		return exitcode.Infraf("cannot create a temporary directory: %v", err)
+	}
+	s.dir = dir
+	env := adapters.Env{
+		TempDir: dir,
+		Logf:    prog.logf(s.plan.Name),
+		Seed:    r.Plan.Seed,
+		Size:    size,
+	}
+	inst, err := s.plan.Adapter.Open(ctx, s.plan.Options, env)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, adapters.ErrUnavailable) && s.plan.Optional {
+			s.skipped = true
+			s.rep.Status, s.rep.Reason = "skipped", err.Error()
+			prog.printf("skipping optional target %s: %v", s.plan.Name, err)
+			return nil
+		}
+		return exitcode.AsInfra(fmt.Errorf("target %s: %w", s.plan.Name, err))
+	}
+	s.inst = inst
+	prog.printf("loading %d persons into %s", size, s.plan.Name)
+	start := time.Now()
+	if err := inst.Load(ctx, ds); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return exitcode.AsInfra(fmt.Errorf("target %s: load %d persons: %w", s.plan.Name, size, err))
+	}
+	d := time.Since(start)
+	s.rep.Instances = append(s.rep.Instances, report.Instance{
+		Size: size, LoadNs: d.Nanoseconds(), LoadRowsS: float64(size) / d.Seconds(),
+	})
+	prog.printf("loaded %s in %s (%s persons)", s.plan.Name, fmtDuration(d), fmtRate(float64(size)/d.Seconds()))
+	return nil
+}
+
+func sanitize(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// workloadSeed derives the key sample of a workload from the run seed and its name, identical for every
+// target so that all of them do the same work.
+func workloadSeed(seed int64, name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return seed ^ int64(h.Sum64()>>1)
+}
+
+// runWorkload runs one workload on every target that has it: preparation, warm-up, then the repeats
+// interleaved across targets, then the cross-target checks.
+func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results map[resultKey]*resultAcc, order *[]resultKey, prog *progress) error {
+	p := r.Plan
+	rows, ops, readers := w.Params(size)
+	run := workloadRun{name: w.Name, custom: w.Custom, rows: rows, ops: ops, readers: readers, ds: ds}
+	params := map[string]any{}
+	switch w.Name {
+	case adapters.Scan:
+		params["rows"] = rows
+	case adapters.Lookup:
+		params["ops"] = ops
+		run.keys = ds.Sample(ops, workloadSeed(p.Seed, w.Name))
+		run.emails = make([][]byte, len(run.keys))
+		for i, k := range run.keys {
+			run.emails[i] = ds.Email(int(k))
+		}
+	case adapters.Insert:
+		params["ops"] = ops
+		run.persons = make([]dataset.Person, ops)
+		for i := range run.persons {
+			run.persons[i] = ds.Person(i)
+		}
+	case adapters.Concurrent:
+		params["readers"], params["rows"] = readers, rows
+	default:
+		params["ops"] = ops
+	}
+
+	type active struct {
+		s    *targetState
+		exec *execution
+		acc  *resultAcc
+	}
+	var act []active
+	for _, s := range states {
+		if s.inst == nil || !s.plan.Runs(w.Name) {
+			continue
+		}
+		key := resultKey{s.plan.Name, w.Name, size}
+		acc := newResultAcc(key, unitOf(w.Name, w.Custom), params)
+		results[key] = acc
+		*order = append(*order, key)
+		acc.verification = expectation(run, s.inst, w.CrossCheck)
+		ex := &execution{w: run, target: s.inst, slowdown: s.plan.Slowdown}
+		if w.Custom {
+			cr, ok := s.inst.(adapters.CustomRunner)
+			if !ok {
+				acc.fail(fmt.Errorf("adapter has no runner for workload %s", w.Name))
+				continue
+			}
+			op, err := cr.PrepareWorkload(ctx, w.Name, s.plan.Params[w.Name])
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if exitcode.Of(err) == exitcode.Usage {
+					return fmt.Errorf("target %s, workload %s: %w", s.plan.Name, w.Name, err)
+				}
+				acc.fail(fmt.Errorf("prepare: %w", err))
+				continue
+			}
+			ex.op = op
+			defer closeOp(op)
+		}
+		act = append(act, active{s, ex, acc})
+	}
+	if len(act) == 0 {
+		return nil
+	}
+
+	total := p.Warmup + p.Repeats
+	for rep := 0; rep < total; rep++ {
+		warm := rep < p.Warmup
+		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
+		for _, a := range act {
+			if a.acc.failed() {
+				continue
+			}
+			m, err := a.exec.run(ctx)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				if m != nil && !warm {
+					a.acc.add(rep-p.Warmup, m)
+				}
+				a.acc.fail(err)
+				continue
+			}
+			if verr := a.acc.verify(m, run); verr != nil {
+				a.acc.fail(verr)
+				continue
+			}
+			if !warm {
+				a.acc.add(rep-p.Warmup, m)
+			}
+		}
+	}
+	var accs []*resultAcc
+	for _, a := range act {
+		if d, ok := a.exec.op.(adapters.Describer); ok && a.exec.op != nil {
+			a.acc.describe(d.Info())
+		}
+		accs = append(accs, a.acc)
+	}
+	if w.CrossCheck {
+		crossCheck(accs)
+	}
+	prog.done(w.Name, size, accs)
+	return nil
+}
+
+func closeOp(op adapters.Op) {
+	if c, ok := op.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+func unitOf(name string, custom bool) string {
+	switch {
+	case custom:
+		return "op"
+	case name == adapters.Scan:
+		return "scan"
+	case name == adapters.Lookup:
+		return "lookup"
+	case name == adapters.Insert:
+		return "insert-txn"
+	}
+	return "reader"
+}
+
+// expectation decides how a workload's result is verified on a target.
+func expectation(w workloadRun, t adapters.Target, crossCheck bool) verification {
+	v := verification{}
+	ordered := false
+	if o, ok := t.(adapters.OrderedScanner); ok {
+		ordered = o.ScansInKeyOrder()
+	}
+	switch w.name {
+	case adapters.Scan:
+		v.rows, v.perReader = int64(w.rows), false
+		switch {
+		case w.rows == w.ds.Len():
+			v.sum, v.hasSum, v.method = w.ds.SumFirst(w.ds.Len()), true, "rows == N and checksum == the whole dataset"
+		case ordered:
+			v.sum, v.hasSum, v.method = w.ds.SumSortedPrefix(w.rows), true, "rows == N and checksum == the first N persons in email order"
+		default:
+			v.method = "rows == N; checksum identical across repeats and targets"
+			v.sameAcross = true
+		}
+	case adapters.Lookup:
+		v.rows, v.sum, v.hasSum = int64(len(w.keys)), w.ds.SumOf(w.keys), true
+		v.method = "every key found; checksum == the looked-up persons"
+	case adapters.Insert:
+		v.rows, v.sum, v.hasSum = int64(len(w.persons)), w.ds.SumFirst(len(w.persons)), true
+		v.method = "fresh store read back after commit: rows == N and checksum == the inserted persons"
+	case adapters.Concurrent:
+		v.rows, v.perReader = int64(w.rows), true
+		if w.rows == w.ds.Len() {
+			v.sum, v.hasSum = w.ds.SumFirst(w.ds.Len()), true
+			v.method = "each reader: rows == R and checksum == the whole dataset"
+		} else if ordered {
+			v.sum, v.hasSum = w.ds.SumSortedPrefix(w.rows), true
+			v.method = "each reader: rows == R and checksum == the first R persons in email order"
+		} else {
+			v.method = "each reader: rows == R; checksums identical across readers, repeats and targets"
+			v.sameAcross = true
+		}
+	default:
+		v.rows = -1
+		v.method = "checked by the adapter on every operation"
+		if crossCheck {
+			v.method += "; checksums identical across targets, repeat by repeat"
+		}
+	}
+	return v
+}
+
+// sortedKeys returns map keys in order, for deterministic output.
+func sortedKeys(m map[string]any) []string {
+	k := make([]string, 0, len(m))
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}

@@ -1,0 +1,352 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// measurement is what one execution of a workload on one target produced.
+type measurement struct {
+	elapsed time.Duration
+	ops     int64
+	rows    int64
+	errors  int64
+	sum     uint64
+	hist    *hdrhistogram.Histogram
+	errHist *hdrhistogram.Histogram
+	// readers holds each concurrent reader's tally (concurrent workload only).
+	readers []adapters.Tally
+}
+
+func newMeasurement() *measurement {
+	return &measurement{hist: report.NewHistogram(), errHist: report.NewHistogram()}
+}
+
+// maxConsecutiveErrors stops a per-operation loop against a server that has gone away, instead of
+// timing thousands of identical failures.
+const maxConsecutiveErrors = 10
+
+// checkEvery is how many operations pass between checks for cancellation (a check costs a lock).
+const checkEvery = 256
+
+// execution runs one workload once on one target.
+type execution struct {
+	w        workloadRun
+	target   adapters.Target
+	slowdown float64
+	op       adapters.Op // custom workloads
+}
+
+// workloadRun is a workload resolved for one dataset size.
+type workloadRun struct {
+	name    string
+	custom  bool
+	rows    int
+	ops     int
+	readers int
+	ds      *dataset.Persons
+	keys    []int32          // lookup: dataset indices to look up
+	emails  [][]byte         // lookup: the keys' emails
+	persons []dataset.Person // insert: what to insert
+}
+
+func (e *execution) run(ctx context.Context) (*measurement, error) {
+	switch e.w.name {
+	case adapters.Scan:
+		return e.scan(ctx)
+	case adapters.Lookup:
+		return e.lookup(ctx)
+	case adapters.Insert:
+		return e.insert(ctx)
+	case adapters.Concurrent:
+		return e.concurrent(ctx)
+	}
+	return e.custom(ctx)
+}
+
+// burn does busy work for f x d and returns how long it took: the injected slowdown. It is real CPU
+// work inside the timed region, like a slower implementation, not a sleep.
+func burn(d time.Duration, f float64) time.Duration {
+	if f <= 0 || d <= 0 {
+		return 0
+	}
+	want := time.Duration(float64(d) * f)
+	start := time.Now()
+	x := uint64(1)
+	for time.Since(start) < want {
+		for i := 0; i < 64; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	if x == 0 { // never true; keeps the busy work observable so the compiler cannot drop it
+		return 0
+	}
+	return time.Since(start)
+}
+
+func (e *execution) scan(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	var (
+		t   adapters.Tally
+		d   time.Duration
+		err error
+	)
+	if ts, ok := e.target.(adapters.TimedScanner); ok {
+		t, d, err = ts.TimedScan(ctx, e.w.rows)
+		d += burn(d, e.slowdown)
+	} else {
+		sc := e.target.(adapters.Scanner)
+		start := time.Now()
+		t, err = sc.Scan(ctx, e.w.rows)
+		burn(time.Since(start), e.slowdown)
+		d = time.Since(start)
+	}
+	if err != nil {
+		return nil, err
+	}
+	report.Record(m.hist, d)
+	m.elapsed, m.ops, m.rows, m.sum = d, 1, t.Rows, t.Sum
+	return m, nil
+}
+
+func (e *execution) lookup(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	n := len(e.w.keys)
+	m.ops = int64(n)
+	if tl, ok := e.target.(adapters.TimedPointReader); ok {
+		lat := make([]time.Duration, n)
+		t, err := tl.TimedLookups(ctx, e.w.ds, e.w.keys, lat)
+		if err != nil {
+			return nil, err
+		}
+		for i := range lat {
+			lat[i] += burn(lat[i], e.slowdown)
+			report.Record(m.hist, lat[i])
+			m.elapsed += lat[i]
+		}
+		m.rows, m.sum = t.Rows, t.Sum
+		return m, nil
+	}
+	pr := e.target.(adapters.PointReader)
+	var firstErr error
+	consecutive := 0
+	for i, email := range e.w.emails {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		start := time.Now()
+		t, err := pr.Lookup(ctx, email)
+		burn(time.Since(start), e.slowdown)
+		d := time.Since(start)
+		m.elapsed += d
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			report.Record(m.errHist, d)
+			m.errors++
+			consecutive++
+			if firstErr == nil {
+				firstErr = err
+			}
+			if consecutive >= maxConsecutiveErrors {
+				return nil, fmt.Errorf("gave up after %d consecutive failed lookups: %w", consecutive, firstErr)
+			}
+			continue
+		}
+		consecutive = 0
+		report.Record(m.hist, d)
+		m.rows += t.Rows
+		m.sum += t.Sum
+	}
+	if firstErr != nil {
+		return m, fmt.Errorf("%d of %d lookups failed, first: %w", m.errors, n, firstErr)
+	}
+	return m, nil
+}
+
+func (e *execution) insert(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	n := len(e.w.persons)
+	m.ops = int64(n)
+	if ti, ok := e.target.(adapters.TimedInserter); ok {
+		verify, d, err := ti.TimedInsert(ctx, e.w.ds, n)
+		if err != nil {
+			return nil, err
+		}
+		d += burn(d, e.slowdown)
+		report.Record(m.hist, d)
+		m.elapsed, m.rows, m.sum = d, verify.Rows, verify.Sum
+		return m, nil
+	}
+	in := e.target.(adapters.Inserter)
+	sess, err := in.NewInsertSession(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare a fresh store: %w", err)
+	}
+	defer sess.Close()
+	d, err := timedInsert(ctx, sess, e.w.persons, e.slowdown)
+	if err != nil {
+		return nil, err
+	}
+	verify, err := sess.Verify(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read back the inserted persons: %w", err)
+	}
+	report.Record(m.hist, d)
+	m.elapsed, m.rows, m.sum = d, verify.Rows, verify.Sum
+	if err := sess.Close(); err != nil {
+		return nil, fmt.Errorf("drop the insert store: %w", err)
+	}
+	return m, nil
+}
+
+// timedInsert runs begin, the inserts and commit on the calling goroutine (adapters may rely on that
+// to keep a write transaction on one OS thread) and returns the time they took together.
+func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown float64) (time.Duration, error) {
+	start := time.Now()
+	if err := sess.Begin(ctx); err != nil {
+		return 0, fmt.Errorf("begin write transaction: %w", err)
+	}
+	for i := range persons {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if slowdown > 0 {
+			t0 := time.Now()
+			err := sess.Insert(ctx, &persons[i])
+			burn(time.Since(t0), slowdown)
+			if err != nil {
+				return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
+			}
+			continue
+		}
+		if err := sess.Insert(ctx, &persons[i]); err != nil {
+			return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
+		}
+	}
+	if err := sess.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	lat := make([]time.Duration, e.w.readers)
+	var (
+		tallies []adapters.Tally
+		wall    time.Duration
+		err     error
+	)
+	switch t := e.target.(type) {
+	case adapters.TimedConcurrentScanner:
+		tallies, wall, err = t.TimedScanConcurrently(ctx, e.w.readers, e.w.rows, lat)
+	case adapters.ConcurrentScanner:
+		tallies, wall, err = t.ScanConcurrently(ctx, e.w.readers, e.w.rows, lat)
+	default:
+		tallies, wall, err = scanConcurrently(ctx, e.target.(adapters.Scanner), e.w.readers, e.w.rows, lat)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(tallies) != e.w.readers {
+		return nil, fmt.Errorf("adapter returned %d reader results for %d readers", len(tallies), e.w.readers)
+	}
+	if e.slowdown > 0 {
+		// Readers overlap, so the wall time grows by the slowest reader's extra work.
+		var extra time.Duration
+		for i := range lat {
+			x := time.Duration(float64(lat[i]) * e.slowdown)
+			lat[i] += x
+			extra = max(extra, x)
+		}
+		wall += burn(extra, 1)
+	}
+	for i, t := range tallies {
+		report.Record(m.hist, lat[i])
+		m.rows += t.Rows
+		m.sum += t.Sum
+	}
+	m.elapsed, m.ops, m.readers = wall, int64(e.w.readers), tallies
+	return m, nil
+}
+
+// scanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
+// each scanning rows persons in its own read transaction.
+func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+	tallies := make([]adapters.Tally, readers)
+	errs := make([]error, readers)
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(readers)
+	done.Add(readers)
+	for i := 0; i < readers; i++ {
+		go func(i int) {
+			defer done.Done()
+			ready.Done()
+			<-start
+			t0 := time.Now()
+			tallies[i], errs[i] = sc.Scan(ctx, rows)
+			lat[i] = time.Since(t0)
+		}(i)
+	}
+	ready.Wait()
+	t0 := time.Now()
+	close(start)
+	done.Wait()
+	wall := time.Since(t0)
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, err
+	}
+	return tallies, wall, nil
+}
+
+func (e *execution) custom(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	m.ops = int64(e.w.ops)
+	var firstErr error
+	consecutive := 0
+	for i := 0; i < e.w.ops; i++ {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		start := time.Now()
+		t, err := e.op.Do(ctx, i)
+		burn(time.Since(start), e.slowdown)
+		d := time.Since(start)
+		m.elapsed += d
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			report.Record(m.errHist, d)
+			m.errors++
+			consecutive++
+			if firstErr == nil {
+				firstErr = err
+			}
+			if consecutive >= maxConsecutiveErrors {
+				return nil, fmt.Errorf("gave up after %d consecutive failures: %w", consecutive, firstErr)
+			}
+			continue
+		}
+		consecutive = 0
+		report.Record(m.hist, d)
+		m.rows += t.Rows
+		m.sum += t.Sum
+	}
+	if firstErr != nil {
+		return m, fmt.Errorf("%d of %d operations failed, first: %w", m.errors, e.w.ops, firstErr)
+	}
+	return m, nil
+}
