@@ -135,6 +135,8 @@ func (s *session) Commit(context.Context) error {
 	return nil
 }
 
-func (s *session) Verify(context.Context) (adapters.Tally, error) { return s.s.scan(len(s.s.rows)), nil }
+func (s *session) Verify(context.Context) (adapters.Tally, error) {
+	return s.s.scan(len(s.s.rows)), nil
+}
 
 func (s *session) Close() error { return nil }
