@@ -124,6 +124,13 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 		}
 	}
 
+	known := knownWorkloads(reg)
+	for _, w := range c.Workloads {
+		if !slices.Contains(known, w.Name) {
+			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
+		}
+	}
+
 	// Targets and their options.
 	for _, t := range c.Targets {
 		a, ok := reg.Lookup(t.Adapter)
@@ -147,7 +154,6 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	}
 
 	// Workloads: known, supported by every target that runs them, parameters valid.
-	known := knownWorkloads(reg)
 	for _, w := range c.Workloads {
 		wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
 		if o, ok := overrides[w.Name]; ok {
@@ -160,9 +166,6 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 			if o.readers != nil {
 				wp.Readers = *o.readers
 			}
-		}
-		if !slices.Contains(known, w.Name) {
-			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
 		}
 		wp.Custom = !slices.Contains(adapters.Builtins, w.Name)
 		if err := checkWorkloadParams(w, wp); err != nil {

@@ -1,0 +1,218 @@
+package assertion
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		expr    string
+		form    Form
+		op      string
+		k       float64
+		left    string
+		right   string
+		wantErr string
+	}{
+		{expr: "scan.rows_per_s[lmdb-go] >= 0.5 * scan.rows_per_s[lmdb-c]", form: Ratio, op: ">=", k: 0.5, left: "scan.rows_per_s[lmdb-go]", right: "scan.rows_per_s[lmdb-c]"},
+		{expr: "scan.rows_per_s[a] >= scan.rows_per_s[b] * 80%", form: Ratio, op: ">=", k: 0.8, left: "scan.rows_per_s[a]", right: "scan.rows_per_s[b]"},
+		{expr: "lookup.p50[go] <= 1.1 x lookup.p50[c]", form: Ratio, op: "<=", k: 1.1, left: "lookup.p50[go]", right: "lookup.p50[c]"},
+		{expr: "lookup.p50[go] < lookup.p50[c]", form: Ratio, op: "<", k: 1, left: "lookup.p50[go]", right: "lookup.p50[c]"},
+		{expr: "scan.ns_per_row[go] - scan.ns_per_row[c] <= 110", form: Difference, op: "<=", k: 110, left: "scan.ns_per_row[go]", right: "scan.ns_per_row[c]"},
+		{expr: "insert.ns_per_row[go]-insert.ns_per_row[c]<=-5", form: Difference, op: "<=", k: -5, left: "insert.ns_per_row[go]", right: "insert.ns_per_row[c]"},
+		{expr: "scan.rows_per_s[memory] > 1e6", form: Absolute, op: ">", k: 1e6, left: "scan.rows_per_s[memory]"},
+		{expr: "page_all.p50[indexed@max] <= 2 * page_all.p50[indexed@min]", form: Ratio, op: "<=", k: 2, left: "page_all.p50[indexed@max]", right: "page_all.p50[indexed@min]"},
+		{expr: "page_all.p50[indexed@3000000] <= 2 * page_all.p50[indexed@30_000]", form: Ratio, op: "<=", k: 2, left: "page_all.p50[indexed@3000000]", right: "page_all.p50[indexed@30_000]"},
+		{expr: "scan.rows_per_s[a]", wantErr: "no comparison"},
+		{expr: "scan.rows_per_s[a] == scan.rows_per_s[b]", wantErr: "unsupported operator"},
+		{expr: "scan.rows_per_s[a] >= 0 * scan.rows_per_s[b]", wantErr: "must be positive"},
+		{expr: "scan.rows_per_s[a] >= 1 <= 2", wantErr: "more than one comparison"},
+		{expr: "scan[a] >= 1", wantErr: "cannot read"},
+		{expr: "2 * scan.p50[a] >= scan.p50[b]", wantErr: "cannot read"},
+		{expr: "scan.p50[a@tiny] >= 1", wantErr: "bad size"},
+		{expr: "scan.p50[a] - scan.p50[b] >= scan.p50[c]", wantErr: "cannot read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			a, err := Parse(tt.expr)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if a.Form != tt.form || a.Op != tt.op || math.Abs(a.K-tt.k) > 1e-12 || a.Left.String() != tt.left {
+				t.Errorf("got form=%s op=%s k=%v left=%s", a.Form, a.Op, a.K, a.Left)
+			}
+			if tt.right != "" && a.Right.String() != tt.right {
+				t.Errorf("right = %s, want %s", a.Right, tt.right)
+			}
+		})
+	}
+}
+
+func TestRelaxed(t *testing.T) {
+	tests := []struct {
+		expr  string
+		relax float64
+		want  float64
+	}{
+		{"scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]", 0.1, 0.72},
+		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", 0.1, 1.21},
+		{"scan.ns_per_row[a] - scan.ns_per_row[b] <= 110", 0.1, 121},
+		{"scan.ns_per_row[a] - scan.ns_per_row[b] >= -100", 0.1, -110},
+		{"scan.rows_per_s[a] >= 1000", 0.1, 900},
+		{"scan.rows_per_s[a] >= 1000", 0, 1000},
+	}
+	for _, tt := range tests {
+		a, err := Parse(tt.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Relaxed(tt.relax); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s relaxed %v = %v, want %v", tt.expr, tt.relax, got, tt.want)
+		}
+	}
+}
+
+// fakeReport builds a report with per-repeat values of one figure per (target, workload, size).
+func fakeReport(sizes []int, series map[string][]float64) *report.Report {
+	r := &report.Report{Run: report.Run{Sizes: sizes}}
+	seen := map[string]bool{}
+	for key, vals := range series {
+		// key: target/workload/size/figure
+		parts := strings.Split(key, "/")
+		target, workload, figure := parts[0], parts[1], parts[3]
+		size := 0
+		for _, c := range parts[2] {
+			size = size*10 + int(c-'0')
+		}
+		if !seen[target] {
+			r.Targets = append(r.Targets, report.Target{Name: target, Status: "ok"})
+			seen[target] = true
+		}
+		res := r.Find(target, workload, size)
+		if res == nil {
+			r.Results = append(r.Results, report.Result{Target: target, Workload: workload, Size: size, Status: "ok"})
+			res = &r.Results[len(r.Results)-1]
+		}
+		for i, v := range vals {
+			if i == len(res.Repeats) {
+				res.Repeats = append(res.Repeats, report.Repeat{Index: i, Figures: map[string]float64{}})
+			}
+			res.Repeats[i].Figures[figure] = v
+		}
+	}
+	return r
+}
+
+func TestEvaluate(t *testing.T) {
+	r := fakeReport([]int{100}, map[string][]float64{
+		// Paired ratios go: 0.9, 0.5, 0.95 -> median 0.9. The ratio of medians would be 90/100 too,
+		// but the pairing matters when drift hits one repeat: repeat 2 is slow for both.
+		"go/scan/100/rows_per_s": {90, 25, 95},
+		"c/scan/100/rows_per_s":  {100, 50, 100},
+		"go/scan/100/ns_per_row": {120, 130, 125},
+		"c/scan/100/ns_per_row":  {30, 35, 20},
+	})
+	tests := []struct {
+		expr    string
+		relax   float64
+		verdict string
+		value   float64
+	}{
+		{"scan.rows_per_s[go] >= 0.8 * scan.rows_per_s[c]", 0, "pass", 0.9},
+		{"scan.rows_per_s[go] >= 0.95 * scan.rows_per_s[c]", 0, "fail", 0.9},
+		{"scan.rows_per_s[go] >= 0.95 * scan.rows_per_s[c]", 0.1, "pass", 0.9}, // 0.855
+		{"scan.ns_per_row[go] - scan.ns_per_row[c] <= 100", 0, "pass", 95},
+		{"scan.ns_per_row[go] - scan.ns_per_row[c] <= 90", 0, "fail", 95},
+		{"scan.ns_per_row[go] - scan.ns_per_row[c] <= 90", 0.1, "pass", 95}, // 99
+		{"scan.ns_per_row[go] <= 125", 0, "pass", 125},
+		{"scan.ns_per_row[go] < 125", 0, "fail", 125},
+		{"scan.ns_per_row[missing] <= 1", 0, "skipped", 0},
+		{"lookup.p50[go] <= 1", 0, "skipped", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			a, err := Parse(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := a.Evaluate(r, tt.relax)
+			if len(got) != 1 {
+				t.Fatalf("got %d verdicts", len(got))
+			}
+			if got[0].Verdict != tt.verdict {
+				t.Fatalf("verdict %s (%s), want %s", got[0].Verdict, got[0].Reason, tt.verdict)
+			}
+			if tt.verdict != "skipped" && math.Abs(got[0].Value-tt.value) > 1e-9 {
+				t.Errorf("value %v, want %v", got[0].Value, tt.value)
+			}
+		})
+	}
+}
+
+func TestEvaluateSweep(t *testing.T) {
+	r := fakeReport([]int{30, 300, 3000}, map[string][]float64{
+		"ix/page/30/p50":   {100, 110, 90},
+		"ix/page/300/p50":  {120, 130, 110},
+		"ix/page/3000/p50": {250, 260, 240},
+		"tx/page/30/p50":   {1000, 1100, 900},
+		"tx/page/300/p50":  {10000, 11000, 9000},
+		"tx/page/3000/p50": {100000, 110000, 90000},
+	})
+	growth, _ := Parse("page.p50[ix@max] <= 2 * page.p50[ix@min]")
+	got := growth.Evaluate(r, 0)
+	if len(got) != 1 || got[0].Verdict != "fail" || math.Abs(got[0].Value-2.5) > 1e-9 {
+		t.Fatalf("growth: %+v", got)
+	}
+	if got[0].Left != "page.p50[ix@max]" {
+		t.Errorf("left = %s", got[0].Left)
+	}
+	per, _ := Parse("page.p50[tx] >= 10 * page.p50[ix]")
+	got = per.Evaluate(r, 0)
+	if len(got) != 3 {
+		t.Fatalf("per-size verdicts: %d, want 3", len(got))
+	}
+	want := []string{"pass", "pass", "pass"}
+	for i, g := range got {
+		if g.Verdict != want[i] {
+			t.Errorf("size %d: %s (value %v)", r.Run.Sizes[i], g.Verdict, g.Value)
+		}
+	}
+	if got[2].Left != "page.p50[tx@3000]" {
+		t.Errorf("sized name = %s", got[2].Left)
+	}
+	bad, _ := Parse("page.p50[ix@31] <= 1")
+	if g := bad.Evaluate(r, 0); g[0].Verdict != "skipped" || !strings.Contains(g[0].Reason, "not run") {
+		t.Errorf("unknown size: %+v", g[0])
+	}
+}
+
+func TestEvaluateSkippedAndFailedTargets(t *testing.T) {
+	r := fakeReport([]int{10}, map[string][]float64{
+		"a/scan/10/p50": {1, 2, 3},
+		"b/scan/10/p50": {1, 2, 3},
+	})
+	r.Targets[0].Status, r.Targets[0].Reason = "skipped", "no docker"
+	r.Targets[1].Status = "ok"
+	for i := range r.Results {
+		if r.Results[i].Target == "b" {
+			r.Results[i].Status, r.Results[i].Error = "failed", "checksum mismatch"
+		}
+	}
+	for _, expr := range []string{"scan.p50[a] <= 1", "scan.p50[b] <= 1"} {
+		a, _ := Parse(expr)
+		g := a.Evaluate(r, 0)[0]
+		if g.Verdict != "skipped" || g.Reason == "" {
+			t.Errorf("%s: %+v", expr, g)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package config
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/configs"
+)
+
+// pagesAdapter is a stand-in with options and an adapter-specific workload, to validate against.
+type pagesAdapter struct{}
+
+func (pagesAdapter) Info() adapters.Info {
+	return adapters.Info{
+		Name:    "pages",
+		Builtin: []string{adapters.Scan},
+		Options: []adapters.OptionSpec{
+			{Name: "path", Kind: adapters.String},
+			{Name: "map_size", Kind: adapters.Bytes, Default: "1GiB"},
+			{Name: "dsn", Kind: adapters.DSN},
+			{Name: "password", Kind: adapters.String, Secret: true},
+		},
+		Workloads: []adapters.WorkloadSpec{{Name: "page_all", Params: []adapters.OptionSpec{
+			{Name: "page", Kind: adapters.Int, Default: "100", HasMin: true, Min: 1},
+		}}},
+	}
+}
+
+func (pagesAdapter) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {
+	return nil, nil
+}
+
+func registry(t *testing.T) *adapters.Registry {
+	t.Helper()
+	reg, err := adapters.NewRegistry(memory.New(), pagesAdapter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+const good = `name: t
+seed: 7
+dataset:
+  persons: 1000
+warmup: 0
+repeats: 3
+workloads:
+  - scan
+  - name: lookup
+    ops: 100
+  - name: page_all
+    ops: 5
+    params: {page: 10}
+targets:
+  - name: mem
+    adapter: memory
+  - name: pg
+    adapter: pages
+    options:
+      password: hunter2
+      dsn: postgres://u:secret@localhost/db
+    workloads: [scan, page_all]
+assertions:
+  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]
+  - name: pages
+    check: page_all.p50[pg] <= 1000000
+ci:
+  dataset: {persons: 200}
+  repeats: 2
+  workloads:
+    lookup: {ops: 20}
+  relax: 10%
+`
+
+func TestResolveGood(t *testing.T) {
+	c, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Seed != 7 || p.Warmup != 0 || p.Repeats != 3 || p.Sizes[0] != 1000 || len(p.Assertions) != 2 {
+		t.Errorf("plan: %+v", p)
+	}
+	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
+		t.Errorf("mem workloads = %v", got)
+	}
+	if got := p.Targets[1].Workloads; strings.Join(got, ",") != "scan,page_all" {
+		t.Errorf("pg workloads = %v", got)
+	}
+	if p.Targets[1].Params["page_all"].Int("page") != 10 {
+		t.Errorf("page param not parsed")
+	}
+	if p.Targets[1].Options.Int("map_size") != 1<<30 {
+		t.Errorf("default map_size not applied")
+	}
+	red := p.Targets[1].Options.Redacted()
+	if red["password"] != "***" || strings.Contains(red["dsn"].(string), "secret") {
+		t.Errorf("secrets leak into the report: %v", red)
+	}
+	if _, _, readers := p.Workloads[0].Params(1000); readers != 0 {
+		t.Errorf("scan has readers")
+	}
+	if rows, _, _ := p.Workloads[0].Params(1000); rows != 1000 {
+		t.Errorf("scan rows default = %d, want the dataset size", rows)
+	}
+
+	ci, err := c.Resolve(registry(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.Sizes[0] != 200 || ci.Repeats != 2 || ci.Relax != 0.1 || ci.Warmup != 0 {
+		t.Errorf("ci plan: sizes %v repeats %d relax %v", ci.Sizes, ci.Repeats, ci.Relax)
+	}
+	if _, ops, _ := ci.Workloads[1].Params(200); ops != 20 {
+		t.Errorf("ci lookup ops = %d", ops)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		ci      bool
+		wantErr string
+	}{
+		{"syntax", "name: x\ndataset: [\n", false, "x.yaml:2: YAML syntax error"},
+		{"tab indentation", "name: x\n\tdataset: 1\n", false, "x.yaml:2: YAML syntax error"},
+		{"empty", "", false, "the config is empty"},
+		{"not a mapping", "- a\n- b\n", false, "x.yaml:1: the config must be a mapping"},
+		{"unknown key", strings.Replace(good, "seed: 7", "sead: 7", 1), false, `x.yaml:2: unknown key "sead"`},
+		{"missing name", strings.Replace(good, "name: t\n", "", 1), false, "missing name"},
+		{"zero persons", strings.Replace(good, "persons: 1000", "persons: 0", 1), false, "x.yaml:4: dataset.persons must be positive, got 0"},
+		{"negative persons", strings.Replace(good, "persons: 1000", "persons: -5", 1), false, "x.yaml:4: dataset.persons must be positive"},
+		{"words for size", strings.Replace(good, "persons: 1000", "persons: many", 1), false, `x.yaml:4: dataset.persons must be a whole number, got "many"`},
+		{"zero repeats", strings.Replace(good, "repeats: 3", "repeats: 0", 1), false, "x.yaml:6: repeats must be positive"},
+		{"negative ops", strings.Replace(good, "ops: 100", "ops: -1", 1), false, "x.yaml:10: lookup.ops must be positive"},
+		{"unknown workload", strings.Replace(good, "  - scan\n", "  - scna\n", 1), false, `x.yaml:8: unknown workload "scna"`},
+		{"unknown adapter", strings.Replace(good, "adapter: memory", "adapter: mongo", 1), false, `x.yaml:15: unknown adapter "mongo" (known: memory, pages)`},
+		{"unknown option", strings.Replace(good, "password: hunter2", "pasword: hunter2", 1), false, `x.yaml:17: target pg (pages): unknown option "pasword"`},
+		{"bad option value", strings.Replace(good, "password: hunter2", "map_size: lots", 1), false, `option "map_size": want a size`},
+		{"unknown param", strings.Replace(good, "params: {page: 10}", "params: {pg: 10}", 1), false, `x.yaml:11: workload page_all on target pg: unknown option "pg"`},
+		{"bad param", strings.Replace(good, "params: {page: 10}", "params: {page: 0}", 1), false, `option "page": must be at least 1`},
+		{"unsupported workload", strings.Replace(good, "workloads: [scan, page_all]", "workloads: [scan, lookup]", 1), false, `target pg (pages) does not support workload "lookup"`},
+		{"duplicate target", strings.Replace(good, "name: pg", "name: mem", 1), false, `target "mem" appears twice`},
+		{"unknown target in assertion", strings.Replace(good, "0.5 * scan.rows_per_s[pg]", "0.5 * scan.rows_per_s[pq]", 1), false, `x.yaml:24: assertion names unknown target "pq"`},
+		{"unknown figure", strings.Replace(good, "page_all.p50[pg]", "page_all.p42[pg]", 1), false, `x.yaml:26: unknown figure "p42"`},
+		{"workload not run by target", strings.Replace(good, "page_all.p50[pg]", "lookup.p50[pg]", 1), false, "target pg does not run lookup"},
+		{"bad assertion", strings.Replace(good, "0.5 * scan", "0.5 ** scan", 1), false, "x.yaml:24: cannot read"},
+		{"scan more rows than loaded", strings.Replace(good, "  - scan\n", "  - name: scan\n    rows: 5000\n", 1), false, "scan reads 5000 rows but the dataset has only 1000 persons"},
+		{"ci without section", strings.Replace(good, good[strings.Index(good, "ci:"):], "", 1), true, "--ci needs a ci: section"},
+		{"ci names unknown workload", strings.Replace(good, "lookup: {ops: 20}", "lokup: {ops: 20}", 1), true, `ci.workloads names "lokup"`},
+		{"ci too small for scan rows", strings.Replace(good, "  - scan\n", "  - name: scan\n    rows: 500\n", 1), true, "scan reads 500 rows but the dataset has only 200 persons"},
+		{"relax out of range", strings.Replace(good, "relax: 10%", "relax: 150%", 1), true, "ci.relax must be between 0 and 0.9"},
+		{"sizes and persons", strings.Replace(good, "persons: 1000", "persons: 1000\n  sizes: [1, 2]", 1), false, "give either persons or sizes"},
+		{"duplicate size", strings.Replace(good, "persons: 1000", "sizes: [1000, 1000]", 1), false, "dataset size 1000 appears twice"},
+		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},
+		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
+		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("x.yaml", []byte(tt.yaml))
+			if err == nil {
+				_, err = c.Resolve(registry(t), tt.ci)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v\nwant containing %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestSweepAndGrowthAssertion(t *testing.T) {
+	y := strings.Replace(good, "persons: 1000", "sizes: [300, 3000]", 1)
+	y = strings.Replace(y, "page_all.p50[pg] <= 1000000", "page_all.p50[pg@max] <= 2 * page_all.p50[pg@min]", 1)
+	c, err := Parse("sweep.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sizes) != 2 || p.Sizes[1] != 3000 {
+		t.Errorf("sizes = %v", p.Sizes)
+	}
+}
+
+// TestShippedConfigs keeps every config in configs/ valid, both forms.
+func TestShippedConfigs(t *testing.T) {
+	reg := registry(t)
+	for _, name := range configs.Names() {
+		data, _ := configs.Read(name)
+		c, err := Parse(name, data)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		// Only configs whose adapters are all in this test's registry resolve here; the CLI tests
+		// validate every shipped config against the real registry.
+		known := true
+		for _, tg := range c.Targets {
+			if _, ok := reg.Lookup(tg.Adapter); !ok {
+				known = false
+			}
+		}
+		if !known {
+			continue
+		}
+		if _, err := c.Resolve(reg, false); err != nil {
+			t.Errorf("%v", err)
+		}
+		if c.CI != nil {
+			if _, err := c.Resolve(reg, true); err != nil {
+				t.Errorf("ci: %v", err)
+			}
+		}
+	}
+}

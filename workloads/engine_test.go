@@ -1,0 +1,498 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/internal/config"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// fake is a test adapter: a memory store whose behaviour options break it in controlled ways, so the
+// tests can prove that the engine notices work that was not done.
+type fake struct {
+	log *callLog
+}
+
+type callLog struct {
+	mu    sync.Mutex
+	calls []string
+	open  int
+	close int
+}
+
+func (l *callLog) add(s string) { l.mu.Lock(); l.calls = append(l.calls, s); l.mu.Unlock() }
+
+func (f fake) Info() adapters.Info {
+	return adapters.Info{
+		Name:    "fake",
+		Builtin: adapters.Builtins,
+		Options: []adapters.OptionSpec{
+			{Name: "label", Kind: adapters.String},
+			{Name: "drop_row", Kind: adapters.Bool},
+			{Name: "bad_sum", Kind: adapters.Bool},
+			{Name: "lose_lookup", Kind: adapters.Bool},
+			{Name: "unavailable", Kind: adapters.Bool},
+			{Name: "fail_load", Kind: adapters.Bool},
+			{Name: "op_sum", Kind: adapters.Int, Default: "7"},
+			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
+			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
+			{Name: "cancel_at", Kind: adapters.Int, Default: "-1"},
+		},
+		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
+	}
+}
+
+func (f fake) Open(ctx context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {
+	if o.Bool("unavailable") {
+		return nil, adapters.Unavailable("no such server here")
+	}
+	inner, _ := memory.New().Open(ctx, o, env)
+	f.log.mu.Lock()
+	f.log.open++
+	f.log.mu.Unlock()
+	// Leave a file in the target's temp dir, to check the engine removes it.
+	os.WriteFile(env.TempDir+"/store", []byte("x"), 0o644)
+	return &fakeTarget{Target: inner, o: o, log: f.log}, nil
+}
+
+type fakeTarget struct {
+	adapters.Target
+	o      adapters.Options
+	log    *callLog
+	cancel context.CancelFunc
+}
+
+func (t *fakeTarget) Load(ctx context.Context, ds *dataset.Persons) error {
+	if t.o.Bool("fail_load") {
+		return errors.New("disk on fire")
+	}
+	return t.Target.Load(ctx, ds)
+}
+
+func (t *fakeTarget) Close() error {
+	t.log.mu.Lock()
+	t.log.close++
+	t.log.mu.Unlock()
+	return nil
+}
+
+func (t *fakeTarget) Scan(ctx context.Context, n int) (adapters.Tally, error) {
+	t.log.add(t.o.String("label") + ":scan")
+	tl, err := t.Target.(adapters.Scanner).Scan(ctx, n)
+	if t.o.Bool("drop_row") {
+		tl.Rows--
+	}
+	if t.o.Bool("bad_sum") {
+		tl.Sum++
+	}
+	return tl, err
+}
+
+func (t *fakeTarget) ScansInKeyOrder() bool { return true }
+
+func (t *fakeTarget) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	if t.o.Bool("lose_lookup") && email[0] == 'a' {
+		return adapters.Tally{}, nil
+	}
+	return t.Target.(adapters.PointReader).Lookup(ctx, email)
+}
+
+func (t *fakeTarget) NewInsertSession(ctx context.Context) (adapters.InsertSession, error) {
+	return t.Target.(adapters.Inserter).NewInsertSession(ctx)
+}
+
+func (t *fakeTarget) PrepareWorkload(ctx context.Context, name string, _ adapters.Options) (adapters.Op, error) {
+	return &echoOp{t: t}, nil
+}
+
+type echoOp struct{ t *fakeTarget }
+
+func (e *echoOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	o := e.t.o
+	if d := o.Duration("op_sleep"); d > 0 {
+		time.Sleep(d)
+	}
+	if int64(i) == o.Int("fail_op") {
+		return adapters.Tally{}, errors.New("boom")
+	}
+	if int64(i) == o.Int("cancel_at") && e.t.cancel != nil {
+		e.t.cancel()
+	}
+	return adapters.Tally{Rows: 1, Sum: uint64(o.Int("op_sum"))}, nil
+}
+
+func (e *echoOp) Info() map[string]any {
+	return map[string]any{"plan": "SCAN facts", "warnings": []string{"plan sorts"}}
+}
+
+// plan builds a plan from YAML against the memory and fake adapters.
+func plan(t *testing.T, log *callLog, y string) *config.Plan {
+	t.Helper()
+	reg, err := adapters.NewRegistry(memory.New(), fake{log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Parse("test.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func run(t *testing.T, p *config.Plan) (*report.Report, error) {
+	t.Helper()
+	dir := t.TempDir()
+	r := &Runner{Plan: p, TempDir: dir, Environment: func() report.Environment { return report.Environment{} }}
+	rep, err := r.Run(context.Background())
+	left, _ := os.ReadDir(dir)
+	if len(left) != 0 {
+		t.Errorf("the run left %d entries in its temp dir", len(left))
+	}
+	return rep, err
+}
+
+func TestRunVerifiesAndMeasures(t *testing.T) {
+	p := plan(t, &callLog{}, `name: t
+dataset: {persons: 500}
+warmup: 1
+repeats: 3
+workloads:
+  - scan
+  - {name: lookup, ops: 40}
+  - {name: insert, ops: 60}
+  - {name: concurrent, readers: 3, rows: 50}
+targets:
+  - {name: a, adapter: memory}
+  - {name: b, adapter: memory}
+assertions:
+  - scan.rows_per_s[a] >= 0.0001 * scan.rows_per_s[b]
+  - lookup.p50[a] <= 1000000 * lookup.p50[b]
+`)
+	rep, err := run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != "pass" {
+		t.Fatalf("verdict %s: %+v", rep.Verdict, rep.Results)
+	}
+	if len(rep.Results) != 8 {
+		t.Fatalf("%d results, want 4 workloads x 2 targets", len(rep.Results))
+	}
+	ds, _ := dataset.Generate(500, 1)
+	for _, x := range rep.Results {
+		if x.Status != "ok" || !x.Verification.OK || len(x.Repeats) != 3 {
+			t.Errorf("%s/%s: status %s, %d repeats, %s", x.Target, x.Workload, x.Status, len(x.Repeats), x.Error)
+		}
+		h, err := report.DecodeHistogram(x.Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantCount int64
+		switch x.Workload {
+		case "scan", "insert":
+			wantCount = 3 // one value per repeat
+		case "lookup":
+			wantCount = 3 * 40
+		case "concurrent":
+			wantCount = 3 * 3
+		}
+		if h.TotalCount() != wantCount {
+			t.Errorf("%s/%s: histogram holds %d values, want %d", x.Target, x.Workload, h.TotalCount(), wantCount)
+		}
+		for _, f := range []string{"p50", "p99", "max", "elapsed", "ops_per_s"} {
+			if x.Figures[f] <= 0 {
+				t.Errorf("%s/%s: figure %s = %v", x.Target, x.Workload, f, x.Figures[f])
+			}
+		}
+	}
+	scan := rep.Find("a", "scan", 500)
+	if scan.Verification.Expected != fmt.Sprintf("%016x", ds.SumFirst(500)) || scan.Repeats[0].Checksum != scan.Verification.Expected {
+		t.Errorf("scan verification: %+v, repeat checksum %s", scan.Verification, scan.Repeats[0].Checksum)
+	}
+	if ins := rep.Find("b", "insert", 500); ins.Figures["rows"] != 60 {
+		t.Errorf("insert rows = %v", ins.Figures["rows"])
+	}
+	if len(rep.Assertions) != 2 || rep.Assertions[0].Verdict != "pass" || len(rep.Assertions[0].PerRepeat) != 3 {
+		t.Errorf("assertions: %+v", rep.Assertions)
+	}
+	if rep.Run.Harness.TimerNs <= 0 || rep.Run.PeakRSSBytes <= 0 {
+		t.Errorf("harness %+v rss %d", rep.Run.Harness, rep.Run.PeakRSSBytes)
+	}
+	if len(rep.Targets[0].Instances) != 1 || rep.Targets[0].Instances[0].LoadRowsS <= 0 {
+		t.Errorf("instances: %+v", rep.Targets[0].Instances)
+	}
+}
+
+func TestVerificationCatchesMissingWork(t *testing.T) {
+	tests := []struct {
+		name, workload, option, want string
+	}{
+		{"scan drops a row", "scan", "drop_row", "499 rows, want 500"},
+		{"scan wrong checksum", "scan", "bad_sum", "checksum"},
+		{"concurrent drops a row", "{name: concurrent, readers: 2, rows: 100}", "drop_row", "reader 1 read 99 rows, want 100"},
+		{"lookup misses keys", "{name: lookup, ops: 200}", "lose_lookup", "persons found, want 200"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := plan(t, &callLog{}, fmt.Sprintf(`name: t
+dataset: {persons: 500}
+repeats: 2
+workloads: [%s]
+targets:
+  - {name: good, adapter: fake}
+  - {name: bad, adapter: fake, options: {%s: true}}
+`, tt.workload, tt.option))
+			rep, err := run(t, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != "error" {
+				t.Fatalf("verdict %s, want error", rep.Verdict)
+			}
+			bad := rep.Results[1]
+			if bad.Target != "bad" || bad.Status != "failed" || !strings.Contains(bad.Error, tt.want) || bad.Verification.OK {
+				t.Errorf("bad result: %s %q", bad.Status, bad.Error)
+			}
+			if good := rep.Results[0]; good.Status != "ok" {
+				t.Errorf("good target failed: %s", good.Error)
+			}
+			if rep.TargetByName("bad").Status != "failed" {
+				t.Errorf("target status %s", rep.TargetByName("bad").Status)
+			}
+		})
+	}
+}
+
+func TestCrossCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		sums   []int
+		failed []bool
+	}{
+		{"agree", []int{7, 7, 7}, []bool{false, false, false}},
+		{"one odd out", []int{7, 8, 7}, []bool{false, true, false}},
+		{"no majority", []int{7, 8}, []bool{true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			y := "name: t\ndataset: {persons: 10}\nrepeats: 2\nworkloads: [{name: echo, ops: 5}]\ntargets:\n"
+			for i, s := range tt.sums {
+				y += fmt.Sprintf("  - {name: t%d, adapter: fake, options: {op_sum: %d}}\n", i, s)
+			}
+			rep, err := run(t, plan(t, &callLog{}, y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range rep.Results {
+				if (x.Status == "failed") != tt.failed[i] {
+					t.Errorf("%s: status %s (%s)", x.Target, x.Status, x.Error)
+				}
+			}
+			// Describer info and warnings reach the report.
+			if x := rep.Results[0]; x.Info["plan"] != "SCAN facts" || len(x.Warnings) != 1 {
+				t.Errorf("info %v warnings %v", x.Info, x.Warnings)
+			}
+		})
+	}
+	// cross_check: false turns it off.
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 10}
+workloads: [{name: echo, ops: 5, cross_check: false}]
+targets:
+  - {name: a, adapter: fake, options: {op_sum: 1}}
+  - {name: b, adapter: fake, options: {op_sum: 2}}
+`))
+	if err != nil || rep.Verdict != "pass" {
+		t.Errorf("cross_check false: %v %s", err, rep.Verdict)
+	}
+}
+
+func TestFailedOperationsAreCountedSeparately(t *testing.T) {
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 1
+workloads: [{name: echo, ops: 20}]
+targets:
+  - {name: a, adapter: fake, options: {fail_op: 3}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rep.Results[0]
+	if x.Status != "failed" || !strings.Contains(x.Error, "1 of 20 operations failed, first: boom") {
+		t.Fatalf("%s %q", x.Status, x.Error)
+	}
+	eh, _ := report.DecodeHistogram(x.ErrorHistogram)
+	h, _ := report.DecodeHistogram(x.Histogram)
+	if eh.TotalCount() != 1 || h.TotalCount() != 19 || x.Repeats[0].Errors != 1 {
+		t.Errorf("error histogram %d, latency histogram %d, errors %d", eh.TotalCount(), h.TotalCount(), x.Repeats[0].Errors)
+	}
+}
+
+func TestInterleavedOrder(t *testing.T) {
+	log := &callLog{}
+	_, err := run(t, plan(t, log, `name: t
+dataset: {persons: 20}
+warmup: 1
+repeats: 3
+workloads: [scan]
+targets:
+  - {name: a, adapter: fake, options: {label: A}}
+  - {name: b, adapter: fake, options: {label: B}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(log.calls, " ")
+	if want := "A:scan B:scan A:scan B:scan A:scan B:scan A:scan B:scan"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if log.open != 2 || log.close != 2 {
+		t.Errorf("opened %d, closed %d", log.open, log.close)
+	}
+}
+
+func TestUnavailableTargets(t *testing.T) {
+	y := `name: t
+dataset: {persons: 10}
+workloads: [scan]
+targets:
+  - {name: a, adapter: memory}
+  - {name: b, adapter: fake, options: {unavailable: true}, optional: %s}
+assertions:
+  - scan.p50[a] <= 1000000 * scan.p50[b]
+`
+	rep, err := run(t, plan(t, &callLog{}, fmt.Sprintf(y, "true")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := rep.TargetByName("b"); b.Status != "skipped" || !strings.Contains(b.Reason, "no such server") {
+		t.Errorf("optional target: %+v", b)
+	}
+	if rep.Assertions[0].Verdict != "skipped" || rep.Verdict != "pass" {
+		t.Errorf("assertion %s, verdict %s", rep.Assertions[0].Verdict, rep.Verdict)
+	}
+
+	_, err = run(t, plan(t, &callLog{}, fmt.Sprintf(y, "false")))
+	if err == nil || exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "target b: unavailable on this machine: no such server here") {
+		t.Errorf("required target: %v (exit %d)", err, exitcode.Of(err))
+	}
+}
+
+func TestLoadFailureStopsTheRun(t *testing.T) {
+	log := &callLog{}
+	_, err := run(t, plan(t, log, `name: t
+dataset: {persons: 10}
+workloads: [scan]
+targets:
+  - {name: a, adapter: fake}
+  - {name: b, adapter: fake, options: {fail_load: true}}
+`))
+	if err == nil || exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "target b: load 10 persons: disk on fire") {
+		t.Errorf("%v", err)
+	}
+	if log.close != log.open {
+		t.Errorf("opened %d targets, closed %d", log.open, log.close)
+	}
+}
+
+func TestCancelCleansUp(t *testing.T) {
+	log := &callLog{}
+	p := plan(t, log, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 2
+workloads: [{name: echo, ops: 1000}]
+targets:
+  - {name: a, adapter: fake, options: {cancel_at: 500}}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	r := &Runner{Plan: p, TempDir: dir}
+	// The op cancels the run mid-workload, as Ctrl-C would.
+	p.Targets[0].Adapter = cancelling{fake: fake{log: log}, cancel: cancel}
+	rep, err := r.Run(ctx)
+	if rep != nil || err == nil || !strings.Contains(err.Error(), "interrupted") || exitcode.Of(err) != exitcode.Infra {
+		t.Fatalf("report %v, err %v", rep != nil, err)
+	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 0 || log.close != 1 {
+		t.Errorf("left %d entries, closed %d targets", len(left), log.close)
+	}
+}
+
+type cancelling struct {
+	fake
+	cancel context.CancelFunc
+}
+
+func (c cancelling) Open(ctx context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {
+	t, err := c.fake.Open(ctx, o, env)
+	if err == nil {
+		t.(*fakeTarget).cancel = c.cancel
+	}
+	return t, err
+}
+
+func TestSlowdownAddsWork(t *testing.T) {
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 1
+workloads: [{name: echo, ops: 5}]
+targets:
+  - {name: a, adapter: fake, options: {op_sleep: 2ms}, slowdown: 50%}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every op sleeps at least 2ms and then burns half its measured time: at least 3ms recorded.
+	if min := rep.Results[0].Figures["min"]; min < 3e6 {
+		t.Errorf("fastest op %v ns, want >= 3ms with a 50%% slowdown", min)
+	}
+	if got := rep.Targets[0].Slowdown; got != 0.5 {
+		t.Errorf("slowdown not reported: %v", got)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	log := &callLog{}
+	rep, err := run(t, plan(t, log, `name: t
+dataset: {sizes: [50, 200]}
+repeats: 2
+workloads: [scan, {name: lookup, ops: 50}]
+targets:
+  - {name: a, adapter: fake}
+assertions:
+  - scan.elapsed[a@max] <= 1000 * scan.elapsed[a@min]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 4 || rep.Find("a", "scan", 200).Figures["rows"] != 200 || rep.Find("a", "scan", 50).Figures["rows"] != 50 {
+		t.Errorf("results: %d", len(rep.Results))
+	}
+	if len(rep.Targets[0].Instances) != 2 || log.open != 2 || log.close != 2 {
+		t.Errorf("instances %d, opened %d, closed %d", len(rep.Targets[0].Instances), log.open, log.close)
+	}
+	if rep.Assertions[0].Verdict != "pass" {
+		t.Errorf("growth assertion: %+v", rep.Assertions[0])
+	}
+}
