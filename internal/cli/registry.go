@@ -2,12 +2,16 @@ package cli
 
 import (
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/baselines/lmdbc"
 )
 
 // builtinAdapters lists every adapter compiled into dbbench. Add one line per adapter.
 func builtinAdapters() []adapters.Adapter {
 	return []adapters.Adapter{
 		memory.New(),
+		lmdb.New(),
+		lmdbc.New(),
 	}
 }
