@@ -5,6 +5,8 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
@@ -109,7 +111,7 @@ func Assertions(w io.Writer, r *report.Report) {
 		if a.Name != "" {
 			check = a.Name + ": " + a.Expr
 		}
-		if len(r.Run.Sizes) > 1 {
+		if len(r.Run.Sizes) > 1 && !strings.Contains(a.Expr, a.Left) {
 			check += "  (" + a.Left
 			if a.Right != "" {
 				check += " vs " + a.Right
@@ -174,9 +176,12 @@ func FigureValue(figure string, v float64) string {
 	return Count(v)
 }
 
+// trimFloat prints a threshold or ratio compactly: four significant digits, no exponent for large values.
 func trimFloat(v float64) string {
-	s := fmt.Sprintf("%.3f", v)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if math.Abs(v) >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	s := strconv.FormatFloat(v, 'g', 4, 64)
 	if s == "-0" {
 		s = "0"
 	}

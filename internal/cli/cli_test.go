@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+)
+
+// missingServer is an adapter whose server is never there, for the infrastructure exit code.
+type missingServer struct{}
+
+func (missingServer) Info() adapters.Info {
+	return adapters.Info{Name: "missing", Summary: "a server that is not there", Builtin: []string{adapters.Scan}}
+}
+
+func (missingServer) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {
+	return nil, adapters.Unavailable("no server: set ADDRESS or install Docker")
+}
+
+
+// execute runs dbbench in-process with the real built-in adapters plus test ones.
+func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	f := &Factory{
+		Out: &out, Err: &errb, TempDir: t.TempDir(),
+		Registry: func() (*adapters.Registry, error) {
+			return adapters.NewRegistry(append(builtinAdapters(), missingServer{})...)
+		},
+	}
+	code = Execute(context.Background(), f, args)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const tiny = `name: tiny
+dataset: {persons: 300}
+warmup: 0
+repeats: 2
+workloads:
+  - scan
+  - {name: lookup, ops: 50}
+  - {name: insert, ops: 50}
+  - {name: concurrent, readers: 2, rows: 100}
+targets:
+  - {name: a, adapter: memory}
+  - {name: b, adapter: memory}
+assertions:
+  - ASSERTION
+ci:
+  dataset: {persons: 200}
+  relax: 10%
+`
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	passing := writeFile(t, dir, "pass.yaml", strings.Replace(tiny, "ASSERTION", "scan.rows_per_s[a] >= 0.0001 * scan.rows_per_s[b]", 1))
+	failing := writeFile(t, dir, "fail.yaml", strings.Replace(tiny, "ASSERTION", "scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b]", 1))
+	noCI := writeFile(t, dir, "noci.yaml", strings.Split(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "ci:")[0])
+	broken := writeFile(t, dir, "broken.yaml", "name: x\ndataset: {persons: 10\n")
+	missing := writeFile(t, dir, "missing.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "adapter: memory}\n  - {name: b, adapter: memory}", "adapter: memory}\n  - {name: b, adapter: missing, workloads: [scan]}", 1))
+	notADir := writeFile(t, dir, "file", "")
+
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"pass", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json")}, exitcode.OK, "verdict: PASS", ""},
+		{"assertion fails", []string{"run", "-q", "-c", failing, "--out", filepath.Join(dir, "f.json")}, exitcode.Failed, "verdict: FAIL: 1 of 1 assertions failed", ""},
+		{"ci mode", []string{"run", "-q", "--ci", "-c", passing, "--out", filepath.Join(dir, "ci.json")}, exitcode.OK, "(relaxed from 0.0001)", ""},
+		{"ci without section", []string{"run", "--ci", "-c", noCI}, exitcode.Usage, "", "--ci needs a ci: section"},
+		{"missing config", []string{"run", "-c", filepath.Join(dir, "nope.yaml")}, exitcode.Usage, "", "cannot read config"},
+		{"malformed config", []string{"run", "-c", broken}, exitcode.Usage, "", "broken.yaml:1: YAML syntax error"},
+		{"unwritable report path", []string{"run", "-c", passing, "--out", filepath.Join(notADir, "r.json")}, exitcode.Usage, "", "not a directory"},
+		{"required target unavailable", []string{"run", "-q", "-c", missing, "--out", filepath.Join(dir, "m.json")}, exitcode.Infra, "", "target b: unavailable on this machine: no server: set ADDRESS or install Docker"},
+		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
+		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
+		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},
+		{"validate ok", []string{"validate", "-c", passing}, exitcode.OK, "ok with --ci", ""},
+		{"validate broken", []string{"validate", "-c", broken}, exitcode.Usage, "", "YAML syntax error"},
+		{"list", []string{"list"}, exitcode.OK, "memory: in-process", ""},
+		{"list one", []string{"list", "memory"}, exitcode.OK, "workloads: scan, lookup, insert, concurrent", ""},
+		{"list unknown", []string{"list", "mongo"}, exitcode.Usage, "", `unknown adapter "mongo"`},
+		{"version", []string{"version"}, exitcode.OK, "dbbench ", ""},
+		{"help", []string{"run", "--help"}, exitcode.OK, "Examples:", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := execute(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, out)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
+			}
+			if tt.code == exitcode.Usage || tt.code == exitcode.Infra {
+				if lines := strings.Count(strings.TrimSpace(errOut), "\n"); lines != 0 {
+					t.Errorf("error output is %d lines, want one:\n%s", lines+1, errOut)
+				}
+				if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+					t.Errorf("stack trace in error output:\n%s", errOut)
+				}
+			}
+		})
+	}
+	// The passing run wrote a readable report; a failed-to-start run wrote none.
+	if r, err := report.Read(filepath.Join(dir, "p.json")); err != nil || r.Verdict != "pass" || len(r.Results) != 8 {
+		t.Errorf("report: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
+		t.Error("a run that could not start wrote a report")
+	}
+}
+
+func TestDefaultReportPathNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "c.yaml", strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1))
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for i := 0; i < 2; i++ {
+		if code, _, errOut := execute(t, "run", "-q", "-c", cfg); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, DefaultReportDir))
+	if len(entries) != 2 {
+		t.Errorf("%d reports in %s, want 2 distinct files", len(entries), DefaultReportDir)
+	}
+}
+
+// TestShippedConfigsValidate keeps every built-in config valid against the real adapters, in both forms.
+func TestShippedConfigsValidate(t *testing.T) {
+	for _, name := range configs.Names() {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := execute(t, "validate", "-c", name)
+			if code != 0 {
+				t.Errorf("%s: exit %d: %s%s", name, code, out, errOut)
+			}
+		})
+	}
+}

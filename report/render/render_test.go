@@ -1,0 +1,58 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestSummaryGolden(t *testing.T) {
+	r, err := report.Read(filepath.Join("testdata", "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Summary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sweep.summary.txt", b.Bytes())
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct {
+		got, want string
+	}{
+		{Ns(812), "812ns"}, {Ns(4210), "4.21µs"}, {Ns(13_040_000), "13.0ms"}, {Ns(2.5e9), "2.50s"},
+		{Rate(812), "812/s"}, {Rate(4210), "4.21k/s"}, {Rate(1.234e8), "123M/s"}, {Count(1.5), "1.50"},
+		{trimFloat(0.0001), "0.0001"}, {trimFloat(1.36363), "1.364"}, {trimFloat(1e6), "1000000"}, {trimFloat(-0.0), "0"},
+		{FigureValue("p50", 1500), "1.50µs"}, {FigureValue("rows_per_s", 2e6), "2.00M/s"}, {FigureValue("ops", 3), "3"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
