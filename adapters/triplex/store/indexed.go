@@ -12,7 +12,7 @@ import (
 // ROWID; the primary key in PostgreSQL), covering partial indexes on the current facts (EAV, AEV,
 // AVE), one history index (AEVT) for as-of attribute reads, and maintained (a, v) counts.
 //
-// Values are stored as (vt, vn, vs) with sentinels instead of NULLs (vn = 0 for strings, vs = ''
+// Values are stored as (vt, vn, vs) with sentinels instead of NULLs (vn = 0 for strings, vs = ”
 // for numbers) so that raw columns sort in Triplex's canonical value order and row-value keyset
 // comparisons never meet a NULL.
 type indexed struct {

@@ -10,13 +10,13 @@ import (
 
 // Plan shapes.
 const (
-	PlanAll      = "all"
-	PlanAttr     = "attribute"
-	PlanJoin     = "join"
-	PlanGroups   = "groups"
-	PlanEntity   = "entity"
-	PlanByValue  = "by_value"
-	PlanScan     = "scan"
+	PlanAll     = "all"
+	PlanAttr    = "attribute"
+	PlanJoin    = "join"
+	PlanGroups  = "groups"
+	PlanEntity  = "entity"
+	PlanByValue = "by_value"
+	PlanScan    = "scan"
 )
 
 // PlanQuery names a read and its arguments, for Explain.

@@ -172,7 +172,9 @@ func loadPair(t *testing.T, tdb testDB, n, rounds int) (map[string]*Store, *mode
 	return stores, m
 }
 
-func factKey(f Fact) string { return fmt.Sprintf("%d/%d/%d/%g/%s", f.E, f.A, f.V.Kind, f.V.Num, f.V.Str) }
+func factKey(f Fact) string {
+	return fmt.Sprintf("%d/%d/%d/%g/%s", f.E, f.A, f.V.Kind, f.V.Num, f.V.Str)
+}
 
 // walk pages through a shape with the given page size and returns every row as text.
 func walkAll(t *testing.T, s *Store, at int64, page int) []string {
