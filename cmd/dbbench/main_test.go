@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// binary is the dbbench built once for these end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dbbench-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "dbbench")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		panic("cannot build dbbench: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// dbbench runs the built binary with a private TMPDIR and returns its exit code and output.
+func dbbench(t *testing.T, tmp string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+const tinyConfig = `name: e2e
+dataset: {persons: 2000}
+warmup: 1
+repeats: 3
+workloads:
+  - scan
+  - {name: lookup, ops: 200}
+  - {name: insert, ops: 500}
+  - {name: concurrent, readers: 2, rows: 1000}
+targets:
+TARGETS
+assertions:
+  - scan.rows_per_s[memory] >= 0.000001 * scan.rows_per_s[memory]
+`
+
+func TestEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	cfg := filepath.Join(dir, "e2e.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(tinyConfig, "TARGETS", "  - {name: memory, adapter: memory}", 1)), 0o644)
+	out := filepath.Join(dir, "out", "report.json")
+	code, stdout, stderr := dbbench(t, tmp, "run", "-c", cfg, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"TARGET", "concurrent", "verdict: PASS", "report: " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "dbbench: e2e:") || !strings.Contains(stderr, "finished in") {
+		t.Errorf("no progress on stderr:\n%s", stderr)
+	}
+	r, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SchemaVersion != report.SchemaVersion || r.Verdict != "pass" || len(r.Results) != 4 || r.Environment.Cores == 0 {
+		t.Errorf("report: schema %d verdict %s results %d", r.SchemaVersion, r.Verdict, len(r.Results))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestInterrupt sends SIGINT in the middle of a run: exit 3, one line saying so, no report, and
+// nothing left in the temp dir.
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	cfg := filepath.Join(dir, "long.yaml")
+	os.WriteFile(cfg, []byte(`name: long
+dataset: {persons: 200000}
+warmup: 0
+repeats: 1000
+workloads: [scan, {name: lookup, ops: 100000}]
+targets: [{name: memory, adapter: memory}]
+`), 0o644)
+	out := filepath.Join(dir, "report.json")
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded memory") {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // into the workloads
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "interrupted") {
+		t.Errorf("last line %q does not say interrupted", last)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted run wrote a report")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := dbbench(t, t.TempDir(), "version")
+	if code != 0 || !strings.HasPrefix(out, "dbbench ") || !strings.Contains(out, "report schema 1") {
+		t.Errorf("exit %d: %q", code, out)
+	}
+}
