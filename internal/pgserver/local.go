@@ -97,7 +97,7 @@ func startInWorkDir(ctx context.Context, o Options, settings map[string]string, 
 		if errors.Is(err, adapters.ErrUnavailable) {
 			return nil, err
 		}
-		return nil, startErr("%v; server log: %s", err, tail)
+		return nil, startErr("%w; server log: %s", err, tail)
 	}
 }
 
@@ -257,7 +257,7 @@ func initdb(ctx context.Context, bins binaries, cred *syscall.Credential, wd *wo
 	}
 	if err := <-exited; err != nil {
 		if ctx.Err() != nil {
-			return startErr("initdb: %v", ctx.Err())
+			return startErr("initdb: %w", ctx.Err())
 		}
 		return startErr("initdb failed (%v): %s", err, tailOf(out.String(), 6))
 	}

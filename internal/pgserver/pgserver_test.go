@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -210,7 +211,16 @@ func TestKilledServerIsReported(t *testing.T) {
 	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "exited unexpectedly") || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("Err() = %v, want an unexpected exit by a kill", err)
 	}
+	// A killed postmaster leaves its System V segment behind; Stop must release it.
+	var shmKey, shmID int
+	if _, err := fmt.Sscanf(pidFileLine(filepath.Join(dir, "data"), 6), "%d %d", &shmKey, &shmID); err != nil {
+		t.Fatalf("postmaster.pid of the killed server: %v", err)
+	}
 	err := s.Stop()
+	var desc unix.SysvShmDesc
+	if _, serr := unix.SysvShmCtl(shmID, unix.IPC_STAT, &desc); serr == nil && int(desc.Perm.Key) == shmKey {
+		t.Errorf("shared memory segment %d (key %d) survived Stop", shmID, shmKey)
+	}
 	if err == nil || !strings.Contains(err.Error(), "exited unexpectedly") {
 		t.Errorf("Stop() = %v, want it to report the unexpected exit", err)
 	}

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A work directory holds everything a local server creates:
@@ -47,13 +50,8 @@ func newWorkDir(o *Options, cred *syscall.Credential) (*workDir, error) {
 		return nil, startErr("temp dir: %v", err)
 	}
 	if cred != nil {
-		if err := reachable(parent, cred); err != nil {
-			def := os.TempDir()
-			if parent == def || reachable(def, cred) != nil {
-				return nil, startErr("the postgres user cannot use %s: %v", parent, err)
-			}
-			o.logf("pgserver: the postgres user cannot reach %s (%v); using %s", parent, err, def)
-			parent = def
+		if parent, err = reachableParent(parent, cred, o.logf); err != nil {
+			return nil, err
 		}
 	}
 	sweepLeftovers(parent, o.logf)
@@ -89,10 +87,12 @@ func newWorkDir(o *Options, cred *syscall.Credential) (*workDir, error) {
 	return w, nil
 }
 
-// lockOwner creates dir/owner.lock and holds an exclusive flock on it. The descriptor is
-// close-on-exec, so server processes do not inherit the lock.
+// lockOwner creates dir/owner.lock holding an exclusive flock. The file is locked under a temporary
+// name and then renamed, so a sweeper never sees it unlocked. The descriptor is close-on-exec: server
+// processes do not inherit the lock.
 func lockOwner(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o600)
+	tmp := filepath.Join(dir, lockName+".new")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -101,16 +101,23 @@ func lockOwner(dir string) (*os.File, error) {
 		return nil, err
 	}
 	fmt.Fprintf(f, "%d\n", os.Getpid())
+	if err := os.Rename(tmp, filepath.Join(dir, lockName)); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
 }
 
-// remove releases the lock and deletes the directory with everything in it.
+// remove deletes the directory with everything in it, then releases the lock (in this order, so a
+// sweeper never finds the directory unlocked while it still exists).
 func (w *workDir) remove() error {
+	releaseSharedMemory(w.dataDir())
+	err := os.RemoveAll(w.dir)
 	if w.lock != nil {
 		w.lock.Close()
 		w.lock = nil
 	}
-	if err := os.RemoveAll(w.dir); err != nil {
+	if err != nil {
 		return fmt.Errorf("remove %s: %v", w.dir, err)
 	}
 	return nil
@@ -131,6 +138,7 @@ func sweepLeftovers(parent string, logf func(string, ...any)) {
 		if !abandoned(dir) {
 			continue
 		}
+		releaseSharedMemory(filepath.Join(dir, "data"))
 		if err := os.RemoveAll(dir); err != nil {
 			logf("pgserver: remove leftover %s: %v", dir, err)
 			continue
@@ -149,24 +157,90 @@ func abandoned(dir string) bool {
 		return false
 	}
 	// A leftover's postmaster died with its owner; one still running means this is not ours to touch.
-	if pid, ok := postmasterPID(filepath.Join(dir, "data")); ok && syscall.Kill(pid, 0) == nil {
+	if pid, ok := postmasterPID(filepath.Join(dir, "data")); ok && alive(pid) {
 		return false
 	}
 	return true
 }
 
+// alive reports whether a process exists and is not a zombie (an orphaned postmaster may wait
+// unreaped where PID 1 does not reap).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) STATE ...; comm may contain spaces and parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
 // postmasterPID reads the pid from a data directory's postmaster.pid.
 func postmasterPID(dataDir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-	if err != nil {
-		return 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
 	var pid int
-	if _, err := fmt.Sscanf(line, "%d", &pid); err != nil || pid <= 0 {
+	if _, err := fmt.Sscanf(pidFileLine(dataDir, 0), "%d", &pid); err != nil || pid <= 0 {
 		return 0, false
 	}
 	return pid, true
+}
+
+// pidFileLine returns line i (from 0) of a data directory's postmaster.pid, or "".
+func pidFileLine(dataDir string, i int) string {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if i >= len(lines) {
+		return ""
+	}
+	return lines[i]
+}
+
+// releaseSharedMemory removes the small System V segment of a postmaster that died without a
+// shutdown (SIGKILL): it outlives the processes. postmaster.pid exists only then (a shutdown
+// deletes it) and names the segment on its 7th line ("key shmid"). The segment goes only when it
+// still carries that key and nothing is attached to it; the backends of a killed postmaster detach
+// within moments, so it waits for them a little.
+func releaseSharedMemory(dataDir string) {
+	var key, id int
+	if _, err := fmt.Sscanf(pidFileLine(dataDir, 6), "%d %d", &key, &id); err != nil {
+		return
+	}
+	for deadline := time.Now().Add(detachWait); ; time.Sleep(10 * time.Millisecond) {
+		var desc unix.SysvShmDesc
+		if _, err := unix.SysvShmCtl(id, unix.IPC_STAT, &desc); err != nil || int(desc.Perm.Key) != key {
+			return
+		}
+		if desc.Nattch == 0 {
+			_, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// detachWait bounds the wait for backends of a dead postmaster to detach from shared memory.
+const detachWait = 3 * time.Second
+
+// reachableParent returns the first of parent, os.TempDir() and /tmp that cred's user can reach.
+func reachableParent(parent string, cred *syscall.Credential, logf func(string, ...any)) (string, error) {
+	first := reachable(parent, cred)
+	if first == nil {
+		return parent, nil
+	}
+	for _, alt := range []string{os.TempDir(), "/tmp"} {
+		if alt != parent && reachable(alt, cred) == nil {
+			logf("pgserver: the postgres user cannot reach %s (%v); using %s", parent, first, alt)
+			return alt, nil
+		}
+	}
+	return "", startErr("the postgres user cannot reach %s (%v), nor the system temp dir: give a temp dir it can use", parent, first)
 }
 
 // reachable checks that cred's user may traverse every directory down to dir (mode bits only; ACLs
