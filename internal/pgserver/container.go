@@ -25,7 +25,7 @@ const dockerPingTimeout = 3 * time.Second
 // removed by testcontainers' reaper (Ryuk), which deletes the container when this process's
 // connection to it closes, however the process ends.
 func startContainer(ctx context.Context, o Options, settings map[string]string) (s *Server, err error) {
-	host, err := findDocker(ctx)
+	host, err := findDocker(ctx, dockerPingTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +78,9 @@ func startContainer(ctx context.Context, o Options, settings map[string]string) 
 	return s, nil
 }
 
-// findDocker returns the Docker host to use, or an ErrUnavailable error within dockerPingTimeout.
+// findDocker returns the Docker host to use, or an ErrUnavailable error within timeout.
 // DOCKER_HOST wins when set (as for the docker CLI); else the usual socket locations are tried.
-func findDocker(ctx context.Context) (string, error) {
+func findDocker(ctx context.Context, timeout time.Duration) (string, error) {
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
 		for _, sock := range dockerSockets() {
@@ -103,7 +103,7 @@ func findDocker(ctx context.Context) (string, error) {
 		return "", adapters.Unavailable("Docker client for %s: %v", host, err)
 	}
 	defer cli.Close()
-	ctx, cancel := context.WithTimeout(ctx, dockerPingTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
 		return "", adapters.Unavailable("the Docker engine at %s does not answer: %s", host, oneLine(err.Error()))

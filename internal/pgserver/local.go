@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -423,10 +424,14 @@ func logTail(path string, n int) string {
 	return tailOf(string(buf[:k]), n)
 }
 
+// logPrefix is PostgreSQL's default log_line_prefix ("%m [%p] "): noise in a one-line error.
+var logPrefix = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \S+ \[\d+\] `)
+
+// tailOf returns the last n non-empty lines of s, on one line.
 func tailOf(s string, n int) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.Join(strings.Fields(logPrefix.ReplaceAllString(l, "")), " "); l != "" {
 			lines = append(lines, l)
 		}
 	}

@@ -258,6 +258,7 @@ func TestBadSettings(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	_, err := Start(ctx, Options{TempDir: parent, Settings: map[string]string{"no_such_setting": "1"}})
+	t.Logf("unknown setting: %v", err)
 	if err == nil || !strings.Contains(err.Error(), `unrecognized configuration parameter "no_such_setting"`) ||
 		exitcode.Of(err) != exitcode.Infra || strings.Contains(err.Error(), "\n") {
 		t.Errorf("unknown setting: err = %v (exit %d), want PostgreSQL's reason on one line, exit %d", err, exitcode.Of(err), exitcode.Infra)
@@ -283,6 +284,7 @@ func TestUnavailable(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), guard)
 		_, err := Start(ctx, Options{Mode: tc.mode, BinDir: empty})
 		cancel()
+		t.Logf("mode %q: %v", tc.mode, err)
 		if !errors.Is(err, adapters.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("mode %q: err = %v, want ErrUnavailable", tc.mode, err)
 			continue
@@ -408,10 +410,26 @@ func TestTailOf(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "(empty server log)"},
 		{"a\n\n b \nc\nd\n", "b | c | d"},
+		{"2026-11-30 06:20:31.071 GMT [27815] FATAL:  unrecognized configuration parameter \"x\"\n",
+			`FATAL: unrecognized configuration parameter "x"`},
 		{"one", "one"},
 	} {
 		if got := tailOf(tc.in, 3); got != tc.want {
 			t.Errorf("tailOf(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkStartStop measures a whole server lifetime: initdb, start, first connection, stop and
+// removal. Run: go test -run '^$' -bench StartStop -benchtime 5x ./internal/pgserver/
+func BenchmarkStartStop(b *testing.B) {
+	for b.Loop() {
+		s, err := Start(context.Background(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Stop(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
