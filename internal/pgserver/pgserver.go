@@ -85,13 +85,14 @@ type Server struct {
 type backend interface {
 	// stop shuts the server down and removes everything the mode created.
 	stop() error
-	// done is closed when the server is known to have exited (never closed for a container).
+	// done is closed when the server is known to have exited (for a container: once stopped).
 	done() <-chan struct{}
 	// exitErr describes how the server exited once done is closed.
 	exitErr() error
 }
 
-// Start launches a private PostgreSQL server and returns once it accepts connections. An error
+// Start launches a private PostgreSQL server and returns once it accepts connections. ctx bounds
+// the start-up only: the server runs until Stop (or until this process dies). An error
 // wrapping adapters.ErrUnavailable means this machine can run neither mode; a bad Settings entry is
 // an exit-code-2 error; anything else is an exit-code-3 error.
 func Start(ctx context.Context, o Options) (*Server, error) {
