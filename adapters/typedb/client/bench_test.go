@@ -1,0 +1,80 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/dbbench/dbbench/adapters/typedb/client"
+	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// BenchmarkDecodeScan measures the client's cost per answer row: a fake endpoint serves a
+// pre-encoded answer of n person rows over loopback HTTP, and each row is decoded into a
+// dataset.Person and checksummed, as the adapter's scan does. B/op and allocs/op must stay flat
+// as n grows (the answer is never held in memory).
+//
+//	go test -run '^$' -bench DecodeScan -benchmem ./adapters/typedb/client/
+func BenchmarkDecodeScan(b *testing.B) {
+	ds, err := dataset.Generate(100_000, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		persons := make([]typedbtest.Person, n)
+		for i := range persons {
+			persons[i] = typedbtest.Person{Email: string(ds.Email(i)), Name: string(ds.Name(i)), Age: int64(ds.Age(i))}
+		}
+		var body bytes.Buffer
+		if err := typedbtest.EncodeScanAnswer(&body, persons, typedbtest.AnswerOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		answer := body.Bytes()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/signin" {
+				_, _ = w.Write([]byte(`{"token":"t"}`))
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(answer)
+		}))
+		c, err := client.New(client.Config{Address: srv.URL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := client.OneShot{Database: "bench", Type: client.Read, Query: "match …",
+			QueryOptions: client.QueryOptions{AnswerCountLimit: n}}
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(answer)))
+			b.ReportAllocs()
+			var sum uint64
+			for b.Loop() {
+				rows := 0
+				a, err := c.Query(context.Background(), q, func(r *client.Row) error {
+					e, nm, ag := r.Get("e"), r.Get("n"), r.Get("a")
+					age, err := ag.Int()
+					if err != nil {
+						return err
+					}
+					p := dataset.Person{Email: e.Bytes(), Name: nm.Bytes(), Age: int(age)}
+					sum += dataset.RowSum(p.Email, p.Name, p.Age)
+					rows++
+					return nil
+				})
+				if err != nil || rows != n || a.Truncated() {
+					b.Fatalf("%d rows, %+v, %v", rows, a, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
+			if sum == 0 {
+				b.Fatal("no checksum")
+			}
+		})
+		c.Close()
+		srv.Close()
+	}
+}
