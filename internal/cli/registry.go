@@ -4,6 +4,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/adapters/triplex"
 	"github.com/dbbench/dbbench/baselines/lmdbc"
 )
 
@@ -13,5 +14,6 @@ func builtinAdapters() []adapters.Adapter {
 		memory.New(),
 		lmdb.New(),
 		lmdbc.New(),
+		triplex.New(),
 	}
 }

@@ -161,12 +161,12 @@ ORDER BY s.vn DESC, s.vs DESC, s.e DESC LIMIT ?`)
 	q.computedNext = grp(cur, ` AND (vt, vn, vs) > (?, ?, ?)`)
 	q.asofGroups = grp(asof, "")
 	q.asofGrN = grp(asof, ` AND (vt, vn, vs) > (?, ?, ?)`)
-	q.entity = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {entity} x
-JOIN {fact} f ON f.e = x.id AND f.` + cur + `
-WHERE x.ident = ? ORDER BY f.a, f.vt, f.vn, f.vs`)
-	q.asofEntity = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {entity} x
-JOIN {fact} f ON f.e = x.id AND f.tx_from <= ? AND f.tx_to > ?
-WHERE x.ident = ? ORDER BY f.a, f.vt, f.vn, f.vs`)
+	// The entity id comes from a scalar subquery, so the fact read is a plain range of the EAV index
+	// in (a, v) order: no join, no sort.
+	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}
+WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND ` + cur + ` ORDER BY a, vt, vn, vs`)
+	q.asofEntity = t(`SELECT e, a, vt, vn, vs FROM {fact}
+WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND tx_from <= ? AND tx_to > ? ORDER BY a, vt, vn, vs`)
 	q.byValue = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {fact} k
 JOIN {fact} f ON f.e = k.e AND f.` + cur + `
 WHERE k.a = ? AND k.vt = ? AND k.vn = ? AND k.vs = ? AND k.` + cur + `
@@ -336,7 +336,7 @@ func (x *indexed) entitySQL(at int64, ident string) (string, []any) {
 	if cur {
 		return x.q.entity, []any{ident}
 	}
-	return x.q.asofEntity, []any{t, t, ident}
+	return x.q.asofEntity, []any{ident, t, t}
 }
 
 func (x *indexed) entityByValue(ctx context.Context, a int, v Value, fn func(Fact) error) error {

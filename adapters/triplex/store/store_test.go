@@ -475,3 +475,54 @@ func TestPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeTransaction replaces more values in one transaction than one statement batch holds, so
+// retractions and inserts are flushed several times mid-transaction: every entity must end with
+// exactly one current score, the new one, and the old one must stay readable as of the load.
+func TestLargeTransaction(t *testing.T) {
+	for _, tdb := range testDBs(t) {
+		t.Run(tdb.name, func(t *testing.T) {
+			const n = 1300
+			stores, _ := loadPair(t, tdb, n, 0)
+			for layout, s := range stores {
+				ctx := context.Background()
+				w, err := s.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < n; i++ {
+					if err := w.Replace(ctx, int64(i+1), aScore, NumberValue(float64(1000+i))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+				cur, versions, err := s.Count(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cur != 4*n || versions != 5*n {
+					t.Fatalf("%s: %d current, %d versions; want %d, %d", layout, cur, versions, 4*n, 5*n)
+				}
+				for _, at := range []int64{0, 1} {
+					i := 0
+					err := s.PageAttr(ctx, at, aScore, nil, n, func(f Fact) error {
+						want := float64(1000 + i)
+						if at == 1 {
+							want = float64(i % 100)
+						}
+						if f.E != int64(i+1) || f.V.Num != want {
+							return fmt.Errorf("%s at %d: row %d = entity %d score %v, want %d %v", layout, at, i, f.E, f.V.Num, i+1, want)
+						}
+						i++
+						return nil
+					})
+					if err != nil || i != n {
+						t.Fatalf("%v (%d rows)", err, i)
+					}
+				}
+			}
+		})
+	}
+}

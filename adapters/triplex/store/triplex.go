@@ -526,7 +526,7 @@ func (x *triplex) newWriter(ctx context.Context, tx *sql.Tx, id int64) (writerEn
 
 func (w *triplexWriter) newEntity(context.Context, int64, string) error { return nil }
 
-func (w *triplexWriter) add(ctx context.Context, e int64, a int, v Value) error {
+func (w *triplexWriter) add(e int64, a int, v Value) {
 	ent := w.x.s.Ident(e)
 	attr := w.x.s.attrs[a].Ident
 	id := ent + ":" + attr
@@ -543,7 +543,7 @@ func (w *triplexWriter) add(ctx context.Context, e int64, a int, v Value) error 
 		str = string(v.Str)
 	}
 	t := w.id * msPerTx
-	return w.rows.add(ctx, id, ent, attr, kindName(v.Kind), str, num, boolean,
+	w.rows.add(id, ent, attr, kindName(v.Kind), str, num, boolean,
 		t, w.id, "tx:"+strconv.FormatInt(w.id, 10), t, nil, nil, 1)
 }
 
@@ -554,7 +554,11 @@ func (w *triplexWriter) assert(ctx context.Context, e int64, a int, v Value) err
 		}
 	}
 	w.plain = true
-	return w.add(ctx, e, a, v)
+	w.add(e, a, v)
+	if w.rows.full() {
+		return w.flush(ctx)
+	}
+	return nil
 }
 
 func (w *triplexWriter) replace(ctx context.Context, e int64, a int, v Value) error {
@@ -569,11 +573,9 @@ func (w *triplexWriter) replace(ctx context.Context, e int64, a int, v Value) er
 	}
 	w.pending[a][ent] = true
 	w.retract[a] = append(w.retract[a], ent)
-	if err := w.add(ctx, e, a, v); err != nil {
-		return err
-	}
-	if len(w.retract[a]) >= 500 {
-		return w.flush(ctx)
+	w.add(e, a, v)
+	if w.rows.full() || len(w.retract[a]) >= 500 {
+		return w.flush(ctx) // retractions first, then the new versions
 	}
 	return nil
 }

@@ -117,13 +117,11 @@ func newBatch(tx *sql.Tx, d dialect, head, tail string, cols int) *batch {
 	return &batch{tx: tx, d: d, head: head, tail: tail, cols: cols, maxRows: maxRows, stmts: map[int]*sql.Stmt{}}
 }
 
-func (b *batch) add(ctx context.Context, vals ...any) error {
-	b.args = append(b.args, vals...)
-	if len(b.args) >= b.maxRows*b.cols {
-		return b.flush(ctx)
-	}
-	return nil
-}
+// add appends a row; the caller flushes when full reports true (the order of statements matters
+// to the writers, so a batch never sends itself).
+func (b *batch) add(vals ...any) { b.args = append(b.args, vals...) }
+
+func (b *batch) full() bool { return len(b.args) >= b.maxRows*b.cols }
 
 func (b *batch) pending() bool { return len(b.args) > 0 }
 
@@ -202,7 +200,11 @@ func (x *indexed) newWriter(ctx context.Context, tx *sql.Tx, id int64) (writerEn
 func (w *indexedWriter) setBulk() { w.bulk = true }
 
 func (w *indexedWriter) newEntity(ctx context.Context, e int64, ident string) error {
-	return w.entities.add(ctx, e, ident)
+	w.entities.add(e, ident)
+	if w.entities.full() {
+		return w.entities.flush(ctx)
+	}
+	return nil
 }
 
 func (w *indexedWriter) count(a int, v Value, d int64) {
@@ -212,9 +214,9 @@ func (w *indexedWriter) count(a int, v Value, d int64) {
 	w.deltas[avKey{a, v.Kind, v.Num, string(v.Str)}] += d
 }
 
-func (w *indexedWriter) addFact(ctx context.Context, e int64, a int, v Value) error {
+func (w *indexedWriter) addFact(e int64, a int, v Value) {
 	w.count(a, v, +1)
-	return w.facts.add(ctx, e, int64(a+1), int64(v.Kind), v.Num, string(v.Str), w.id)
+	w.facts.add(e, int64(a+1), int64(v.Kind), v.Num, string(v.Str), w.id)
 }
 
 func (w *indexedWriter) assert(ctx context.Context, e int64, a int, v Value) error {
@@ -224,7 +226,11 @@ func (w *indexedWriter) assert(ctx context.Context, e int64, a int, v Value) err
 		}
 	}
 	w.plain = true
-	return w.addFact(ctx, e, a, v)
+	w.addFact(e, a, v)
+	if w.facts.full() {
+		return w.flush(ctx)
+	}
+	return nil
 }
 
 func (w *indexedWriter) replace(ctx context.Context, e int64, a int, v Value) error {
@@ -240,11 +246,9 @@ func (w *indexedWriter) replace(ctx context.Context, e int64, a int, v Value) er
 	}
 	w.pendingE[a][e] = true
 	w.retract[a] = append(w.retract[a], e)
-	if err := w.addFact(ctx, e, a, v); err != nil {
-		return err
-	}
-	if len(w.retract[a]) >= 500 {
-		return w.flush(ctx)
+	w.addFact(e, a, v)
+	if w.facts.full() || len(w.retract[a]) >= 500 {
+		return w.flush(ctx) // retractions first, then the new versions
 	}
 	return nil
 }
@@ -313,8 +317,11 @@ func (w *indexedWriter) flushCounts(ctx context.Context) error {
 			continue
 		}
 		negative = negative || d < 0
-		if err := b.add(ctx, int64(k.a+1), int64(k.kind), k.num, k.str, d); err != nil {
-			return err
+		b.add(int64(k.a+1), int64(k.kind), k.num, k.str, d)
+		if b.full() {
+			if err := b.flush(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	if err := b.flush(ctx); err != nil {

@@ -1,0 +1,158 @@
+// Package triplex is the dbbench adapter for a temporal triple store with Triplex's model
+// (bjacobso/triplex): entity/attribute/value facts with the transaction that asserted and the one that
+// retracted them, current and as-of reads, on SQLite (modernc.org/sqlite, in memory or a file) or
+// PostgreSQL (pgx; a dsn, or a throwaway server). Each target picks a layout: "triplex", a
+// reconstruction of Triplex's published layout and query shapes (the same-machine baseline), or
+// "indexed", the flat design (see package store).
+//
+// A target of size N holds Triplex's bench fixture, N entities with three facts each (3N facts), plus
+// the person dataset as facts (email, name, age: another 3N facts, for the common workloads).
+package triplex
+
+import (
+	"context"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// Name is the adapter name.
+const Name = "triplex"
+
+const (
+	backendSQLite   = "sqlite"
+	backendPostgres = "postgres"
+	storageMemory   = "memory"
+	storageFile     = "file"
+)
+
+type adapter struct{}
+
+// New returns the triplex adapter.
+func New() adapters.Adapter { return adapter{} }
+
+var optionSpecs = []adapters.OptionSpec{
+	{Name: "backend", Kind: adapters.Enum, Default: backendSQLite, Choices: []string{backendSQLite, backendPostgres},
+		Help: "database: sqlite (modernc.org/sqlite, in process) or postgres (pgx)"},
+	{Name: "layout", Kind: adapters.Enum, Default: store.LayoutIndexed, Choices: []string{store.LayoutTriplex, store.LayoutIndexed},
+		Help: "triplex: reconstruction of Triplex's layout and query shapes (the baseline); indexed: interned ids, covering partial indexes, keyset pages, maintained counts"},
+	{Name: "storage", Kind: adapters.Enum, Default: storageMemory, Choices: []string{storageMemory, storageFile},
+		Help: "sqlite only: memory (memdb, at most 1 GiB per store) or file"},
+	{Name: "path", Kind: adapters.String,
+		Help: "sqlite file storage: the database file to create; it must not exist (default: a file in the target's temp dir)"},
+	{Name: "dsn", Kind: adapters.DSN,
+		Help: "postgres only: server to use (works in a schema of its own, dropped at the end); empty: start a throwaway server"},
+	{Name: "shared_buffers", Kind: adapters.Bytes, Default: "1GiB", HasMin: true, Min: 1 << 20,
+		Help: "postgres throwaway server: shared_buffers"},
+	{Name: "history_depth", Kind: adapters.Int, Default: "2",
+		Help: "versions of each updated fact after load: history_depth-1 update rounds retract and re-assert the score of update_share of the entities (1: no history)"},
+	{Name: "update_share", Kind: adapters.Float, Default: "0.1",
+		Help: "share of the entities (0 < share <= 1) whose score the update rounds replace"},
+	{Name: "persons", Kind: adapters.Bool, Default: "true",
+		Help: "also load the person dataset as facts, for scan/lookup/insert/concurrent (false: Triplex workloads only, half the load)"},
+}
+
+func (adapter) Info() adapters.Info {
+	return adapters.Info{
+		Name: Name,
+		Summary: "temporal triple store (Triplex's model) on SQLite or PostgreSQL; layouts: triplex (reconstruction " +
+			"of Triplex's published layout, the baseline) and indexed (flat first pages); N persons -> N fixture entities, 3N facts",
+		Options:   optionSpecs,
+		Workloads: workloadSpecs(),
+		Builtin:   adapters.Builtins,
+	}
+}
+
+// config is a validated target configuration.
+type config struct {
+	backend, layout, storage, path, dsn string
+	sharedBuffers                       int64
+	historyDepth                        int
+	updateShare                         float64
+	persons                             bool
+}
+
+func parseConfig(o adapters.Options) (config, error) {
+	c := config{
+		backend: o.String("backend"), layout: o.String("layout"), storage: o.String("storage"),
+		path: o.String("path"), dsn: o.String("dsn"), sharedBuffers: o.Int("shared_buffers"),
+		historyDepth: int(o.Int("history_depth")), updateShare: o.Float("update_share"), persons: o.Bool("persons"),
+	}
+	if c.backend == "" {
+		c.backend = backendSQLite
+	}
+	if c.layout == "" {
+		c.layout = store.LayoutIndexed
+	}
+	if c.storage == "" {
+		c.storage = storageMemory
+	}
+	if c.sharedBuffers == 0 {
+		c.sharedBuffers = 1 << 30
+	}
+	if !o.Has("history_depth") {
+		c.historyDepth = 2
+	}
+	if !o.Has("update_share") {
+		c.updateShare = 0.1
+	}
+	if !o.Has("persons") {
+		c.persons = true
+	}
+	switch {
+	case c.historyDepth < 1:
+		return c, exitcode.Usagef("triplex: history_depth must be at least 1 (1 = no update rounds), got %d", c.historyDepth)
+	case c.historyDepth > 1000:
+		return c, exitcode.Usagef("triplex: history_depth %d is more than 1000 update rounds", c.historyDepth)
+	case !(c.updateShare > 0 && c.updateShare <= 1):
+		return c, exitcode.Usagef("triplex: update_share must be in (0, 1], got %v", c.updateShare)
+	case c.backend == backendPostgres && o.Has("path") && c.path != "":
+		return c, exitcode.Usagef("triplex: path is a sqlite option; backend is postgres")
+	case c.backend == backendPostgres && c.storage == storageFile:
+		return c, exitcode.Usagef("triplex: storage is a sqlite option; backend is postgres")
+	case c.backend == backendSQLite && c.dsn != "":
+		return c, exitcode.Usagef("triplex: dsn is a postgres option; backend is sqlite")
+	case c.backend == backendSQLite && c.path != "" && c.storage != storageFile:
+		return c, exitcode.Usagef("triplex: path needs storage: file")
+	}
+	return c, nil
+}
+
+type envDir string
+
+func (e envDir) dir() string { return string(e) }
+
+func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env) (adapters.Target, error) {
+	c, err := parseConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if env.Size < 1 {
+		return nil, exitcode.Usagef("triplex: dataset size must be at least 1, got %d", env.Size)
+	}
+	logf := env.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	var b backend
+	switch c.backend {
+	case backendSQLite:
+		b, err = openSQLite(ctx, c.storage, c.path, envDir(env.TempDir))
+	case backendPostgres:
+		b, err = openPostgres(ctx, c.dsn, c.sharedBuffers, envDir(env.TempDir), logf)
+	default:
+		err = exitcode.Usagef("triplex: unknown backend %q", c.backend)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &target{cfg: c, b: b, env: env, logf: logf}, nil
+}
+
+func redact(dsn string) string { return adapters.RedactDSN(dsn) }
+
+// errNoPersons is returned by the common workloads of a target opened with persons: false.
+func errNoPersons(w string) error {
+	return exitcode.Usagef("triplex: workload %s needs the person dataset, but the target has persons: false", w)
+}

@@ -1,0 +1,288 @@
+package triplex
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgserver"
+)
+
+// Driver versions as pinned in go.mod, for the report.
+const (
+	sqliteDriver = "modernc.org/sqlite v1.62.0 (pure Go, database/sql)"
+	pgDriver     = "github.com/jackc/pgx/v5 v5.12.0 (database/sql via pgx/stdlib)"
+)
+
+// backend hands out the databases stores live in.
+type backend interface {
+	dialect() string
+	// storeDB returns the database for a new store named name: a fresh in-memory database per store
+	// (SQLite memory), or the one shared database (a SQLite file, the PostgreSQL schema), in which
+	// case release is a no-op and stores are told apart by table prefix.
+	storeDB(ctx context.Context, name string) (db *sql.DB, release func() error, err error)
+	info(ctx context.Context) map[string]any
+	close() error
+}
+
+// sqliteBackend is SQLite through modernc.org/sqlite.
+type sqliteBackend struct {
+	storage string // "memory" or "file"
+	path    string // file storage: the database file (created by us)
+	file    *sql.DB
+	id      string // unique per target, names the memdb databases
+	seq     int
+	version string
+}
+
+func randomID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func openSQLite(ctx context.Context, storage, path string, env tempDirEnv) (*sqliteBackend, error) {
+	b := &sqliteBackend{storage: storage, id: randomID()}
+	if storage == storageMemory {
+		db, release, err := b.storeDB(ctx, "probe")
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&b.version); err != nil {
+			return nil, exitcode.Infraf("triplex: sqlite: %w", err)
+		}
+		return b, nil
+	}
+	if path == "" {
+		path = filepath.Join(env.dir(), "triplex.db")
+	}
+	// Never touch a file the user owns: refuse any existing path (and its WAL/SHM companions).
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if _, err := os.Lstat(p); err == nil {
+			return nil, exitcode.Usagef("triplex: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, exitcode.Usagef("triplex: path %s: %v", p, err)
+		}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, exitcode.Usagef("triplex: path %s: directory %s does not exist", path, dir)
+		}
+	}
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)", "temp_store(memory)",
+		"cache_size(-262144)", "mmap_size(1073741824)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, exitcode.Infraf("triplex: sqlite %s: %w", path, err)
+	}
+	db.SetMaxIdleConns(16)
+	if err := db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&b.version); err != nil {
+		db.Close()
+		return nil, exitcode.Infraf("triplex: sqlite %s: %w", path, err)
+	}
+	b.path, b.file = path, db
+	return b, nil
+}
+
+func (b *sqliteBackend) dialect() string { return store.SQLite }
+
+func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, func() error, error) {
+	if b.storage == storageFile {
+		return b.file, func() error { return nil }, nil
+	}
+	b.seq++
+	// memdb: shared by name between this process's connections (so readers run concurrently),
+	// capped at 1 GiB per database by SQLite.
+	dsn := fmt.Sprintf("file:/dbbench-triplex-%s-%d-%s?vfs=memdb&_pragma=temp_store(memory)", b.id, b.seq, name)
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
+	}
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	// The database lives as long as one connection is open: pin one for the store's lifetime.
+	keep, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
+	}
+	return db, func() error { keep.Close(); return db.Close() }, nil
+}
+
+func (b *sqliteBackend) info(context.Context) map[string]any {
+	m := map[string]any{"driver": sqliteDriver, "sqlite_version": b.version, "storage": b.storage}
+	if b.storage == storageMemory {
+		m["storage_detail"] = "memdb VFS, one in-memory database per store shared by the pool's connections (SQLite caps each at 1 GiB)"
+	} else {
+		m["storage_detail"] = "file, WAL, synchronous=NORMAL, 256 MiB page cache, 1 GiB mmap"
+		m["path"] = b.path
+	}
+	return m
+}
+
+func (b *sqliteBackend) close() error {
+	if b.file == nil {
+		return nil
+	}
+	err := b.file.Close()
+	for _, p := range []string{b.path, b.path + "-wal", b.path + "-shm"} {
+		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
+			err = rmErr
+		}
+	}
+	return err
+}
+
+// pgBackend is PostgreSQL through pgx. Everything the adapter creates lives in one schema of its
+// own, created by Open and dropped by Close; nothing else on the server is touched.
+type pgBackend struct {
+	db      *sql.DB
+	schema  string
+	server  *pgserver.Server // the throwaway server, when no dsn was given
+	version string
+	dsn     string // redacted, for the report
+	sb      string
+}
+
+type tempDirEnv interface{ dir() string }
+
+func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env tempDirEnv, logf func(string, ...any)) (*pgBackend, error) {
+	b := &pgBackend{}
+	if dsn == "" {
+		settings := map[string]string{
+			"shared_buffers":       fmt.Sprintf("%dkB", sharedBuffers/1024),
+			"jit":                  "off",
+			"maintenance_work_mem": "512MB",
+			"max_wal_size":         "4GB",
+		}
+		srv, err := pgserver.Start(ctx, pgserver.Options{TempDir: env.dir(), Logf: logf, Settings: settings})
+		if err != nil {
+			return nil, err // ErrUnavailable when this machine can run no server
+		}
+		b.server, b.sb = srv, settings["shared_buffers"]
+		dsn = srv.DSN("postgres")
+	}
+	b.dsn = redact(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		b.close()
+		return nil, exitcode.Usagef("triplex: dsn %s: %v", b.dsn, err)
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		b.close()
+		return nil, connectErr(b.dsn, err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&b.version); err != nil {
+		b.close()
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+	}
+	for range 5 {
+		name := "dbbench_triplex_" + randomID()
+		if _, err = admin.Exec(ctx, "CREATE SCHEMA "+name); err == nil {
+			b.schema = name
+			break
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42P06" { // duplicate_schema: pick another name
+			break
+		}
+	}
+	if b.schema == "" {
+		b.close()
+		return nil, exitcode.Infraf("triplex: postgres %s: create schema: %w", b.dsn, err)
+	}
+	cfg.RuntimeParams["search_path"] = b.schema
+	cfg.RuntimeParams["jit"] = "off"
+	b.db = stdlib.OpenDB(*cfg)
+	b.db.SetMaxIdleConns(16)
+	if err := b.db.PingContext(ctx); err != nil {
+		b.close()
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+	}
+	return b, nil
+}
+
+// connectErr classifies a failed connection: rejected credentials or a missing database are the
+// user's to fix (exit 2); an unreachable server is infrastructure (exit 3).
+func connectErr(dsn string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "28P01", "28000":
+			return exitcode.Usagef("triplex: postgres %s: authentication failed (%s): check the user and password in the dsn", dsn, pgErr.Message)
+		case "3D000":
+			return exitcode.Usagef("triplex: postgres %s: %s", dsn, pgErr.Message)
+		}
+	}
+	return exitcode.Infraf("triplex: postgres %s: cannot connect: %v", dsn, oneLine(err.Error()))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (b *pgBackend) dialect() string { return store.Postgres }
+
+func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, func() error, error) {
+	return b.db, func() error { return nil }, nil
+}
+
+func (b *pgBackend) info(ctx context.Context) map[string]any {
+	m := map[string]any{"driver": pgDriver, "server_version": b.version, "schema": b.schema, "storage": "server"}
+	if b.server != nil {
+		m["server"] = "throwaway (" + b.server.Mode() + ")"
+		m["shared_buffers"] = b.sb
+	} else {
+		m["server"] = "dsn " + b.dsn
+	}
+	if b.db != nil {
+		var sb string
+		if err := b.db.QueryRowContext(ctx, "SHOW shared_buffers").Scan(&sb); err == nil {
+			m["shared_buffers"] = sb
+		}
+	}
+	return m
+}
+
+func (b *pgBackend) close() error {
+	var err error
+	if b.db != nil {
+		if b.schema != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			_, err = b.db.ExecContext(ctx, "DROP SCHEMA "+b.schema+" CASCADE")
+			cancel()
+		}
+		if cerr := b.db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if b.server != nil {
+		if serr := b.server.Stop(); err == nil {
+			err = serr
+		}
+	}
+	return err
+}

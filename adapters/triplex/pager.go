@@ -1,0 +1,261 @@
+package triplex
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// pager pages through one query shape with keyset cursors; R is the shape's row type. Everything
+// the ops check comes from here: the order of rows (which also proves keyset continuity), each
+// row's value against the model, and the page's row count.
+type pager[R any] struct {
+	t     *target
+	shape string
+	flat  bool // declared flat: its plan must not sort
+	fetch func(ctx context.Context, after *R, limit int, fn func(R) error) error
+	clone func(R) R
+	// before reports whether a comes strictly before b in the shape's order.
+	before func(a, b R) bool
+	hash   func(R) uint64
+	check  func(R) error
+	plan   func(after *R, limit int) store.PlanQuery
+}
+
+// shapeOps is what PrepareWorkload needs of a pager, whatever its row type.
+type shapeOps interface {
+	firstPage(ctx context.Context, page int) (adapters.Op, error)
+	nextPages(ctx context.Context, page, pages int) (adapters.Op, error)
+}
+
+// pageOp fetches one page per call: the first page, or the pages after cursors taken at prepare.
+type pageOp[R any] struct {
+	p       *pager[R]
+	page    int
+	cursors []*R     // nil: the first page
+	want    []int    // rows each fetch returns (page+1 while a next page exists)
+	first   []uint64 // hash of each page's first row, recorded at prepare (next pages)
+	plan    store.Plan
+	planErr error
+}
+
+// run fetches the page after cursor (page+1 rows at most) and checks it.
+func (p *pager[R]) run(ctx context.Context, after *R, page int) (n int, tally adapters.Tally, first uint64, last R, err error) {
+	var prev R
+	err = p.fetch(ctx, after, page+1, func(r R) error {
+		n++
+		if n > page {
+			return nil // the extra row only says that a next page exists
+		}
+		switch {
+		case n > 1 && !p.before(prev, r):
+			return fmt.Errorf("triplex: %s: row %d is out of order", p.shape, n)
+		case n == 1 && after != nil && !p.before(*after, r):
+			return fmt.Errorf("triplex: %s: first row does not follow the cursor", p.shape)
+		}
+		if err := p.check(r); err != nil {
+			return fmt.Errorf("%w (%s, row %d)", err, p.shape, n)
+		}
+		h := p.hash(r)
+		if n == 1 {
+			first = h
+		}
+		tally.Rows++
+		tally.Sum += mix(h + uint64(n))
+		prev = p.clone(r)
+		return nil
+	})
+	return n, tally, first, prev, err
+}
+
+func (p *pager[R]) firstPage(ctx context.Context, page int) (adapters.Op, error) {
+	op := &pageOp[R]{p: p, page: page, cursors: []*R{nil}, want: []int{page + 1}}
+	op.plan, op.planErr = p.t.bench.Explain(ctx, p.plan(nil, page+1))
+	return op, nil
+}
+
+func (p *pager[R]) nextPages(ctx context.Context, page, pages int) (adapters.Op, error) {
+	op := &pageOp[R]{p: p, page: page}
+	n, _, _, last, err := p.run(ctx, nil, page)
+	if err != nil {
+		return nil, err
+	}
+	for k := 0; k < pages && n > page; k++ {
+		cursor := last
+		var first uint64
+		n, _, first, last, err = p.run(ctx, &cursor, page)
+		if err != nil {
+			return nil, err
+		}
+		op.cursors = append(op.cursors, &cursor)
+		op.want = append(op.want, n)
+		op.first = append(op.first, first)
+	}
+	if len(op.cursors) == 0 {
+		return nil, exitcode.Usagef("triplex: next_page: %s has a single page of %d rows", p.shape, page)
+	}
+	op.plan, op.planErr = p.t.bench.Explain(ctx, p.plan(op.cursors[0], page+1))
+	return op, nil
+}
+
+func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	k := i % len(o.cursors)
+	n, tally, first, _, err := o.p.run(ctx, o.cursors[k], o.page)
+	switch {
+	case err != nil:
+		return tally, err
+	case n != o.want[k]:
+		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, n, o.want[k])
+	case o.first != nil && first != o.first[k]:
+		return tally, fmt.Errorf("triplex: %s: page %d starts with a different row than when prepared", o.p.shape, k+2)
+	}
+	return tally, nil
+}
+
+func (o *pageOp[R]) Info() map[string]any {
+	m := map[string]any{"shape": o.p.shape, "page": o.page, "flat_declared": o.p.flat, "layout": o.p.t.cfg.layout}
+	if o.cursors[0] != nil {
+		m["pages"] = len(o.cursors)
+		m["continuation"] = "keyset"
+	}
+	describePlan(m, o.plan, o.planErr, o.p.flat)
+	return m
+}
+
+func factBefore(a, b store.Fact) bool {
+	switch {
+	case a.E != b.E:
+		return a.E < b.E
+	case a.A != b.A:
+		return a.A < b.A
+	}
+	return a.V.Compare(b.V) < 0
+}
+
+func cloneFact(f store.Fact) store.Fact { f.V = f.V.Clone(); return f }
+
+// pagerFor builds the pager of a first-page shape and says how many rows the shape has now.
+func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, string, error) {
+	indexed := t.cfg.layout == store.LayoutIndexed
+	entities := t.entities()
+	switch name {
+	case wPageAll:
+		return &pager[store.Fact]{
+			t: t, shape: "all facts [?e ?a ?v]", flat: indexed,
+			fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
+				return t.bench.PageAll(ctx, 0, after, limit, fn)
+			},
+			clone: cloneFact, before: factBefore, hash: hashFact,
+			check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
+			plan: func(after *store.Fact, limit int) store.PlanQuery {
+				return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
+			},
+		}, entities * factsPerEntity, "facts", nil
+	case wPageAttr:
+		a := attrOf(params.String("attribute"))
+		return t.attrPager(a, 0, -1), entities, "entities", nil
+	case wPageJoin:
+		minScore := int(params.Int("min_score"))
+		if !params.Has("min_score") {
+			minScore = 50
+		}
+		if minScore < 0 || minScore >= scoreRange {
+			return nil, 0, "", exitcode.Usagef("triplex: workload %s: min_score must be in 0..%d, got %d", name, scoreRange-1, minScore)
+		}
+		j := store.Join{Order: attrScore, With: attrName, Min: float64(minScore)}
+		rows := 0
+		for e := int64(1); e <= int64(entities); e++ {
+			if t.scoreOf(e) >= j.Min {
+				rows++
+			}
+		}
+		return &pager[store.JoinRow]{
+			t: t, shape: fmt.Sprintf("join name+score, score >= %d, by score desc", minScore), flat: indexed,
+			fetch: func(ctx context.Context, after *store.JoinRow, limit int, fn func(store.JoinRow) error) error {
+				return t.bench.PageJoin(ctx, 0, j, after, limit, fn)
+			},
+			clone: func(r store.JoinRow) store.JoinRow { r.With = r.With.Clone(); return r },
+			before: func(a, b store.JoinRow) bool {
+				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E > b.E
+			},
+			hash: func(r store.JoinRow) uint64 { return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1) },
+			check: func(r store.JoinRow) error {
+				if r.Order.Num < j.Min {
+					return fmt.Errorf("triplex: join: entity %d has score %v < %v", r.E, r.Order.Num, j.Min)
+				}
+				if err := t.expectValue(r.E, attrScore, r.Order, -1); err != nil {
+					return err
+				}
+				return t.expectValue(r.E, attrName, r.With, -1)
+			},
+			plan: func(after *store.JoinRow, limit int) store.PlanQuery {
+				return store.PlanQuery{Shape: store.PlanJoin, Join: j, AfterJoin: after, Limit: limit}
+			},
+		}, rows, "entities with score >= min_score", nil
+	case wGroupCount:
+		computed := params.String("mode") == "computed"
+		return &pager[store.Group]{
+			t: t, shape: "group count ?group (count ?e) over :bench/group" + map[bool]string{true: ", computed", false: ", maintained"}[computed || !indexed],
+			flat: indexed && !computed,
+			fetch: func(ctx context.Context, after *store.Group, limit int, fn func(store.Group) error) error {
+				var v *store.Value
+				if after != nil {
+					v = &after.V
+				}
+				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, fn)
+			},
+			clone:  func(g store.Group) store.Group { g.V = g.V.Clone(); return g },
+			before: func(a, b store.Group) bool { return a.V.Compare(b.V) < 0 },
+			hash:   func(g store.Group) uint64 { return mix(hashValue(g.V) ^ uint64(g.N)*0x9e3779b97f4a7c15) },
+			check: func(g store.Group) error {
+				s, ok := strings.CutPrefix(string(g.V.Str), "group:")
+				k, err := strconv.Atoi(s)
+				if g.V.Kind != store.String || !ok || err != nil {
+					return fmt.Errorf("triplex: group count: unexpected group %s", show(g.V))
+				}
+				if want := t.groupSize(k); g.N != want {
+					return fmt.Errorf("triplex: group count: %s has %d entities, want %d", g.V.Str, g.N, want)
+				}
+				return nil
+			},
+			plan: func(after *store.Group, limit int) store.PlanQuery {
+				q := store.PlanQuery{Shape: store.PlanGroups, Attr: attrGroup, Computed: computed, Limit: limit}
+				if after != nil {
+					q.AfterValue = &after.V
+				}
+				return q
+			},
+		}, min(entities, groupCount), "groups", nil
+	}
+	return nil, 0, "", exitcode.Usagef("triplex: no workload %q", name)
+}
+
+// attrPager pages [?e attr ?v] as of transaction at (0: current); rounds is the model's state at
+// that transaction (-1: current).
+func (t *target) attrPager(a int, at int64, rounds int) *pager[store.Fact] {
+	shape := "fixed attribute [?e " + benchSchemaIdent(a) + " ?v]"
+	if at != 0 {
+		shape += fmt.Sprintf(" as of tx %d", at)
+	}
+	return &pager[store.Fact]{
+		t: t, shape: shape, flat: t.cfg.layout == store.LayoutIndexed,
+		fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
+			return t.bench.PageAttr(ctx, at, a, after, limit, fn)
+		},
+		clone: cloneFact, before: factBefore, hash: hashFact,
+		check: func(f store.Fact) error {
+			if f.A != a {
+				return fmt.Errorf("triplex: attribute page: got attribute %d, want %d", f.A, a)
+			}
+			return t.expectValue(f.E, f.A, f.V, rounds)
+		},
+		plan: func(after *store.Fact, limit int) store.PlanQuery {
+			return store.PlanQuery{Shape: store.PlanAttr, At: at, Attr: a, AfterFact: after, Limit: limit}
+		},
+	}
+}

@@ -1,0 +1,429 @@
+package triplex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// Workload names.
+const (
+	wPageAll      = "page_all"
+	wPageAttr     = "page_attribute"
+	wPageJoin     = "page_join"
+	wGroupCount   = "group_count"
+	wNextPage     = "next_page"
+	wEntityLookup = "entity_lookup"
+	wAsOfPage     = "asof_page"
+	wAsOfEntity   = "asof_entity"
+	wInsertFacts  = "insert_facts"
+	wUpdateRound  = "update_round"
+)
+
+// maxPage is Triplex's largest page.
+const maxPage = 1000
+
+var (
+	pageParam = adapters.OptionSpec{Name: "page", Kind: adapters.Int, Default: "100", HasMin: true, Min: 1,
+		Help: "rows per page (at most 1000); one more row is fetched to know a next page exists"}
+	attrParam = adapters.OptionSpec{Name: "attribute", Kind: adapters.Enum, Default: "name", Choices: []string{"name", "score", "group"},
+		Help: "the fixed attribute: :bench/name, :bench/score or :bench/group"}
+	backParam = adapters.OptionSpec{Name: "back", Kind: adapters.Int, Default: "1", HasMin: true, Min: 1,
+		Help: "read as of this many load-time update rounds before the last (at most history_depth-1)"}
+)
+
+func workloadSpecs() []adapters.WorkloadSpec {
+	return []adapters.WorkloadSpec{
+		{Name: wPageAll, Help: "first page of [?e ?a ?v] (all current facts) in (e, a, v) order", Params: []adapters.OptionSpec{pageParam}},
+		{Name: wPageAttr, Help: "first page of [?e :bench/<attribute> ?v] in (e, v) order", Params: []adapters.OptionSpec{pageParam, attrParam}},
+		{Name: wPageJoin, Help: "first page of Triplex's join: name and score of entities with score >= min_score, by score descending",
+			Params: []adapters.OptionSpec{pageParam, {Name: "min_score", Kind: adapters.Int, Default: "50", HasMin: true, Min: 0, Help: "score lower bound (0..99)"}}},
+		{Name: wGroupCount, Help: "first page of ?group (count ?e) over :bench/group (250 groups)",
+			Params: []adapters.OptionSpec{pageParam, {Name: "mode", Kind: adapters.Enum, Default: "maintained", Choices: []string{"maintained", "computed"},
+				Help: "indexed layout: read maintained counts, or compute them with a streaming GROUP BY (the triplex layout always computes)"}}},
+		{Name: wNextPage, Help: "a later page by keyset cursor (pages 2..pages+1 in turn, cursors taken untimed)",
+			Params: []adapters.OptionSpec{pageParam,
+				{Name: "shape", Kind: adapters.Enum, Default: "all", Choices: []string{"all", "attribute", "join", "group"}, Help: "which shape to page through"},
+				{Name: "pages", Kind: adapters.Int, Default: "5", HasMin: true, Min: 1, Help: "how many later pages to cycle through"}}},
+		{Name: wEntityLookup, Help: "all current facts of one entity by its external id (seeded random fixture entities)"},
+		{Name: wAsOfPage, Help: "first page of [?e :bench/<attribute> ?v] as of a past transaction (needs history_depth >= 2)",
+			Params: []adapters.OptionSpec{pageParam, backParam, {Name: "attribute", Kind: adapters.Enum, Default: "score", Choices: []string{"name", "score", "group"},
+				Help: "the attribute (score is the one update rounds change)"}}},
+		{Name: wAsOfEntity, Help: "the facts of an updated entity as of a past transaction (needs history_depth >= 2)",
+			Params: []adapters.OptionSpec{backParam}},
+		{Name: wInsertFacts, Help: "one transaction inserting batch new fixture entities (3 facts each) with every index live; rows = facts",
+			Params: []adapters.OptionSpec{{Name: "batch", Kind: adapters.Int, Default: "1000", HasMin: true, Min: 1, Help: "entities per transaction"}}},
+		{Name: wUpdateRound, Help: "one transaction retracting and re-asserting the score of batch updated entities (in turn); rows = pairs",
+			Params: []adapters.OptionSpec{{Name: "batch", Kind: adapters.Int, Default: "1000", HasMin: true, Min: 1, Help: "retract+assert pairs per transaction"}}},
+	}
+}
+
+func attrOf(name string) int {
+	switch name {
+	case "score":
+		return attrScore
+	case "group":
+		return attrGroup
+	}
+	return attrName
+}
+
+// PrepareWorkload readies a Triplex workload (untimed): checks its parameters against the data,
+// takes cursors and samples, and records the query plan.
+func (t *target) PrepareWorkload(ctx context.Context, name string, params adapters.Options) (adapters.Op, error) {
+	if t.bench == nil {
+		return nil, exitcode.Infraf("triplex: workload %s before Load", name)
+	}
+	page := int(params.Int("page"))
+	if params.Has("page") && page > maxPage {
+		return nil, exitcode.Usagef("triplex: workload %s: page %d is larger than Triplex's maximum of %d", name, page, maxPage)
+	}
+	if page == 0 {
+		page = 100
+	}
+	usage := func(format string, args ...any) error {
+		return exitcode.Usagef("triplex: workload %s: "+format, append([]any{name}, args...)...)
+	}
+	need := func(rows int, what string, pages int) error {
+		if want := page*pages + 1; rows < want {
+			return usage("%d page(s) of %d rows need at least %d %s, but the fixture at %d entities has %d; use a larger dataset size or a smaller page",
+				pages, page, want, what, t.entities(), rows)
+		}
+		return nil
+	}
+	switch name {
+	case wPageAll, wPageAttr, wPageJoin, wGroupCount:
+		p, rows, what, err := t.pagerFor(name, params)
+		if err != nil {
+			return nil, err
+		}
+		if err := need(rows, what, 1); err != nil {
+			return nil, err
+		}
+		return p.firstPage(ctx, page)
+	case wNextPage:
+		shape := map[string]string{"all": wPageAll, "attribute": wPageAttr, "join": wPageJoin, "group": wGroupCount}[params.String("shape")]
+		if shape == "" {
+			shape = wPageAll
+		}
+		pages := max(int(params.Int("pages")), 1)
+		p, rows, what, err := t.pagerFor(shape, params)
+		if err != nil {
+			return nil, err
+		}
+		if err := need(rows, what, pages+1); err != nil {
+			return nil, err
+		}
+		return p.nextPages(ctx, page, pages)
+	case wEntityLookup:
+		return t.entityLookup(ctx)
+	case wAsOfPage, wAsOfEntity:
+		back := max(int(params.Int("back")), 1)
+		if back > t.cfg.historyDepth-1 {
+			return nil, usage("back %d needs history_depth >= %d (the target has history_depth %d, i.e. %d update round(s))",
+				back, back+1, t.cfg.historyDepth, t.cfg.historyDepth-1)
+		}
+		rounds := t.cfg.historyDepth - 1 - back
+		at := t.roundTx[rounds]
+		if name == wAsOfEntity {
+			if len(t.selected) == 0 {
+				return nil, usage("no entity is updated at update_share %v and %d entities", t.cfg.updateShare, t.n)
+			}
+			return t.asOfEntity(ctx, at, rounds)
+		}
+		a := attrOf(params.String("attribute"))
+		if !params.Has("attribute") {
+			a = attrScore
+		}
+		p := t.attrPager(a, at, rounds)
+		if err := need(t.n, "entities", 1); err != nil {
+			return nil, err
+		}
+		return p.firstPage(ctx, page)
+	case wInsertFacts:
+		return &insertOp{t: t, batch: max(int(params.Int("batch")), 1)}, nil
+	case wUpdateRound:
+		if len(t.selected) == 0 {
+			return nil, usage("no entity is updated at update_share %v and %d entities", t.cfg.updateShare, t.n)
+		}
+		return &updateOp{t: t, batch: max(int(params.Int("batch")), 1)}, nil
+	}
+	return nil, exitcode.Usagef("triplex: no workload %q", name)
+}
+
+// entities is the fixture's current entity count (load plus insert_facts).
+func (t *target) entities() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return int(t.next - 1)
+}
+
+// scoreOf is entity e's current score in the model.
+func (t *target) scoreOf(e int64) float64 {
+	i := int(e - 1)
+	if i < t.n {
+		return t.currentScore(i)
+	}
+	return benchScore(i, 0)
+}
+
+// expectValue checks a fixture fact against the model; rounds >= 0 means as of that many
+// load-time update rounds (for the score), -1 means current.
+func (t *target) expectValue(e int64, a int, v store.Value, rounds int) error {
+	i := int(e - 1)
+	if i < 0 || e >= t.nextEntity() {
+		return fmt.Errorf("triplex: entity %d is not in the fixture", e)
+	}
+	var want store.Value
+	switch a {
+	case attrGroup:
+		want = store.StringValue(benchGroup(i))
+	case attrName:
+		want = store.StringValue(benchName(i))
+	case attrScore:
+		switch {
+		case rounds < 0:
+			want = store.NumberValue(t.scoreOf(e))
+		case i < t.n && updated(i, t.cfg.updateShare):
+			want = store.NumberValue(benchScore(i, rounds))
+		default:
+			want = store.NumberValue(benchScore(i, 0))
+		}
+	default:
+		return fmt.Errorf("triplex: entity %d: unknown attribute %d", e, a)
+	}
+	if v.Compare(want) != 0 {
+		return fmt.Errorf("triplex: entity %d attribute %s = %s, want %s", e, benchSchemaIdent(a), show(v), show(want))
+	}
+	return nil
+}
+
+func (t *target) nextEntity() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.next
+}
+
+func benchSchemaIdent(a int) string {
+	return [...]string{":bench/group", ":bench/name", ":bench/score"}[a]
+}
+
+func show(v store.Value) string {
+	if v.Kind == store.String {
+		return fmt.Sprintf("%q", v.Str)
+	}
+	return fmt.Sprint(v.Num)
+}
+
+// groupSize is how many current fixture entities are in group g.
+func (t *target) groupSize(g int) int64 {
+	m := t.entities()
+	if g >= m {
+		return 0
+	}
+	return int64((m-1-g)/groupCount + 1)
+}
+
+// hashing: a row's checksum mixes its content and its position in the page, so two targets agree
+// only when they return the same rows in the same order.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func hashValue(v store.Value) uint64 {
+	h := uint64(v.Kind)*0x9e3779b97f4a7c15 ^ math.Float64bits(v.Num)
+	for _, c := range v.Str {
+		h = (h ^ uint64(c)) * 0x100000001b3
+	}
+	return mix(h)
+}
+
+func hashFact(f store.Fact) uint64 {
+	return mix(uint64(f.E)*0x9e3779b97f4a7c15 ^ uint64(f.A+1)<<56 ^ hashValue(f.V))
+}
+
+// entityLookupOp reads one entity by external id.
+type entityLookupOp struct {
+	t      *target
+	sample []int32
+	at     int64
+	rounds int // -1: current
+	plan   store.Plan
+	err    error
+}
+
+func (t *target) entityLookup(ctx context.Context) (adapters.Op, error) {
+	n := min(t.n, 10000)
+	rng := rand.New(rand.NewPCG(uint64(t.env.Seed), 0x7472706c))
+	sample := make([]int32, n)
+	for i := range sample {
+		sample[i] = int32(rng.IntN(t.n))
+	}
+	op := &entityLookupOp{t: t, sample: sample, rounds: -1}
+	op.plan, op.err = t.bench.Explain(ctx, store.PlanQuery{Shape: store.PlanEntity, Ident: t.bench.Ident(int64(sample[0]) + 1)})
+	return op, nil
+}
+
+func (t *target) asOfEntity(ctx context.Context, at int64, rounds int) (adapters.Op, error) {
+	op := &entityLookupOp{t: t, sample: t.selected, at: at, rounds: rounds}
+	op.plan, op.err = t.bench.Explain(ctx, store.PlanQuery{Shape: store.PlanEntity, At: at, Ident: t.bench.Ident(int64(t.selected[0]) + 1)})
+	return op, nil
+}
+
+func (o *entityLookupOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	e := int64(o.sample[i%len(o.sample)]) + 1
+	var tally adapters.Tally
+	a := 0
+	err := o.t.bench.Entity(ctx, o.at, o.t.bench.Ident(e), func(f store.Fact) error {
+		if f.E != e || f.A != a {
+			return fmt.Errorf("triplex: entity %d: got fact (%d, %d), want attribute %d", e, f.E, f.A, a)
+		}
+		if err := o.t.expectValue(e, f.A, f.V, o.rounds); err != nil {
+			return err
+		}
+		a++
+		tally.Rows++
+		tally.Sum += mix(hashFact(f) + uint64(a))
+		return nil
+	})
+	if err == nil && tally.Rows != factsPerEntity {
+		err = fmt.Errorf("triplex: entity %d: %d facts, want %d", e, tally.Rows, factsPerEntity)
+	}
+	return tally, err
+}
+
+func (o *entityLookupOp) Info() map[string]any {
+	m := map[string]any{"shape": "entity by external id", "flat_declared": false}
+	if o.at != 0 {
+		m["as_of_tx"] = o.at
+	}
+	describePlan(m, o.plan, o.err, false)
+	return m
+}
+
+// describePlan adds a plan to an op's report entry, with a warning when a read declared flat sorts.
+func describePlan(m map[string]any, p store.Plan, err error, flat bool) {
+	if err != nil {
+		m["plan_error"] = err.Error()
+		return
+	}
+	m["sql"] = p.SQL
+	m["plan"] = p.Lines
+	if flat && len(p.Sorts) > 0 {
+		m["warnings"] = []string{fmt.Sprintf("shape declared flat, but its plan sorts: %v", p.Sorts)}
+	}
+}
+
+// insertOp inserts new fixture entities with every index live.
+type insertOp struct {
+	t     *target
+	batch int
+	first int64 // first entity this op inserted
+	last  int64
+}
+
+func (o *insertOp) Do(ctx context.Context, _ int) (adapters.Tally, error) {
+	t := o.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	start := time.Now()
+	w, err := t.bench.Begin(ctx)
+	if err != nil {
+		return adapters.Tally{}, err
+	}
+	vals := make([]store.Value, len(benchSchema.Attrs))
+	var tally adapters.Tally
+	for j := 0; j < o.batch; j++ {
+		e := t.next + int64(j)
+		if err := w.NewEntity(ctx, e); err != nil {
+			_ = w.Rollback()
+			return adapters.Tally{}, err
+		}
+		benchValues(int(e-1), 0, vals)
+		for a, v := range vals {
+			if err := w.Assert(ctx, e, a, v); err != nil {
+				_ = w.Rollback()
+				return adapters.Tally{}, err
+			}
+			tally.Rows++
+			tally.Sum += hashFact(store.Fact{E: e, A: a, V: v})
+		}
+	}
+	if err := w.Commit(ctx); err != nil {
+		return adapters.Tally{}, err
+	}
+	if o.first == 0 {
+		o.first = t.next
+	}
+	t.next += int64(o.batch)
+	o.last = t.next - 1
+	t.insertOps.n += tally.Rows
+	t.insertOps.dur += time.Since(start)
+	return tally, nil
+}
+
+// Close checks (untimed) that the last inserted entity reads back whole.
+func (o *insertOp) Close() error {
+	if o.last == 0 {
+		return nil
+	}
+	n := 0
+	err := o.t.bench.Entity(context.Background(), 0, o.t.bench.Ident(o.last), func(f store.Fact) error {
+		n++
+		return o.t.expectValue(o.last, f.A, f.V, -1)
+	})
+	if err == nil && n != factsPerEntity {
+		err = fmt.Errorf("triplex: inserted entity %d reads back %d facts, want %d", o.last, n, factsPerEntity)
+	}
+	return err
+}
+
+func (o *insertOp) Info() map[string]any {
+	return map[string]any{"shape": "insert fixture entities, indexes live", "facts_per_txn": o.batch * factsPerEntity}
+}
+
+// updateOp retracts and re-asserts scores of the updated entities, batch per transaction.
+type updateOp struct {
+	t     *target
+	batch int
+}
+
+func (o *updateOp) Do(ctx context.Context, _ int) (adapters.Tally, error) {
+	t := o.t
+	t.mu.Lock()
+	ents := make([]int32, 0, o.batch)
+	for len(ents) < o.batch && len(ents) < len(t.selected) {
+		ents = append(ents, t.selected[t.updCursor])
+		t.updCursor = (t.updCursor + 1) % len(t.selected)
+	}
+	t.mu.Unlock()
+	start := time.Now()
+	if _, err := t.updateRound(ctx, ents); err != nil {
+		return adapters.Tally{}, err
+	}
+	d := time.Since(start)
+	var tally adapters.Tally
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.updateOps.n += int64(len(ents))
+	t.updateOps.dur += d
+	for _, i := range ents {
+		tally.Rows++
+		tally.Sum += hashFact(store.Fact{E: int64(i) + 1, A: attrScore, V: store.NumberValue(benchScore(int(i), int(t.updates[i])))})
+	}
+	return tally, nil
+}
+
+func (o *updateOp) Info() map[string]any {
+	return map[string]any{"shape": "retract + re-assert :bench/score (UPDATE of the open version, INSERT of the new)", "pairs_per_txn": o.batch}
+}
