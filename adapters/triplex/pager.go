@@ -183,7 +183,9 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			before: func(a, b store.JoinRow) bool {
 				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E > b.E
 			},
-			hash: func(r store.JoinRow) uint64 { return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1) },
+			hash: func(r store.JoinRow) uint64 {
+				return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1)
+			},
 			check: func(r store.JoinRow) error {
 				if r.Order.Num < j.Min {
 					return fmt.Errorf("triplex: join: entity %d has score %v < %v", r.E, r.Order.Num, j.Min)
