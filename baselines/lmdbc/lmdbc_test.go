@@ -179,7 +179,7 @@ func TestBadArguments(t *testing.T) {
 		{"readers above max_readers", func() error {
 			_, _, err := tg.TimedScanConcurrently(ctx, 5, 10, make([]time.Duration, 5))
 			return err
-		}, "5 readers need max_readers of at least 7 (it is 4)", exitcode.Usage},
+		}, "5 readers need max_readers of at least 5 (it is 4)", exitcode.Usage},
 		{"no readers", func() error {
 			_, _, err := tg.TimedScanConcurrently(ctx, 0, 10, nil)
 			return err

@@ -231,7 +231,7 @@ func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, l
 		return nil, 0, exitcode.Usagef("lmdb-c concurrent: want 1 to %d readers, got %d", maxReaderThreads, readers)
 	case readers > t.st.Config().MaxReaders:
 		return nil, 0, exitcode.Usagef("lmdb-c concurrent: %d readers need max_readers of at least %d (it is %d)",
-			readers, readers+2, t.st.Config().MaxReaders)
+			readers, readers, t.st.Config().MaxReaders)
 	case len(lat) != readers:
 		return nil, 0, fmt.Errorf("lmdb-c concurrent: %d latency slots for %d readers", len(lat), readers)
 	case rows < 0:
