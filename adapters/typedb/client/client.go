@@ -149,13 +149,13 @@ func (c *Client) Version(ctx context.Context) (ServerVersion, error) {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Status == http.StatusNotFound {
-			return v, fmt.Errorf("typedb version: %s answers 404 for /v1/version: %w", c.base, ErrNoHTTPAPI)
+			return v, fmt.Errorf("typedb: %s answers 404 for /v1/version: %w", c.base, ErrNoHTTPAPI)
 		}
 		return v, err
 	}
 	defer done()
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v); err != nil || v.Version == "" {
-		return v, fmt.Errorf("typedb version: %s answered /v1/version with something other than a TypeDB version: %w", c.base, ErrNoHTTPAPI)
+		return v, fmt.Errorf("typedb: %s answers /v1/version with something other than a TypeDB version: %w", c.base, ErrNoHTTPAPI)
 	}
 	return v, nil
 }

@@ -62,7 +62,7 @@ var (
 	// ErrNotTLS: a TLS handshake got a plain-HTTP answer.
 	ErrNotTLS = errors.New("the server does not speak TLS (use an http:// address)")
 	// ErrNoHTTPAPI: the server has no TypeDB HTTP API (TypeDB before 3.2, or not TypeDB).
-	ErrNoHTTPAPI = errors.New("no TypeDB HTTP API at this address (TypeDB 3.2 or later serves it, on port 8000 by default)")
+	ErrNoHTTPAPI = errors.New("no TypeDB HTTP API here: TypeDB 3.2 or later is needed (it serves the API on port 8000 by default)")
 )
 
 // readError turns a failed response into an *Error. The body is read up to 1 MiB.

@@ -1,0 +1,137 @@
+package typedb
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/dbbench/dbbench/adapters"
+)
+
+// noServer is the reason given when there is neither an address nor Docker.
+const noServer = "no TypeDB server: set TYPEDB_ADDRESS or install Docker"
+
+// container is a TypeDB server started for this target. testcontainers' reaper removes it if the
+// process dies before Close.
+type container struct {
+	ctr testcontainers.Container
+}
+
+// startContainer runs typedb/typedb:<version> and waits until /health answers 204. It returns the
+// HTTP address.
+func startContainer(ctx context.Context, image string, timeout time.Duration, logf func(string, ...any)) (c *container, addr string, err error) {
+	host, err := findDocker(ctx, 3*time.Second)
+	if err != nil {
+		return nil, "", err
+	}
+	defer func() {
+		// testcontainers panics on some discovery failures: keep them one-line errors.
+		if r := recover(); r != nil {
+			c, addr, err = nil, "", adapters.Unavailable("%s (testcontainers: %v)", noServer, r)
+		}
+	}()
+	logf("typedb: starting a %s container (Docker at %s)", image, host)
+	t0 := time.Now()
+	ctr, err := testcontainers.Run(ctx, image,
+		testcontainers.WithExposedPorts("8000/tcp"),
+		// Offline, reproducible runs: no diagnostics reporting to TypeDB's servers.
+		testcontainers.WithCmdArgs("--diagnostics.reporting.metrics=false", "--diagnostics.reporting.errors=false"),
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/health").WithPort("8000/tcp").
+			WithStatusCodeMatcher(func(status int) bool { return status == 204 }).
+			WithStartupTimeout(timeout)),
+		testcontainers.WithLogger(tcLogger{logf}),
+	)
+	c = &container{ctr: ctr}
+	if err != nil {
+		_ = c.stop()
+		return nil, "", fmt.Errorf("typedb container %s: %s", image, oneLine(err.Error()))
+	}
+	hostName, err := ctr.Host(ctx)
+	if err != nil {
+		_ = c.stop()
+		return nil, "", fmt.Errorf("typedb container host: %v", err)
+	}
+	port, err := ctr.MappedPort(ctx, "8000/tcp")
+	if err != nil {
+		_ = c.stop()
+		return nil, "", fmt.Errorf("typedb container port: %v", err)
+	}
+	addr = "http://" + net.JoinHostPort(hostName, strconv.Itoa(int(port.Num())))
+	logf("typedb: server ready at %s (%v)", addr, time.Since(t0).Round(time.Millisecond))
+	return c, addr, nil
+}
+
+func (c *container) stop() error {
+	if c == nil || c.ctr == nil {
+		return nil
+	}
+	err := testcontainers.TerminateContainer(c.ctr, testcontainers.StopTimeout(10*time.Second))
+	c.ctr = nil
+	if err != nil {
+		return fmt.Errorf("remove the TypeDB container: %s", oneLine(err.Error()))
+	}
+	return nil
+}
+
+// findDocker returns the Docker host, or an ErrUnavailable error within timeout. DOCKER_HOST wins
+// when set; otherwise the usual socket locations are tried.
+func findDocker(ctx context.Context, timeout time.Duration) (string, error) {
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		for _, sock := range dockerSockets() {
+			if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
+				host = "unix://" + sock
+				break
+			}
+		}
+		if host == "" {
+			return "", adapters.Unavailable("%s (no Docker engine: DOCKER_HOST is unset and no docker.sock exists)", noServer)
+		}
+	}
+	if path, ok := strings.CutPrefix(host, "unix://"); ok {
+		if _, err := os.Stat(path); err != nil {
+			return "", adapters.Unavailable("%s (no Docker engine at DOCKER_HOST=%s)", noServer, host)
+		}
+	}
+	cli, err := client.New(client.FromEnv, client.WithHost(host))
+	if err != nil {
+		return "", adapters.Unavailable("%s (Docker client for %s: %s)", noServer, host, oneLine(err.Error()))
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
+		return "", adapters.Unavailable("%s (the Docker engine at %s does not answer: %s)", noServer, host, oneLine(err.Error()))
+	}
+	return host, nil
+}
+
+func dockerSockets() []string {
+	socks := []string{"/var/run/docker.sock"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		socks = append(socks, filepath.Join(d, "docker.sock"), filepath.Join(d, "podman", "podman.sock"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		socks = append(socks, filepath.Join(h, ".docker", "run", "docker.sock"), filepath.Join(h, ".docker", "desktop", "docker.sock"))
+	}
+	return append(socks, fmt.Sprintf("/run/user/%d/docker.sock", os.Getuid()))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// tcLogger sends testcontainers' progress lines to the target's log.
+type tcLogger struct{ logf func(string, ...any) }
+
+func (l tcLogger) Printf(format string, args ...any) { l.logf("testcontainers: "+format, args...) }
+
+var _ tclog.Logger = tcLogger{}
