@@ -65,14 +65,16 @@ workloads:
 targets:
 TARGETS
 assertions:
-  - scan.rows_per_s[memory] >= 0.000001 * scan.rows_per_s[memory]
+  - scan.rows_per_s[lmdb-go] >= 0.000001 * scan.rows_per_s[lmdb-c]
+  - lookup.p50[lmdb-go] - lookup.p50[lmdb-c] <= 1000000000
 `
 
 func TestEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	tmp := t.TempDir()
 	cfg := filepath.Join(dir, "e2e.yaml")
-	os.WriteFile(cfg, []byte(strings.Replace(tinyConfig, "TARGETS", "  - {name: memory, adapter: memory}", 1)), 0o644)
+	targets := "  - {name: lmdb-c, adapter: lmdb-c}\n  - {name: lmdb-go, adapter: lmdb}\n  - {name: memory, adapter: memory}"
+	os.WriteFile(cfg, []byte(strings.Replace(tinyConfig, "TARGETS", targets, 1)), 0o644)
 	out := filepath.Join(dir, "out", "report.json")
 	code, stdout, stderr := dbbench(t, tmp, "run", "-c", cfg, "--out", out)
 	if code != 0 {
@@ -90,8 +92,18 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SchemaVersion != report.SchemaVersion || r.Verdict != "pass" || len(r.Results) != 4 || r.Environment.Cores == 0 {
+	if r.SchemaVersion != report.SchemaVersion || r.Verdict != "pass" || len(r.Results) != 12 || r.Environment.Cores == 0 {
 		t.Errorf("report: schema %d verdict %s results %d", r.SchemaVersion, r.Verdict, len(r.Results))
+	}
+	// The C baseline and the Go binding read the same rows: every workload's checksum agrees.
+	for _, w := range []string{"scan", "lookup", "insert", "concurrent"} {
+		c, g := r.Find("lmdb-c", w, 0), r.Find("lmdb-go", w, 0)
+		if c == nil || g == nil || c.Repeats[0].Checksum != g.Repeats[0].Checksum || !c.Verification.OK || !g.Verification.OK {
+			t.Errorf("%s: C and Go results disagree or failed verification", w)
+		}
+	}
+	if len(r.Assertions) != 2 || r.Assertions[0].Verdict != "pass" {
+		t.Errorf("assertions: %+v", r.Assertions)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
