@@ -122,6 +122,8 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		NewValidateCmd(f, nil),
 		NewListCmd(f),
 		NewVersionCmd(f),
+		NewCompareCmd(f, nil),
+		NewReportCmd(f, nil),
 	)
 	return root
 }

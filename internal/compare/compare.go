@@ -1,0 +1,585 @@
+// Package compare decides whether one dbbench report differs from another. It pairs the results of
+// OLD and NEW by target, workload and dataset size, compares the per-repeat samples of each figure with
+// the Mann-Whitney U test of golang.org/x/perf/benchmath (the statistics behind benchstat), and, given
+// thresholds, turns the verdicts into a regression gate. With a reference target it compares each
+// target's figures divided by the reference's figures of the same repeat, which cancels the speed of
+// the machine. Rendering is in render.go: nothing in the comparison prints.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// DefaultAlpha is the significance level of the U test, as in benchstat.
+const DefaultAlpha = 0.05
+
+// Options configure a comparison.
+type Options struct {
+	// Figures to compare; empty means the default set (see DefaultFigures).
+	Figures []string
+	// NormalizeBy names a reference target: every other target's per-repeat figures are divided by the
+	// reference's figures of the same repeat before OLD and NEW are compared.
+	NormalizeBy string
+	// Thresholds make the comparison a gate; nil or empty compares only.
+	Thresholds *Thresholds
+	// AllowSizeMismatch pairs results of different dataset sizes (by rank: smallest with smallest).
+	AllowSizeMismatch bool
+	// Alpha is the significance level (0: DefaultAlpha).
+	Alpha float64
+	// OldName and NewName label the reports in messages (default "OLD" and "NEW").
+	OldName, NewName string
+}
+
+// DefaultFigures is the set compared when Options.Figures is empty: the throughput (rows_per_s, or
+// ops_per_s when a result has no rows) and the p50 and p99 latencies. Latency figures (percentiles,
+// min, max, mean) are never compared for results whose repeats record a single latency (a whole
+// scan, a whole insert transaction): there they equal the repeat's elapsed time, which ns_per_row and
+// the throughput already cover.
+var DefaultFigures = []string{"rows_per_s", "p50", "p99"}
+
+// Verdict is the outcome of comparing one figure.
+type Verdict string
+
+const (
+	Better Verdict = "better"
+	Worse  Verdict = "worse"
+	// Same means no significant change (benchstat's "~").
+	Same Verdict = "same"
+	// TooFew means the samples are too small for the test to ever reject at alpha: no decision.
+	TooFew Verdict = "too_few_repeats"
+)
+
+// Label is the verdict as shown in tables.
+func (v Verdict) Label() string {
+	switch v {
+	case Same:
+		return "~"
+	case TooFew:
+		return "too few repeats"
+	}
+	return string(v)
+}
+
+// GateStatus is what the gate made of one row, or of the whole comparison.
+type GateStatus string
+
+const (
+	GateNone      GateStatus = ""          // no threshold applies
+	GatePass      GateStatus = "pass"      // not significantly worse beyond the threshold
+	GateFail      GateStatus = "fail"      // significantly worse beyond the threshold
+	GateUndecided GateStatus = "undecided" // too few repeats to tell
+)
+
+// Comparison is the outcome of comparing two reports.
+type Comparison struct {
+	Old         Source  `json:"old"`
+	New         Source  `json:"new"`
+	NormalizeBy string  `json:"normalize_by,omitempty"`
+	Alpha       float64 `json:"alpha"`
+	// Sweep is true when either report covers several dataset sizes (rows then name their size).
+	Sweep bool  `json:"sweep"`
+	Rows  []Row `json:"rows"`
+	// Failed lists results that failed in either report: no figure of theirs can be trusted.
+	Failed []Failed `json:"failed"`
+	// Unpaired lists results present on one side only (or without the reference's result).
+	Unpaired []Unpaired `json:"unpaired"`
+	// Notes are differences between the reports worth knowing (machines, parameters, slowdowns).
+	Notes []string `json:"notes"`
+	Gate  Gate     `json:"gate"`
+}
+
+// Source identifies one of the compared reports.
+type Source struct {
+	Name      string `json:"name"`
+	Config    string `json:"config"`
+	CI        bool   `json:"ci"`
+	StartedAt string `json:"started_at"`
+	Commit    string `json:"commit,omitempty"`
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	Repeats   int    `json:"repeats"`
+	Sizes     []int  `json:"sizes"`
+}
+
+// Row compares one figure of one result.
+type Row struct {
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Size     int    `json:"size"`
+	// OldSize is OLD's dataset size when it differs (--allow-size-mismatch).
+	OldSize int    `json:"old_size,omitempty"`
+	Figure  string `json:"figure"`
+	// Unit is the figure's unit, or "ratio" when normalized.
+	Unit         string `json:"unit"`
+	HigherBetter bool   `json:"higher_is_better"`
+	Old          Side   `json:"old"`
+	New          Side   `json:"new"`
+	// Change is new/old - 1 of the medians; ChangeLo and ChangeHi bound it with confidence
+	// CIConfidence (null when there are too few repeats for an interval).
+	Change       Num     `json:"change"`
+	ChangeLo     Num     `json:"change_lo"`
+	ChangeHi     Num     `json:"change_hi"`
+	CIConfidence float64 `json:"ci_confidence,omitempty"`
+	// P is the p-value of the Mann-Whitney U test.
+	P       float64 `json:"p"`
+	Verdict Verdict `json:"verdict"`
+	// Reason explains a TooFew verdict in benchmath's words.
+	Reason string `json:"reason,omitempty"`
+	// Threshold is the gate's threshold for this row (null when not gated).
+	Threshold *float64   `json:"threshold,omitempty"`
+	Gate      GateStatus `json:"gate,omitempty"`
+}
+
+// Side holds one report's values of a row's figure.
+type Side struct {
+	// Median over repeats, with its confidence interval (null bounds when too few repeats).
+	Median Num `json:"median"`
+	Lo     Num `json:"lo"`
+	Hi     Num `json:"hi"`
+	// Values are the per-repeat values, in repeat order.
+	Values []float64 `json:"values"`
+	// Merged is a percentile figure computed from the histogram merged over all repeats (latency
+	// figures only).
+	Merged *float64 `json:"merged,omitempty"`
+}
+
+// N is the number of repeats on this side.
+func (s Side) N() int { return len(s.Values) }
+
+// Failed is a result that failed in one of the reports.
+type Failed struct {
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Size     int    `json:"size"`
+	// In is "old" or "new".
+	In    string `json:"in"`
+	Error string `json:"error"`
+}
+
+// Unpaired is a result that could not be compared.
+type Unpaired struct {
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Size     int    `json:"size"`
+	Reason   string `json:"reason"`
+}
+
+// Gate is the overall outcome when thresholds are set.
+type Gate struct {
+	Enabled bool `json:"enabled"`
+	// Verdict is "pass", "fail" (a figure got significantly worse beyond its threshold, or a result
+	// failed in NEW) or "undecided" (too few repeats, or a result failed in OLD). Empty when disabled.
+	Verdict    GateStatus `json:"verdict,omitempty"`
+	Thresholds string     `json:"thresholds,omitempty"`
+	Gated      int        `json:"gated"`
+	Failures   int        `json:"failures"`
+	Undecided  int        `json:"undecided"`
+	// Reasons say why the verdict is not "pass", one line each.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Num is a float64 that encodes NaN and infinities as JSON null.
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(fmt.Sprint(f)), nil
+}
+
+// Compare compares NEW against OLD. Errors mean the reports cannot be compared (they name the
+// difference); every error is about the input.
+func Compare(oldRep, newRep *report.Report, opts Options) (*Comparison, error) {
+	c := &comparer{opts: opts, old: oldRep, new: newRep, oldName: opts.OldName, newName: opts.NewName}
+	if c.oldName == "" {
+		c.oldName = "OLD"
+	}
+	if c.newName == "" {
+		c.newName = "NEW"
+	}
+	if c.opts.Alpha == 0 {
+		c.opts.Alpha = DefaultAlpha
+	}
+	if a := c.opts.Alpha; !(a > 0 && a < 1) {
+		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
+	}
+	return c.run()
+}
+
+type comparer struct {
+	opts             Options
+	old, new         *report.Report
+	oldName, newName string
+	sizeOf           map[int]int // NEW size -> OLD size
+	out              *Comparison
+	hist             histCache
+}
+
+func (c *comparer) run() (*Comparison, error) {
+	if err := c.checkFigures(); err != nil {
+		return nil, err
+	}
+	if err := c.checkCompatible(); err != nil {
+		return nil, err
+	}
+	c.out = &Comparison{
+		Old: source(c.oldName, c.old), New: source(c.newName, c.new),
+		NormalizeBy: c.opts.NormalizeBy, Alpha: c.opts.Alpha,
+		Sweep: len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
+		Rows:  []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
+	}
+	if err := c.pairResults(); err != nil {
+		return nil, err
+	}
+	if len(c.out.Rows) == 0 && len(c.out.Failed) == 0 {
+		what := "the default figures"
+		if len(c.opts.Figures) > 0 {
+			what = "figures " + strings.Join(c.opts.Figures, ", ")
+		}
+		return nil, fmt.Errorf("nothing to compare: no result has %s in both reports (latency percentiles are not compared for scan and insert, whose repeats record one latency)", what)
+	}
+	c.notes()
+	if err := c.gate(); err != nil {
+		return nil, err
+	}
+	return c.out, nil
+}
+
+func source(name string, r *report.Report) Source {
+	return Source{
+		Name: name, Config: r.Run.ConfigName, CI: r.Run.CI, StartedAt: r.Run.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
+		Commit: r.Tool.Commit, CPU: r.Environment.CPUModel, Cores: r.Environment.Cores,
+		Repeats: r.Run.Repeats, Sizes: r.Run.Sizes,
+	}
+}
+
+func (c *comparer) checkFigures() error {
+	for _, f := range c.opts.Figures {
+		if _, ok := report.LookupFigure(f); !ok {
+			return fmt.Errorf("unknown figure %q (figures: %s)", f, strings.Join(report.FigureNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// checkCompatible refuses reports that cannot be compared, naming the difference.
+func (c *comparer) checkCompatible() error {
+	if c.old.SchemaVersion != c.new.SchemaVersion {
+		return fmt.Errorf("schema versions differ: %s has %d, %s has %d: rerun the older one with this dbbench",
+			c.oldName, c.old.SchemaVersion, c.newName, c.new.SchemaVersion)
+	}
+	oldT, newT := targetNames(c.old), targetNames(c.new)
+	if ref := c.opts.NormalizeBy; ref != "" {
+		for _, side := range []struct {
+			name string
+			r    *report.Report
+		}{{c.oldName, c.old}, {c.newName, c.new}} {
+			t := side.r.TargetByName(ref)
+			if t == nil {
+				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(targetNames(side.r), ", "))
+			}
+			if t.Status == "skipped" {
+				return fmt.Errorf("--normalize-by %s: the target was skipped in %s (%s)", ref, side.name, t.Reason)
+			}
+		}
+	}
+	var common []string
+	for _, t := range newT {
+		if slices.Contains(oldT, t) && t != c.opts.NormalizeBy {
+			common = append(common, t)
+		}
+	}
+	if len(common) == 0 {
+		if c.opts.NormalizeBy != "" {
+			return fmt.Errorf("no common targets besides the reference %s: %s has %s; %s has %s",
+				c.opts.NormalizeBy, c.oldName, strings.Join(oldT, ", "), c.newName, strings.Join(newT, ", "))
+		}
+		return fmt.Errorf("no common targets: %s has %s; %s has %s", c.oldName, strings.Join(oldT, ", "), c.newName, strings.Join(newT, ", "))
+	}
+	oldW, newW := workloadNames(c.old), workloadNames(c.new)
+	if !slices.ContainsFunc(newW, func(w string) bool { return slices.Contains(oldW, w) }) {
+		return fmt.Errorf("no common workloads: %s ran %s; %s ran %s", c.oldName, strings.Join(oldW, ", "), c.newName, strings.Join(newW, ", "))
+	}
+	return c.pairSizes()
+}
+
+// pairSizes maps each NEW dataset size to the OLD one it is compared with.
+func (c *comparer) pairSizes() error {
+	oldSizes, newSizes := sortedSizes(c.old), sortedSizes(c.new)
+	c.sizeOf = map[int]int{}
+	if slices.Equal(oldSizes, newSizes) {
+		for _, s := range newSizes {
+			c.sizeOf[s] = s
+		}
+		return nil
+	}
+	if !c.opts.AllowSizeMismatch {
+		return fmt.Errorf("dataset sizes differ: %s has %s, %s has %s (pass --allow-size-mismatch to compare them anyway)",
+			c.oldName, joinInts(oldSizes), c.newName, joinInts(newSizes))
+	}
+	if len(oldSizes) != len(newSizes) {
+		return fmt.Errorf("cannot pair dataset sizes: %s has %d (%s), %s has %d (%s)",
+			c.oldName, len(oldSizes), joinInts(oldSizes), c.newName, len(newSizes), joinInts(newSizes))
+	}
+	for i, s := range newSizes {
+		c.sizeOf[s] = oldSizes[i]
+	}
+	return nil
+}
+
+// sortedSizes returns a report's dataset sizes (from run.sizes, else from its results).
+func sortedSizes(r *report.Report) []int {
+	sizes := slices.Clone(r.Run.Sizes)
+	if len(sizes) == 0 {
+		for _, x := range r.Results {
+			if !slices.Contains(sizes, x.Size) {
+				sizes = append(sizes, x.Size)
+			}
+		}
+	}
+	sort.Ints(sizes)
+	return slices.Compact(sizes)
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, "/")
+}
+
+func targetNames(r *report.Report) []string {
+	var names []string
+	for _, t := range r.Targets {
+		names = append(names, t.Name)
+	}
+	for _, x := range r.Results { // reports without a targets list still name them in results
+		if !slices.Contains(names, x.Target) {
+			names = append(names, x.Target)
+		}
+	}
+	return names
+}
+
+func workloadNames(r *report.Report) []string {
+	var names []string
+	for _, x := range r.Results {
+		if !slices.Contains(names, x.Workload) {
+			names = append(names, x.Workload)
+		}
+	}
+	return names
+}
+
+// find returns the result for (target, workload) at exactly size.
+func find(r *report.Report, target, workload string, size int) *report.Result {
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Target == target && x.Workload == workload && x.Size == size {
+			return x
+		}
+	}
+	return nil
+}
+
+// pairResults walks NEW's results in order, pairs each with OLD's and compares their figures.
+func (c *comparer) pairResults() error {
+	ref := c.opts.NormalizeBy
+	for i := range c.new.Results {
+		nr := &c.new.Results[i]
+		if nr.Target == ref {
+			continue
+		}
+		oldSize := c.sizeOf[nr.Size]
+		or := find(c.old, nr.Target, nr.Workload, oldSize)
+		if or == nil {
+			c.unpaired(nr.Target, nr.Workload, nr.Size, "only in "+c.newName)
+			continue
+		}
+		if c.failedEither(or, nr) {
+			continue
+		}
+		var oldRef, newRef *report.Result
+		if ref != "" {
+			oldRef, newRef = find(c.old, ref, nr.Workload, oldSize), find(c.new, ref, nr.Workload, nr.Size)
+			if oldRef == nil || newRef == nil {
+				c.unpaired(nr.Target, nr.Workload, nr.Size, fmt.Sprintf("the reference %s has no %s result to normalize by", ref, nr.Workload))
+				continue
+			}
+			if c.failedEither(oldRef, newRef) {
+				continue
+			}
+		}
+		if err := c.compareResult(or, nr, oldRef, newRef); err != nil {
+			return err
+		}
+	}
+	for i := range c.old.Results {
+		or := &c.old.Results[i]
+		if or.Target == ref {
+			continue
+		}
+		if !c.hasNewFor(or) {
+			c.unpaired(or.Target, or.Workload, or.Size, "only in "+c.oldName)
+		}
+	}
+	return nil
+}
+
+func (c *comparer) hasNewFor(or *report.Result) bool {
+	for newSize, oldSize := range c.sizeOf {
+		if oldSize == or.Size && find(c.new, or.Target, or.Workload, newSize) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *comparer) unpaired(target, workload string, size int, reason string) {
+	c.out.Unpaired = append(c.out.Unpaired, Unpaired{Target: target, Workload: workload, Size: size, Reason: reason})
+}
+
+// failedEither records failed results; it reports whether either failed.
+func (c *comparer) failedEither(or, nr *report.Result) bool {
+	failed := false
+	for _, x := range []struct {
+		in string
+		r  *report.Result
+	}{{"old", or}, {"new", nr}} {
+		if x.r.Status == "ok" {
+			continue
+		}
+		failed = true
+		if slices.ContainsFunc(c.out.Failed, func(f Failed) bool {
+			return f.In == x.in && f.Target == x.r.Target && f.Workload == x.r.Workload && f.Size == x.r.Size
+		}) {
+			continue // a failed reference shows up once, not once per target normalized by it
+		}
+		msg := x.r.Error
+		if msg == "" {
+			msg = "status " + x.r.Status
+		}
+		c.out.Failed = append(c.out.Failed, Failed{Target: x.r.Target, Workload: x.r.Workload, Size: x.r.Size, In: x.in, Error: msg})
+	}
+	return failed
+}
+
+// figuresFor picks the figures to compare for one result pair.
+func (c *comparer) figuresFor(or, nr *report.Result) []string {
+	single := singleOp(or) || singleOp(nr)
+	if len(c.opts.Figures) > 0 {
+		var figs []string
+		for _, f := range c.opts.Figures {
+			if !(single && mergedFigures[f]) {
+				figs = append(figs, f)
+			}
+		}
+		return figs
+	}
+	throughput := "rows_per_s"
+	if !hasFigure(or, throughput) || !hasFigure(nr, throughput) {
+		throughput = "ops_per_s"
+	}
+	figs := []string{throughput}
+	if !single {
+		figs = append(figs, "p50", "p99")
+	}
+	return figs
+}
+
+// singleOp reports whether each repeat of r records one latency (a whole scan, a whole insert
+// transaction), so its percentiles are just its elapsed time.
+func singleOp(r *report.Result) bool {
+	return r.Unit == "scan" || r.Unit == "insert-txn"
+}
+
+func hasFigure(r *report.Result, fig string) bool {
+	for _, rep := range r.Repeats {
+		if _, ok := rep.Figures[fig]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// compareResult adds one row per figure of a result pair; oldRef and newRef are the reference
+// target's results when normalizing.
+func (c *comparer) compareResult(or, nr, oldRef, newRef *report.Result) error {
+	for _, fig := range c.figuresFor(or, nr) {
+		info, _ := report.LookupFigure(fig)
+		oldS, err := c.series(c.oldName, or, oldRef, fig)
+		if err != nil {
+			return err
+		}
+		newS, err := c.series(c.newName, nr, newRef, fig)
+		if err != nil {
+			return err
+		}
+		if len(oldS.values) == 0 || len(newS.values) == 0 {
+			continue // this result does not have the figure (an insert has no percentiles worth a row, ...)
+		}
+		row := Row{
+			Target: nr.Target, Workload: nr.Workload, Size: nr.Size, Figure: fig,
+			Unit: info.Unit, HigherBetter: info.HigherBetter,
+		}
+		if oldSize := or.Size; oldSize != nr.Size {
+			row.OldSize = oldSize
+		}
+		if oldRef != nil {
+			row.Unit = "ratio"
+		}
+		st := compareSamples(oldS.values, newS.values, c.opts.Alpha)
+		row.Old = side(st.old.Center, st.old.Lo, st.old.Hi, oldS)
+		row.New = side(st.new.Center, st.new.Lo, st.new.Hi, newS)
+		row.Change, row.ChangeLo, row.ChangeHi = Num(st.change), Num(st.lo), Num(st.hi)
+		row.CIConfidence = st.ciConfidence
+		row.P = st.cmp.P
+		row.Verdict, row.Reason = verdict(st, info.HigherBetter)
+		c.out.Rows = append(c.out.Rows, row)
+	}
+	return nil
+}
+
+func side(center, lo, hi float64, s series) Side {
+	out := Side{Median: Num(center), Lo: Num(lo), Hi: Num(hi), Values: s.values}
+	if !math.IsNaN(s.merged) && !math.IsInf(s.merged, 0) {
+		m := s.merged
+		out.Merged = &m
+	}
+	return out
+}
+
+// verdict decides one row from its statistics.
+func verdict(st sampleStats, higherBetter bool) (Verdict, string) {
+	if st.allEqual {
+		return Same, ""
+	}
+	if st.cmp.P > st.cmp.Alpha {
+		if len(st.cmp.Warnings) > 0 {
+			msgs := make([]string, len(st.cmp.Warnings))
+			for i, w := range st.cmp.Warnings {
+				msgs[i] = w.Error()
+			}
+			return TooFew, strings.Join(msgs, "; ")
+		}
+		return Same, ""
+	}
+	switch d := st.new.Center - st.old.Center; {
+	case d == 0:
+		return Same, ""
+	case (d > 0) == higherBetter:
+		return Better, ""
+	default:
+		return Worse, ""
+	}
+}

@@ -1,0 +1,370 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dbbench/dbbench/report/render"
+)
+
+// Format is an output format for a comparison.
+type Format string
+
+const (
+	Text     Format = "text"     // aligned table for terminals
+	Markdown Format = "markdown" // GitHub-flavoured table for PR comments and $GITHUB_STEP_SUMMARY
+	JSON     Format = "json"     // the Comparison, for machines
+)
+
+// Formats lists the formats Render accepts.
+var Formats = []Format{Text, Markdown, JSON}
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown format %q (formats: text, markdown, json)", s)
+}
+
+// Render writes c in format f.
+func Render(w io.Writer, c *Comparison, f Format) error {
+	switch f {
+	case Markdown:
+		return WriteMarkdown(w, c)
+	case JSON:
+		return WriteJSON(w, c)
+	}
+	return WriteText(w, c)
+}
+
+// WriteJSON writes c as indented JSON.
+func WriteJSON(w io.Writer, c *Comparison) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteText writes the comparison as an aligned table with the notes and the gate's verdict.
+func WriteText(w io.Writer, c *Comparison) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "old: %s\nnew: %s\n", describe(c.Old), describe(c.New))
+	if c.NormalizeBy != "" {
+		fmt.Fprintf(ew, "normalized: every figure is the target's divided by %s's in the same repeat\n", c.NormalizeBy)
+	}
+	fmt.Fprintln(ew)
+	head, rows := table(c)
+	writeAligned(ew, head, rows)
+	if len(c.Failed)+len(c.Unpaired)+len(c.Notes) > 0 {
+		fmt.Fprintln(ew)
+	}
+	for _, f := range c.Failed {
+		fmt.Fprintf(ew, "FAILED in %s: %s %s%s: %s\n", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), f.Error)
+	}
+	for _, u := range c.Unpaired {
+		fmt.Fprintf(ew, "not compared: %s %s%s: %s\n", u.Target, u.Workload, sizeSuffix(c, u.Size), u.Reason)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(ew, "note: %s\n", n)
+	}
+	fmt.Fprintf(ew, "\n%s\n", legend(c))
+	if c.Gate.Enabled {
+		fmt.Fprintf(ew, "%s\n", gateLine(c))
+		for _, r := range c.Gate.Reasons {
+			fmt.Fprintf(ew, "  %s\n", r)
+		}
+	}
+	return ew.err
+}
+
+// WriteMarkdown writes the comparison as a GitHub-flavoured markdown section.
+func WriteMarkdown(w io.Writer, c *Comparison) error {
+	ew := &errWriter{w: w}
+	title := "dbbench compare"
+	if c.Gate.Enabled {
+		title += ": " + strings.ToUpper(string(c.Gate.Verdict))
+	}
+	fmt.Fprintf(ew, "### %s\n\n", title)
+	fmt.Fprintf(ew, "- old: %s\n- new: %s\n", mdEscape(describe(c.Old)), mdEscape(describe(c.New)))
+	if c.NormalizeBy != "" {
+		fmt.Fprintf(ew, "- normalized: every figure is the target's divided by `%s`'s in the same repeat\n", c.NormalizeBy)
+	}
+	fmt.Fprintln(ew)
+	head, rows := table(c)
+	fmt.Fprintf(ew, "| %s |\n", strings.Join(head.cells, " | "))
+	aligns := make([]string, len(head.cells))
+	for i := range aligns {
+		aligns[i] = "---"
+		if head.right[i] {
+			aligns[i] = "--:"
+		}
+	}
+	fmt.Fprintf(ew, "|%s|\n", strings.Join(aligns, "|"))
+	for _, r := range rows {
+		cells := make([]string, len(r.cells))
+		for i, s := range r.cells {
+			cells[i] = mdEscape(s)
+			if r.emphasize[i] && s != "" {
+				cells[i] = "**" + cells[i] + "**"
+			}
+		}
+		fmt.Fprintf(ew, "| %s |\n", strings.Join(cells, " | "))
+	}
+	var items []string
+	for _, f := range c.Failed {
+		items = append(items, fmt.Sprintf("**FAILED** in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), mdEscape(f.Error)))
+	}
+	for _, u := range c.Unpaired {
+		items = append(items, fmt.Sprintf("not compared: %s %s%s: %s", u.Target, u.Workload, sizeSuffix(c, u.Size), mdEscape(u.Reason)))
+	}
+	for _, n := range c.Notes {
+		items = append(items, "note: "+mdEscape(n))
+	}
+	if len(items) > 0 {
+		fmt.Fprintf(ew, "\n- %s\n", strings.Join(items, "\n- "))
+	}
+	if c.Gate.Enabled {
+		fmt.Fprintf(ew, "\n**%s**\n", mdEscape(gateLine(c)))
+		for _, r := range c.Gate.Reasons {
+			fmt.Fprintf(ew, "- %s\n", mdEscape(r))
+		}
+	}
+	fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(legend(c)))
+	return ew.err
+}
+
+func describe(s Source) string {
+	mode := ""
+	if s.CI {
+		mode = " --ci"
+	}
+	commit := ""
+	if s.Commit != "" && s.Commit != "unknown" {
+		commit = ", commit " + s.Commit
+	}
+	return fmt.Sprintf("%s (config %s%s, %s%s, %s, %d cores, %d repeats)",
+		s.Name, s.Config, mode, s.StartedAt, commit, s.CPU, s.Cores, s.Repeats)
+}
+
+func sideName(c *Comparison, in string) string {
+	if in == "old" {
+		return c.Old.Name
+	}
+	return c.New.Name
+}
+
+func sizeSuffix(c *Comparison, size int) string {
+	if c.Sweep {
+		return fmt.Sprintf(" @%d", size)
+	}
+	return ""
+}
+
+func legend(c *Comparison) string {
+	return fmt.Sprintf("~ = no significant change (Mann-Whitney U test, alpha %s); OLD and NEW are medians over repeats; "+
+		"CI = distribution-free confidence interval of the change (at least %s%%); "+
+		"merged = percentile of the histogram merged over all repeats",
+		strconv.FormatFloat(c.Alpha, 'f', -1, 64), strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
+}
+
+func gateLine(c *Comparison) string {
+	g := c.Gate
+	switch g.Verdict {
+	case GateFail:
+		return fmt.Sprintf("gate: FAIL: %d of %d gated figures significantly worse beyond their threshold or failed (thresholds %s)", g.Failures, g.Gated+len(c.Failed), g.Thresholds)
+	case GateUndecided:
+		return fmt.Sprintf("gate: UNDECIDED: %d of %d gated figures cannot be decided (thresholds %s): rerun with more repeats", g.Undecided, g.Gated+len(c.Failed), g.Thresholds)
+	}
+	return fmt.Sprintf("gate: PASS: none of %d gated figures significantly worse beyond its threshold (thresholds %s)", g.Gated, g.Thresholds)
+}
+
+// line is one table row; emphasize marks cells markdown shows in bold.
+type line struct {
+	cells     []string
+	right     []bool
+	emphasize []bool
+}
+
+// table lays out the comparison's rows; columns without content anywhere (size, merged, gate) are
+// left out.
+func table(c *Comparison) (line, []line) {
+	hasMerged := false
+	for _, r := range c.Rows {
+		if r.Old.Merged != nil || r.New.Merged != nil {
+			hasMerged = true
+		}
+	}
+	type col struct {
+		name  string
+		right bool
+		show  bool
+		cell  func(Row) string
+	}
+	cols := []col{
+		{"TARGET", false, true, func(r Row) string { return r.Target }},
+		{"WORKLOAD", false, true, func(r Row) string { return r.Workload }},
+		{"SIZE", true, c.Sweep, func(r Row) string {
+			if r.OldSize != 0 {
+				return fmt.Sprintf("%d→%d", r.OldSize, r.Size)
+			}
+			return fmt.Sprint(r.Size)
+		}},
+		{"FIGURE", false, true, func(r Row) string {
+			if c.NormalizeBy != "" {
+				return r.Figure + "/" + c.NormalizeBy
+			}
+			return r.Figure
+		}},
+		{"OLD", true, true, func(r Row) string { return value(r, float64(r.Old.Median)) }},
+		{"NEW", true, true, func(r Row) string { return value(r, float64(r.New.Median)) }},
+		{"MERGED OLD→NEW", true, hasMerged, func(r Row) string {
+			if r.Old.Merged == nil || r.New.Merged == nil {
+				return ""
+			}
+			return value(r, *r.Old.Merged) + "→" + value(r, *r.New.Merged)
+		}},
+		{"CHANGE", true, true, func(r Row) string { return FormatChange(float64(r.Change)) }},
+		{"CI", false, true, func(r Row) string { return ci(r) }},
+		{"P", true, true, func(r Row) string { return strconv.FormatFloat(r.P, 'f', 3, 64) }},
+		{"N", true, true, func(r Row) string {
+			if r.Old.N() == r.New.N() {
+				return fmt.Sprint(r.Old.N())
+			}
+			return fmt.Sprintf("%d+%d", r.Old.N(), r.New.N())
+		}},
+		{"VERDICT", false, true, func(r Row) string { return r.Verdict.Label() }},
+		{"GATE", false, c.Gate.Enabled, gateCell},
+	}
+	var head line
+	var shown []col
+	for _, cl := range cols {
+		if cl.show {
+			shown = append(shown, cl)
+			head.cells = append(head.cells, cl.name)
+			head.right = append(head.right, cl.right)
+		}
+	}
+	head.emphasize = make([]bool, len(shown))
+	rows := make([]line, len(c.Rows))
+	for i, r := range c.Rows {
+		l := line{right: head.right, emphasize: make([]bool, len(shown))}
+		for j, cl := range shown {
+			l.cells = append(l.cells, cl.cell(r))
+			switch cl.name {
+			case "CHANGE", "VERDICT":
+				l.emphasize[j] = r.Verdict == Worse || r.Verdict == Better
+			case "GATE":
+				l.emphasize[j] = r.Gate == GateFail || r.Gate == GateUndecided
+			}
+		}
+		rows[i] = l
+	}
+	return head, rows
+}
+
+func gateCell(r Row) string {
+	if r.Threshold == nil {
+		return "-"
+	}
+	t := FormatPercent(*r.Threshold)
+	switch r.Gate {
+	case GateFail:
+		return "FAIL >" + t
+	case GateUndecided:
+		return "UNDECIDED"
+	}
+	return "ok ≤" + t
+}
+
+// value formats one value of a row in its unit; normalized values are ratios.
+func value(r Row, v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	if r.Unit == "ratio" {
+		return sig3(v) + "×"
+	}
+	return render.FigureValue(r.Figure, v)
+}
+
+// ci renders the change's interval: "[-18.0%, -15.1%]", or "±∞" with too few repeats.
+func ci(r Row) string {
+	lo, hi := float64(r.ChangeLo), float64(r.ChangeHi)
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "±∞"
+	}
+	return "[" + FormatChange(lo) + ", " + FormatChange(hi) + "]"
+}
+
+// sig3 formats with three significant digits, without exponent for the usual range.
+func sig3(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a >= 0.001:
+		return strconv.FormatFloat(v, 'f', 2-int(math.Floor(math.Log10(a))), 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// writeAligned prints a table: text columns left-aligned, numbers right-aligned, two spaces apart.
+func writeAligned(w io.Writer, head line, rows []line) {
+	width := make([]int, len(head.cells))
+	for _, r := range append([]line{head}, rows...) {
+		for i, c := range r.cells {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range append([]line{head}, rows...) {
+		var b strings.Builder
+		for i, c := range r.cells {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if head.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// mdEscape keeps a cell's text from breaking a markdown table or being read as markup.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "'")
+	return r.Replace(s)
+}
+
+// errWriter remembers the first write error so the renderers can write freely.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

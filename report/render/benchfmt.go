@@ -1,0 +1,105 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// benchUnits maps report figures to the units of Go's benchmark format, in output order. Units with a
+// "ns" token are scaled to seconds by benchstat ("ns/op" -> "sec/op", "p99-ns" -> "p99-sec").
+var benchUnits = []struct {
+	figure, unit string
+	higherBetter bool
+}{
+	{"ns_per_op", "ns/op", false},
+	{"ns_per_row", "ns/row", false},
+	{"rows_per_s", "rows/s", true},
+	{"ops_per_s", "ops/s", true},
+	{"p50", "p50-ns", false},
+	{"p90", "p90-ns", false},
+	{"p99", "p99-ns", false},
+	{"p999", "p99.9-ns", false},
+}
+
+// Benchstat writes r in the Go benchmark format (golang.org/design/14313-benchmark-format), one line
+// per measured repeat, so benchstat and other Go tools read dbbench reports:
+//
+//	BenchmarkScan/target=lmdb-go/size=20000  1  1234567 ns/op  617.3 ns/row  1620000 rows/s ...
+//
+// The iteration count is the repeat's number of timed operations, so ns/op is elapsed/ops exactly as
+// in `go test -bench`. target and size are sub-benchmark keys: `benchstat -col /target FILE` compares
+// targets of one run, `benchstat OLD NEW` two runs. Unit lines say which direction is better; failed
+// results are left out (their figures cannot be trusted).
+func Benchstat(w io.Writer, r *report.Report) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "goos: %s\ngoarch: %s\n", r.Environment.OS, r.Environment.Arch)
+	if cpu := oneLine(r.Environment.CPUModel); cpu != "" {
+		fmt.Fprintf(ew, "cpu: %s\n", cpu)
+	}
+	fmt.Fprintf(ew, "pkg: dbbench/%s\n", oneLine(r.Run.ConfigName))
+	if r.Tool.Commit != "" && r.Tool.Commit != "unknown" {
+		fmt.Fprintf(ew, "dbbench-commit: %s\n", oneLine(r.Tool.Commit))
+	}
+	fmt.Fprintf(ew, "dbbench-ci: %t\n", r.Run.CI)
+	for _, u := range benchUnits {
+		if u.unit == "ns/op" {
+			continue // benchstat knows ns/op
+		}
+		better := "lower"
+		if u.higherBetter {
+			better = "higher"
+		}
+		fmt.Fprintf(ew, "Unit %s better=%s\n", u.unit, better)
+	}
+	fmt.Fprintln(ew)
+	for _, x := range r.Results {
+		if x.Status != "ok" {
+			continue
+		}
+		name := BenchmarkName(x)
+		for _, rep := range x.Repeats {
+			iters := rep.Ops
+			if iters < 1 {
+				iters = 1
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s\t%d", name, iters)
+			for _, u := range benchUnits {
+				if v, ok := rep.Figures[u.figure]; ok {
+					fmt.Fprintf(&b, "\t%s %s", strconv.FormatFloat(v, 'f', -1, 64), u.unit)
+				}
+			}
+			fmt.Fprintln(ew, b.String())
+		}
+	}
+	return ew.err
+}
+
+// BenchmarkName is a result's name in the Go benchmark format: "BenchmarkScan/target=lmdb-go/size=20000".
+func BenchmarkName(x report.Result) string {
+	wl := nameSafe(x.Workload)
+	r, n := utf8.DecodeRuneInString(wl)
+	wl = string(unicode.ToUpper(r)) + wl[n:]
+	return fmt.Sprintf("Benchmark%s/target=%s/size=%d", wl, nameSafe(x.Target), x.Size)
+}
+
+// nameSafe replaces what a benchmark name cannot hold (spaces, '/' and '=' inside a part).
+func nameSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '/' || r == '=' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// oneLine keeps a config value on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
