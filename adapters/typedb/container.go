@@ -95,7 +95,7 @@ func findDocker(ctx context.Context, timeout time.Duration) (string, error) {
 			}
 		}
 		if host == "" {
-			return "", adapters.Unavailable("%s (no Docker engine: DOCKER_HOST is unset and no docker.sock exists)", noServer)
+			return "", adapters.Unavailable("%s (no Docker engine found)", noServer)
 		}
 	}
 	if path, ok := strings.CutPrefix(host, "unix://"); ok {

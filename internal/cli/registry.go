@@ -5,6 +5,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/adapters/triplex"
+	"github.com/dbbench/dbbench/adapters/typedb"
 	"github.com/dbbench/dbbench/baselines/lmdbc"
 )
 
@@ -15,5 +16,6 @@ func builtinAdapters() []adapters.Adapter {
 		lmdb.New(),
 		lmdbc.New(),
 		triplex.New(),
+		typedb.New(),
 	}
 }
