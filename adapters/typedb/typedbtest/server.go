@@ -58,6 +58,10 @@ type Server struct {
 	dead       chan struct{}
 	dieOnce    sync.Once
 
+	// onQuery, if set (by this package's tests), is called when a query starts running.
+	onQuery    func()
+	queriesRun atomic.Int64 // queries that finished running
+
 	signIns  atomic.Int64
 	requests sync.Map // route -> *atomic.Int64
 }
@@ -627,6 +631,9 @@ func (s *Server) txRequestLocked(r *http.Request, user, id, action string, body 
 // runQuery runs a query in tx (whose request slot the caller holds), honouring the query delay and
 // the transaction deadline.
 func (s *Server) runQuery(r *http.Request, tx *transaction, text string, opts *queryOptions) result {
+	if s.onQuery != nil {
+		s.onQuery()
+	}
 	if d := time.Duration(s.queryDelay.Load()); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -643,6 +650,7 @@ func (s *Server) runQuery(r *http.Request, tx *transaction, text string, opts *q
 	if time.Now().After(tx.deadline) {
 		return result{err: errTxTimeout(), closeTx: true}
 	}
+	defer s.queriesRun.Add(1)
 	return tx.query(text, opts)
 }
 
