@@ -11,6 +11,7 @@ package triplex
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
@@ -150,7 +151,12 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	return &target{cfg: c, b: b, env: env, logf: logf}, nil
 }
 
-func redact(dsn string) string { return adapters.RedactDSN(dsn) }
+// userinfo matches the password of a URL that does not parse, which RedactDSN leaves alone.
+var userinfo = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
+
+func redact(dsn string) string {
+	return userinfo.ReplaceAllString(adapters.RedactDSN(dsn), "${1}***@")
+}
 
 // errNoPersons is returned by the common workloads of a target opened with persons: false.
 func errNoPersons(w string) error {

@@ -27,6 +27,8 @@ type target struct {
 
 	bench, persons *store.Store
 	releases       []func() error
+	closeOnce      sync.Once
+	closeErr       error
 
 	mu sync.Mutex // guards the model and the write statistics below
 	// n is the fixture's size at load; entities n+1.. come from insert_facts.
@@ -254,6 +256,11 @@ func rss() int64 {
 }
 
 func (t *target) Close() error {
+	t.closeOnce.Do(func() { t.closeErr = t.close() })
+	return t.closeErr
+}
+
+func (t *target) close() error {
 	var errs []error
 	// Stores go with their database: in-memory databases vanish with their last connection, the
 	// SQLite file is removed and the PostgreSQL schema dropped by the backend.

@@ -30,10 +30,13 @@ const (
 const maxPage = 1000
 
 var (
-	pageParam = adapters.OptionSpec{Name: "page", Kind: adapters.Int, Default: "100", HasMin: true, Min: 1,
+	minScoreParam = adapters.OptionSpec{Name: "min_score", Kind: adapters.Int, Default: "50", HasMin: true, Min: 0, Help: "join: score lower bound (0..99)"}
+	pageParam     = adapters.OptionSpec{Name: "page", Kind: adapters.Int, Default: "100", HasMin: true, Min: 1,
 		Help: "rows per page (at most 1000); one more row is fetched to know a next page exists"}
 	attrParam = adapters.OptionSpec{Name: "attribute", Kind: adapters.Enum, Default: "name", Choices: []string{"name", "score", "group"},
 		Help: "the fixed attribute: :bench/name, :bench/score or :bench/group"}
+	groupModeParam = adapters.OptionSpec{Name: "mode", Kind: adapters.Enum, Default: "maintained", Choices: []string{"maintained", "computed"},
+		Help: "group count, indexed layout: read maintained counts, or compute them with a streaming GROUP BY (the triplex layout always computes)"}
 	backParam = adapters.OptionSpec{Name: "back", Kind: adapters.Int, Default: "1", HasMin: true, Min: 1,
 		Help: "read as of this many load-time update rounds before the last (at most history_depth-1)"}
 )
@@ -43,14 +46,14 @@ func workloadSpecs() []adapters.WorkloadSpec {
 		{Name: wPageAll, Help: "first page of [?e ?a ?v] (all current facts) in (e, a, v) order", Params: []adapters.OptionSpec{pageParam}},
 		{Name: wPageAttr, Help: "first page of [?e :bench/<attribute> ?v] in (e, v) order", Params: []adapters.OptionSpec{pageParam, attrParam}},
 		{Name: wPageJoin, Help: "first page of Triplex's join: name and score of entities with score >= min_score, by score descending",
-			Params: []adapters.OptionSpec{pageParam, {Name: "min_score", Kind: adapters.Int, Default: "50", HasMin: true, Min: 0, Help: "score lower bound (0..99)"}}},
+			Params: []adapters.OptionSpec{pageParam, minScoreParam}},
 		{Name: wGroupCount, Help: "first page of ?group (count ?e) over :bench/group (250 groups)",
-			Params: []adapters.OptionSpec{pageParam, {Name: "mode", Kind: adapters.Enum, Default: "maintained", Choices: []string{"maintained", "computed"},
-				Help: "indexed layout: read maintained counts, or compute them with a streaming GROUP BY (the triplex layout always computes)"}}},
+			Params: []adapters.OptionSpec{pageParam, groupModeParam}},
 		{Name: wNextPage, Help: "a later page by keyset cursor (pages 2..pages+1 in turn, cursors taken untimed)",
 			Params: []adapters.OptionSpec{pageParam,
 				{Name: "shape", Kind: adapters.Enum, Default: "all", Choices: []string{"all", "attribute", "join", "group"}, Help: "which shape to page through"},
-				{Name: "pages", Kind: adapters.Int, Default: "5", HasMin: true, Min: 1, Help: "how many later pages to cycle through"}}},
+				{Name: "pages", Kind: adapters.Int, Default: "5", HasMin: true, Min: 1, Help: "how many later pages to cycle through (fewer if the shape ends)"},
+				attrParam, minScoreParam, groupModeParam}},
 		{Name: wEntityLookup, Help: "all current facts of one entity by its external id (seeded random fixture entities)"},
 		{Name: wAsOfPage, Help: "first page of [?e :bench/<attribute> ?v] as of a past transaction (needs history_depth >= 2)",
 			Params: []adapters.OptionSpec{pageParam, backParam, {Name: "attribute", Kind: adapters.Enum, Default: "score", Choices: []string{"name", "score", "group"},
@@ -90,10 +93,10 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 	usage := func(format string, args ...any) error {
 		return exitcode.Usagef("triplex: workload %s: "+format, append([]any{name}, args...)...)
 	}
-	need := func(rows int, what string, pages int) error {
-		if want := page*pages + 1; rows < want {
-			return usage("%d page(s) of %d rows need at least %d %s, but the fixture at %d entities has %d; use a larger dataset size or a smaller page",
-				pages, page, want, what, t.entities(), rows)
+	need := func(rows int, what string) error {
+		if want := page + 1; rows < want {
+			return usage("a page of %d rows needs at least %d %s (one more shows that a next page exists), but the fixture at %d entities has %d; use a larger dataset size or a smaller page",
+				page, want, what, t.entities(), rows)
 		}
 		return nil
 	}
@@ -103,7 +106,7 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 		if err != nil {
 			return nil, err
 		}
-		if err := need(rows, what, 1); err != nil {
+		if err := need(rows, what); err != nil {
 			return nil, err
 		}
 		return p.firstPage(ctx, page)
@@ -117,7 +120,7 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 		if err != nil {
 			return nil, err
 		}
-		if err := need(rows, what, pages+1); err != nil {
+		if err := need(rows, what); err != nil { // a second page must exist; later ones while they do
 			return nil, err
 		}
 		return p.nextPages(ctx, page, pages)
@@ -142,7 +145,7 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 			a = attrScore
 		}
 		p := t.attrPager(a, at, rounds)
-		if err := need(t.n, "entities", 1); err != nil {
+		if err := need(t.n, "entities"); err != nil {
 			return nil, err
 		}
 		return p.firstPage(ctx, page)

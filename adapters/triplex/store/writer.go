@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -110,11 +111,61 @@ type batch struct {
 	maxRows int
 	args    []any
 	stmts   map[int]*sql.Stmt // prepared full-size statement, by row count
+	// arrays, on PostgreSQL, are the column types of an INSERT ... SELECT FROM unnest($1::t[], ...):
+	// one parameter per column instead of one per value, so a batch is parsed and bound once.
+	arrays []string
 }
 
 func newBatch(tx *sql.Tx, d dialect, head, tail string, cols int) *batch {
 	maxRows := min(500, d.maxParams/cols)
 	return &batch{tx: tx, d: d, head: head, tail: tail, cols: cols, maxRows: maxRows, stmts: map[int]*sql.Stmt{}}
+}
+
+// newArrayBatch is newBatch with PostgreSQL's array form when the dialect has it; every value must
+// be an int64 (integer types), float64 (double precision) or string (text).
+func newArrayBatch(tx *sql.Tx, d dialect, head string, types ...string) *batch {
+	b := newBatch(tx, d, head, "", len(types))
+	if d.name == Postgres {
+		b.arrays, b.maxRows = types, 5000
+	}
+	return b
+}
+
+// flushArrays sends the batch as one INSERT ... SELECT FROM unnest(...).
+func (b *batch) flushArrays(ctx context.Context) error {
+	rows := len(b.args) / b.cols
+	params := make([]any, b.cols)
+	casts := make([]string, b.cols)
+	for c, typ := range b.arrays {
+		casts[c] = "?::" + typ + "[]"
+		switch typ {
+		case "double precision":
+			col := make([]float64, rows)
+			for r := range col {
+				col[r] = b.args[r*b.cols+c].(float64)
+			}
+			params[c] = col
+		case "text":
+			col := make([]string, rows)
+			for r := range col {
+				col[r] = b.args[r*b.cols+c].(string)
+			}
+			params[c] = col
+		default:
+			col := make([]int64, rows)
+			for r := range col {
+				col[r] = b.args[r*b.cols+c].(int64)
+			}
+			params[c] = col
+		}
+	}
+	head := strings.Replace(b.head, " VALUES ", " ", 1)
+	q := b.d.rebind(head + "SELECT * FROM unnest(" + strings.Join(casts, ", ") + ")" + b.tail)
+	if _, err := b.tx.ExecContext(ctx, q, params...); err != nil {
+		return fmt.Errorf("store: %s: %w", firstLine(b.head), err)
+	}
+	b.args = b.args[:0]
+	return nil
 }
 
 // add appends a row; the caller flushes when full reports true (the order of statements matters
@@ -128,6 +179,9 @@ func (b *batch) pending() bool { return len(b.args) > 0 }
 func (b *batch) flush(ctx context.Context) error {
 	if len(b.args) == 0 {
 		return nil
+	}
+	if b.arrays != nil {
+		return b.flushArrays(ctx)
 	}
 	rows := len(b.args) / b.cols
 	st, ok := b.stmts[rows]
@@ -189,8 +243,9 @@ func (x *indexed) newWriter(ctx context.Context, tx *sql.Tx, id int64) (writerEn
 	}
 	return &indexedWriter{
 		x: x, tx: tx, id: id,
-		facts:    newBatch(tx, s.d, "INSERT INTO "+s.table("fact")+" (e, a, vt, vn, vs, tx_from) VALUES ", "", 6),
-		entities: newBatch(tx, s.d, "INSERT INTO "+s.table("entity")+" (id, ident) VALUES ", "", 2),
+		facts: newArrayBatch(tx, s.d, "INSERT INTO "+s.table("fact")+" (e, a, vt, vn, vs, tx_from) VALUES ",
+			"bigint", "integer", "smallint", "double precision", "text", "bigint"),
+		entities: newArrayBatch(tx, s.d, "INSERT INTO "+s.table("entity")+" (id, ident) VALUES ", "bigint", "text"),
 		retract:  map[int][]int64{},
 		pendingE: map[int]map[int64]bool{},
 		deltas:   map[avKey]int64{},

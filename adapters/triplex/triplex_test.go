@@ -1,0 +1,426 @@
+package triplex
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func options(t *testing.T, raw map[string]any) adapters.Options {
+	t.Helper()
+	o, err := adapters.ParseOptions(optionSpecs, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func params(t *testing.T, workload string, raw map[string]any) adapters.Options {
+	t.Helper()
+	spec, ok := adapters.CustomSpec(New().Info(), workload)
+	if !ok {
+		t.Fatalf("no workload %s", workload)
+	}
+	o, err := adapters.ParseOptions(spec.Params, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// open opens and loads a target of n persons.
+func open(t *testing.T, raw map[string]any, n int) (*target, *dataset.Persons) {
+	t.Helper()
+	ctx := context.Background()
+	ds, err := dataset.Generate(n, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["path"]; ok {
+		raw = with(raw, "path", filepath.Join(t.TempDir(), "tx.db")) // a fresh file per target
+	}
+	tg, err := New().Open(ctx, options(t, raw), adapters.Env{TempDir: t.TempDir(), Seed: 3, Size: n, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("open %v: %v", raw, err)
+	}
+	t.Cleanup(func() {
+		if err := tg.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	if err := tg.Load(ctx, ds); err != nil {
+		t.Fatalf("load %v: %v", raw, err)
+	}
+	return tg.(*target), ds
+}
+
+// backends lists the target configurations every behaviour is tested on (without the layout).
+func backends(t *testing.T) map[string]map[string]any {
+	m := map[string]map[string]any{
+		"sqlite-memory": {"backend": "sqlite", "storage": "memory"},
+		"sqlite-file":   {"backend": "sqlite", "storage": "file", "path": filepath.Join(t.TempDir(), "tx.db")},
+	}
+	if os.Getenv(pgtest.SkipEnv) != "1" {
+		m["postgres"] = map[string]any{"backend": "postgres", "dsn": pgtest.NewDatabase(t)}
+	}
+	return m
+}
+
+func with(base map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// run calls an op ops times and returns the summed tally.
+func run(t *testing.T, tg *target, workload string, raw map[string]any, ops int) (adapters.Tally, map[string]any) {
+	t.Helper()
+	op, err := tg.PrepareWorkload(context.Background(), workload, params(t, workload, raw))
+	if err != nil {
+		t.Fatalf("%s %s: prepare: %v", tg.cfg.layout, workload, err)
+	}
+	var sum adapters.Tally
+	for i := 0; i < ops; i++ {
+		tally, err := op.Do(context.Background(), i)
+		if err != nil {
+			t.Fatalf("%s %s op %d: %v", tg.cfg.layout, workload, i, err)
+		}
+		sum.Add(tally)
+	}
+	var info map[string]any
+	if d, ok := op.(adapters.Describer); ok {
+		info = d.Info()
+	}
+	if c, ok := op.(interface{ Close() error }); ok {
+		if err := c.Close(); err != nil {
+			t.Fatalf("%s %s: close: %v", tg.cfg.layout, workload, err)
+		}
+	}
+	return sum, info
+}
+
+type step struct {
+	workload string
+	params   map[string]any
+	ops      int
+	rows     int64 // expected rows per op
+}
+
+// steps is the Triplex workload sequence; the mutating ones come last, as in the configs.
+var steps = []step{
+	{wPageAll, nil, 3, 100},
+	{wPageAttr, map[string]any{"attribute": "score"}, 2, 100},
+	{wPageAttr, map[string]any{"attribute": "group", "page": 50}, 2, 50},
+	{wPageJoin, nil, 2, 100},
+	{wPageJoin, map[string]any{"min_score": 95, "page": 10}, 2, 10},
+	{wGroupCount, nil, 2, 100},
+	{wGroupCount, map[string]any{"mode": "computed"}, 2, 100},
+	{wNextPage, map[string]any{"shape": "all", "pages": 3}, 3, 100},
+	{wNextPage, map[string]any{"shape": "join", "pages": 2, "page": 40}, 2, 40},
+	{wNextPage, map[string]any{"shape": "group", "pages": 2}, 2, -1}, // 100 groups, then 50
+	{wNextPage, map[string]any{"shape": "attribute", "pages": 2, "attribute": "score"}, 2, 100},
+	{wEntityLookup, nil, 20, 3},
+	{wAsOfPage, map[string]any{"back": 1}, 2, 100},
+	{wAsOfPage, map[string]any{"back": 2, "attribute": "score"}, 2, 100},
+	{wAsOfEntity, map[string]any{"back": 2}, 10, 3},
+	{wInsertFacts, map[string]any{"batch": 50}, 2, 150},
+	{wUpdateRound, map[string]any{"batch": 40}, 3, 40},
+	{wPageJoin, nil, 1, 100},
+	{wGroupCount, nil, 1, 100},
+	{wEntityLookup, nil, 20, 3},
+	{wAsOfPage, map[string]any{"back": 1}, 1, 100},
+}
+
+// TestLayoutsGiveSameAnswers runs every Triplex workload on both layouts of every backend on the same
+// data, with update rounds before and between them: each op checks its own rows against the model,
+// and the two layouts (and all backends) must produce identical checksums, step by step.
+func TestLayoutsGiveSameAnswers(t *testing.T) {
+	const n = 600
+	sums := map[int]map[string]adapters.Tally{}
+	for name, base := range backends(t) {
+		for _, layout := range []string{"triplex", "indexed"} {
+			label := name + "/" + layout
+			tg, _ := open(t, with(base, "layout", layout, "history_depth", 3, "update_share", 0.2, "persons", false), n)
+			for i, s := range steps {
+				tally, info := run(t, tg, s.workload, s.params, s.ops)
+				if s.rows >= 0 && tally.Rows != s.rows*int64(s.ops) {
+					t.Errorf("%s step %d %s: %d rows, want %d", label, i, s.workload, tally.Rows, s.rows*int64(s.ops))
+				}
+				if w, ok := info["warnings"]; ok && layout == "indexed" && !strings.HasPrefix(name, "postgres") {
+					t.Errorf("%s step %d %s: plan warnings %v", label, i, s.workload, w)
+				}
+				if sums[i] == nil {
+					sums[i] = map[string]adapters.Tally{}
+				}
+				sums[i][label] = tally
+			}
+			info := tg.Info()
+			for _, k := range []string{"backend", "driver", "storage", "cache", "history_depth", "fixture_facts", "load_facts_per_s", "update_pairs_per_s", "insert_facts_per_s"} {
+				if _, ok := info[k]; !ok {
+					t.Errorf("%s: Info lacks %s: %v", label, k, info)
+				}
+			}
+			if got := info["fixture_facts"]; got != int64(n*3+2*150) {
+				t.Errorf("%s: fixture_facts = %v, want %d", label, got, n*3+2*150)
+			}
+		}
+	}
+	for i, bySetup := range sums {
+		var first string
+		for label, tally := range bySetup {
+			if first == "" {
+				first = label
+				continue
+			}
+			if tally != bySetup[first] {
+				t.Errorf("step %d %s: %s gives %+v, %s gives %+v", i, steps[i].workload, label, tally, first, bySetup[first])
+			}
+		}
+	}
+}
+
+// TestAsOfAcrossRounds checks that as-of reads see the state each update round left, and that
+// history changes answers (a read one round back differs from a read two rounds back).
+func TestAsOfAcrossRounds(t *testing.T) {
+	for _, layout := range []string{"triplex", "indexed"} {
+		tg, _ := open(t, map[string]any{"layout": layout, "history_depth": 4, "update_share": 0.5, "persons": false}, 300)
+		var prev adapters.Tally
+		for back := 1; back <= 3; back++ {
+			got, _ := run(t, tg, wAsOfPage, map[string]any{"back": back}, 1)
+			if back > 1 && got == prev {
+				t.Errorf("%s: as-of page %d rounds back equals %d rounds back", layout, back, back-1)
+			}
+			prev = got
+			run(t, tg, wAsOfEntity, map[string]any{"back": back}, 20)
+		}
+		// the load state (3 rounds back) is the fixture's initial scores: 0, 1, 2, ...
+		i := 0
+		if err := tg.bench.PageAttr(context.Background(), tg.roundTx[0], attrScore, nil, 100, func(f store.Fact) error {
+			if f.V.Num != float64(i%100) {
+				t.Errorf("%s: at load, entity %d score %v, want %d", layout, f.E, f.V.Num, i%100)
+			}
+			i++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCommonWorkloads runs scan, lookup and insert on the person facts of every backend and layout
+// and checks them against the dataset's own checksums.
+func TestCommonWorkloads(t *testing.T) {
+	ctx := context.Background()
+	for name, base := range backends(t) {
+		for _, layout := range []string{"triplex", "indexed"} {
+			tg, ds := open(t, with(base, "layout", layout, "history_depth", 1), 400)
+			label := name + "/" + layout
+			for _, n := range []int{1, 150, 400} {
+				got, err := tg.Scan(ctx, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (adapters.Tally{Rows: int64(n), Sum: ds.SumSortedPrefix(n)}); got != want {
+					t.Errorf("%s: scan %d = %+v, want %+v", label, n, got, want)
+				}
+			}
+			for _, i := range ds.Sample(20, 1) {
+				got, err := tg.Lookup(ctx, ds.Email(int(i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (adapters.Tally{Rows: 1, Sum: ds.Sum(int(i))}); got != want {
+					t.Errorf("%s: lookup %d = %+v, want %+v", label, i, got, want)
+				}
+			}
+			if got, err := tg.Lookup(ctx, []byte("nobody@example.com")); err != nil || got.Rows != 0 {
+				t.Errorf("%s: lookup of a missing email = %+v, %v", label, got, err)
+			}
+			sess, err := tg.NewInsertSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Begin(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 250; i++ {
+				p := ds.Person(i)
+				if err := sess.Insert(ctx, &p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := sess.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got, err := sess.Verify(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (adapters.Tally{Rows: 250, Sum: ds.SumFirst(250)}); got != want {
+				t.Errorf("%s: insert read back %+v, want %+v", label, got, want)
+			}
+			if err := sess.Close(); err != nil {
+				t.Errorf("%s: insert session close: %v", label, err)
+			}
+		}
+	}
+}
+
+// TestBadInput: each bad option, dsn or parameter is one clear error with the right exit code.
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	existing := filepath.Join(t.TempDir(), "mine.db")
+	if err := os.WriteFile(existing, []byte("user data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		opts map[string]any
+		code int
+		msg  string
+	}{
+		{"history depth 0", map[string]any{"history_depth": 0}, exitcode.Usage, "history_depth must be at least 1"},
+		{"update share 0", map[string]any{"update_share": 0.0}, exitcode.Usage, "update_share"},
+		{"existing sqlite path", map[string]any{"storage": "file", "path": existing}, exitcode.Usage, "already exists; refusing"},
+		{"path without file storage", map[string]any{"path": filepath.Join(t.TempDir(), "x.db")}, exitcode.Usage, "storage: file"},
+		{"dsn on sqlite", map[string]any{"dsn": "postgres://localhost/x"}, exitcode.Usage, "postgres option"},
+		{"malformed dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@[::1"}, exitcode.Usage, "dsn"},
+		{"unreachable dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@127.0.0.1:1/db?connect_timeout=3"}, exitcode.Infra, "cannot connect"},
+	}
+	if os.Getenv(pgtest.SkipEnv) != "1" {
+		u, err := url.Parse(pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword("no_such_role", "secret")
+		cases = append(cases, struct {
+			name string
+			opts map[string]any
+			code int
+			msg  string
+		}{"rejected credentials", map[string]any{"backend": "postgres", "dsn": u.String()}, exitcode.Usage, "authentication failed"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New().Open(ctx, options(t, c.opts), adapters.Env{TempDir: t.TempDir(), Size: 10})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if exitcode.Of(err) != c.code || !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q (exit %d), want exit %d containing %q on one line", err, exitcode.Of(err), c.code, c.msg)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Fatalf("error leaks the password: %v", err)
+			}
+		})
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != "user data" {
+		t.Fatalf("existing file was touched: %q, %v", b, err)
+	}
+
+	// The password classification itself (trust authentication on the test server accepts any
+	// password, so a rejected one is simulated).
+	err := connectErr("postgres://u:***@h/db", &pgconn.PgError{Code: "28P01", Message: "password authentication failed for user \"u\""})
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "authentication failed") {
+		t.Errorf("wrong password: %v (exit %d)", err, exitcode.Of(err))
+	}
+
+	tg, _ := open(t, map[string]any{"history_depth": 1, "persons": false}, 60)
+	wcases := []struct {
+		workload string
+		params   map[string]any
+		msg      string
+	}{
+		{wPageAll, map[string]any{"page": 500}, "needs at least 501 facts"},
+		{wPageAttr, nil, "needs at least 101 entities"},
+		{wGroupCount, nil, "needs at least 101 groups"},
+		{wPageJoin, map[string]any{"min_score": 100, "page": 1}, "min_score must be in 0..99"},
+		{wPageAll, map[string]any{"page": 5000}, "maximum of 1000"},
+		{wNextPage, map[string]any{"page": 200, "pages": 5}, "needs at least 201 facts"},
+		{wAsOfPage, map[string]any{"page": 10}, "needs history_depth >= 2"},
+		{wAsOfEntity, nil, "needs history_depth >= 2"},
+	}
+	for _, c := range wcases {
+		_, err := tg.PrepareWorkload(ctx, c.workload, params(t, c.workload, c.params))
+		if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s %v: error %v (exit %d), want a usage error containing %q", c.workload, c.params, err, exitcode.Of(err), c.msg)
+		}
+	}
+	if _, err := tg.PrepareWorkload(ctx, "page_everything", adapters.Options{}); exitcode.Of(err) != exitcode.Usage {
+		t.Errorf("unknown workload: %v", err)
+	}
+	if _, err := tg.Scan(ctx, 10); exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "persons: false") {
+		t.Errorf("scan without persons: %v", err)
+	}
+}
+
+// TestPostgresSchemaIsolation: on a dsn the adapter works in a schema of its own and drops only that.
+func TestPostgresSchemaIsolation(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TABLE users_own (x int); CREATE TABLE bench_fact (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := open(t, map[string]any{"backend": "postgres", "dsn": dsn, "history_depth": 1}, 150)
+	schema := tg.b.(*pgBackend).schema
+	if !strings.HasPrefix(schema, "dbbench_triplex_") {
+		t.Fatalf("schema %q", schema)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('users_own', 'bench_fact')").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("the user's tables: %d, %v", n, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = $1", schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("schema %s left behind: %d, %v", schema, n, err)
+	}
+}
+
+// TestThrowawayServer opens a postgres target without a dsn: it starts its own server and stops it.
+func TestThrowawayServer(t *testing.T) {
+	if os.Getenv(pgtest.SkipEnv) == "1" {
+		t.Skip(pgtest.SkipEnv)
+	}
+	tg, err := New().Open(context.Background(), options(t, map[string]any{"backend": "postgres", "shared_buffers": "128MiB"}),
+		adapters.Env{TempDir: t.TempDir(), Size: 200, Logf: t.Logf})
+	if errors.Is(err, adapters.ErrUnavailable) {
+		t.Fatalf("no PostgreSQL on this machine: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := tg.Info()
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(info["server"].(string), "throwaway") || info["shared_buffers"] != "128MB" {
+		t.Fatalf("info %v", info)
+	}
+}
