@@ -348,9 +348,9 @@ func writeAligned(w io.Writer, head line, rows []line) {
 	}
 }
 
-// mdEscape keeps a cell's text from breaking a markdown table or being read as markup.
+// mdEscape keeps a cell's text from breaking a markdown table or being read as markup or HTML.
 func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "'")
+	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", "`", "'")
 	return r.Replace(s)
 }
 

@@ -81,10 +81,13 @@ func (t *Thresholds) Set(spec string) error {
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)
 		key, val, hasKey := strings.Cut(part, "=")
+		key = strings.TrimSpace(key)
 		if !hasKey {
 			key, val = "", part
+		} else if key == "" {
+			return fmt.Errorf("threshold %q: name a figure before '=' (e.g. p99=20%%)", part)
 		}
-		if err := t.add(strings.TrimSpace(key), strings.TrimSpace(val)); err != nil {
+		if err := t.add(key, strings.TrimSpace(val)); err != nil {
 			return err
 		}
 	}
@@ -132,6 +135,7 @@ func checkKey(key string) error {
 // 10% or 1000%), as are negative, infinite and non-numeric values.
 func ParseFraction(s string) (float64, error) {
 	in := s
+	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
 	s = strings.TrimSpace(strings.TrimSuffix(s, "%"))
 	v, err := strconv.ParseFloat(s, 64)

@@ -1,0 +1,144 @@
+// Package comparetest builds small, deterministic dbbench reports with known per-repeat samples for
+// tests of the comparison, the gate and the exports.
+package comparetest
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// Result describes one synthetic result.
+type Result struct {
+	Target, Workload string
+	Size             int    // default 1000
+	Unit             string // default "lookup" (one latency per operation)
+	// Figures holds each figure's per-repeat values; all slices must have the same length, the number
+	// of repeats.
+	Figures map[string][]float64
+	// Latencies optionally holds each repeat's recorded latencies (ns) for its histogram.
+	Latencies [][]int64
+	Status    string // default "ok"
+	Error     string
+	Params    map[string]any
+}
+
+// Started is the start time of every synthetic report, so renderings are reproducible.
+var Started = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// Report assembles a report of config name from results; targets are listed in order of first
+// appearance, sizes from the results.
+func Report(config string, results ...Result) *report.Report {
+	r := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.Tool{Name: "dbbench", Version: "test", Commit: "unknown"},
+		Environment: report.Environment{
+			GoVersion: "go1.26", OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 3.00GHz", Cores: 2,
+			GOMAXPROCS: 2, MemoryBytes: 8 << 30, Hostname: "test",
+		},
+		Run: report.Run{
+			ConfigName: config, ConfigPath: config + ".yaml", Seed: 1, Warmup: 1,
+			Order: "interleaved ABAB", StartedAt: Started, FinishedAt: Started.Add(time.Minute),
+		},
+		Config:     map[string]any{"name": config},
+		Results:    []report.Result{},
+		Assertions: []report.Assertion{},
+		Verdict:    "pass",
+	}
+	for _, x := range results {
+		if x.Size == 0 {
+			x.Size = 1000
+		}
+		if x.Unit == "" {
+			x.Unit = "lookup"
+		}
+		if x.Status == "" {
+			x.Status = "ok"
+		}
+		if !slices.Contains(r.Run.Sizes, x.Size) {
+			r.Run.Sizes = append(r.Run.Sizes, x.Size)
+		}
+		if r.TargetByName(x.Target) == nil {
+			r.Targets = append(r.Targets, report.Target{Name: x.Target, Adapter: "memory", Options: map[string]any{}, Status: "ok"})
+		}
+		res := report.Result{
+			Target: x.Target, Workload: x.Workload, Size: x.Size, Unit: x.Unit, Params: x.Params,
+			Status: x.Status, Error: x.Error, Figures: map[string]float64{},
+		}
+		n := 0
+		for _, v := range x.Figures {
+			n = max(n, len(v))
+		}
+		n = max(n, len(x.Latencies))
+		merged := report.NewHistogram()
+		for i := 0; i < n; i++ {
+			rep := report.Repeat{Index: i, Ops: 1, Rows: 1, Figures: map[string]float64{}}
+			for f, v := range x.Figures {
+				if i < len(v) {
+					rep.Figures[f] = v[i]
+				}
+			}
+			h := report.NewHistogram()
+			if i < len(x.Latencies) {
+				for _, l := range x.Latencies[i] {
+					report.Record(h, time.Duration(l))
+				}
+				rep.Ops = int64(len(x.Latencies[i]))
+			}
+			merged.Merge(h)
+			rep.Histogram, _ = report.EncodeHistogram(h)
+			res.Repeats = append(res.Repeats, rep)
+		}
+		for f := range x.Figures {
+			var vals []float64
+			for _, rep := range res.Repeats {
+				if v, ok := rep.Figures[f]; ok {
+					vals = append(vals, v)
+				}
+			}
+			res.Figures[f] = report.Median(vals)
+		}
+		res.Histogram, _ = report.EncodeHistogram(merged)
+		if merged.TotalCount() > 0 {
+			res.Merged = report.Percentiles(merged)
+		}
+		r.Run.Repeats = max(r.Run.Repeats, n)
+		r.Results = append(r.Results, res)
+	}
+	slices.Sort(r.Run.Sizes)
+	return r
+}
+
+// Noisy returns n values spread uniformly within center x (1 ± spread), reproducibly for a seed.
+func Noisy(center, spread float64, n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = center * (1 + spread*(2*rng.Float64()-1))
+	}
+	return out
+}
+
+// Scale returns xs multiplied by k.
+func Scale(xs []float64, k float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * k
+	}
+	return out
+}
+
+// Latencies returns n repeats of ops latencies (ns) around center, spread ± spread, reproducibly.
+func Latencies(center, spread float64, n, ops int, seed uint64) [][]int64 {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	out := make([][]int64, n)
+	for i := range out {
+		out[i] = make([]int64, ops)
+		for j := range out[i] {
+			out[i][j] = int64(center * (1 + spread*(2*rng.Float64()-1)))
+		}
+	}
+	return out
+}
