@@ -50,6 +50,8 @@ var optionSpecs = []adapters.OptionSpec{
 		Help: "versions of each updated fact after load: history_depth-1 update rounds retract and re-assert the score of update_share of the entities (1: no history)"},
 	{Name: "update_share", Kind: adapters.Float, Default: "0.1",
 		Help: "share of the entities (0 < share <= 1) whose score the update rounds replace"},
+	{Name: "max_persons", Kind: adapters.Int, Default: "0", HasMin: true, Min: 0,
+		Help: "in a size sweep, report the target unavailable above this size (an optional target is then skipped there with the reason); 0: no limit"},
 	{Name: "persons", Kind: adapters.Bool, Default: "true",
 		Help: "also load the person dataset as facts, for scan/lookup/insert/concurrent (false: Triplex workloads only, half the load)"},
 }
@@ -72,6 +74,7 @@ type config struct {
 	historyDepth                        int
 	updateShare                         float64
 	persons                             bool
+	maxPersons                          int
 }
 
 func parseConfig(o adapters.Options) (config, error) {
@@ -79,6 +82,7 @@ func parseConfig(o adapters.Options) (config, error) {
 		backend: o.String("backend"), layout: o.String("layout"), storage: o.String("storage"),
 		path: o.String("path"), dsn: o.String("dsn"), sharedBuffers: o.Int("shared_buffers"),
 		historyDepth: int(o.Int("history_depth")), updateShare: o.Float("update_share"), persons: o.Bool("persons"),
+		maxPersons: int(o.Int("max_persons")),
 	}
 	if c.backend == "" {
 		c.backend = backendSQLite
@@ -131,6 +135,9 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	if env.Size < 1 {
 		return nil, exitcode.Usagef("triplex: dataset size must be at least 1, got %d", env.Size)
+	}
+	if c.maxPersons > 0 && env.Size > c.maxPersons {
+		return nil, adapters.Unavailable("triplex: %s layout is limited to %d persons by max_persons (this size: %d)", c.layout, c.maxPersons, env.Size)
 	}
 	logf := env.Logf
 	if logf == nil {

@@ -334,13 +334,17 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	_, err := New().Open(ctx, options(t, map[string]any{"max_persons": 100}), adapters.Env{TempDir: t.TempDir(), Size: 1000})
+	if !errors.Is(err, adapters.ErrUnavailable) || !strings.Contains(err.Error(), "max_persons") {
+		t.Errorf("size above max_persons: %v", err)
+	}
 	if b, err := os.ReadFile(existing); err != nil || string(b) != "user data" {
 		t.Fatalf("existing file was touched: %q, %v", b, err)
 	}
 
 	// The password classification itself (trust authentication on the test server accepts any
 	// password, so a rejected one is simulated).
-	err := connectErr("postgres://u:***@h/db", &pgconn.PgError{Code: "28P01", Message: "password authentication failed for user \"u\""})
+	err = connectErr("postgres://u:***@h/db", &pgconn.PgError{Code: "28P01", Message: "password authentication failed for user \"u\""})
 	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "authentication failed") {
 		t.Errorf("wrong password: %v (exit %d)", err, exitcode.Of(err))
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // triplex reconstructs Triplex's SQL layout and the SQL shape its Datalog compiler generates, from
-// its public source and docs (see docs/triplex.md in this adapter). It is a same-machine baseline,
+// its public source and docs (see the adapter's README.md). It is a same-machine baseline,
 // not Triplex itself. What it keeps:
 //
 //   - one wide table "triples" with a TEXT primary key ("<entity>:<attribute>"), TEXT entity ids and
