@@ -517,12 +517,7 @@ func (d *decoder) conceptFast(c *Concept, sp *cellSpans) (bool, error) {
 	default:
 		return false, nil
 	}
-	s.state = stValue
-	k, err := s.next()
-	if err != nil || k != tokString {
-		if err == nil {
-			err = s.syntax("iid must be a string, got %s", k)
-		}
+	if err := s.stringValue("iid"); err != nil {
 		return false, err
 	}
 	sp.iid = d.keep()
@@ -530,8 +525,16 @@ func (d *decoder) conceptFast(c *Concept, sp *cellSpans) (bool, error) {
 		if !s.lit(litValue) {
 			return false, nil
 		}
-		s.state = stValue
-		if k, err = s.next(); err != nil {
+		var k tokKind
+		var err error
+		if s.pos < s.end && s.buf[s.pos] == '"' {
+			k, err = tokString, s.readString()
+			s.state = stAfterValue
+		} else {
+			s.state = stValue
+			k, err = s.next()
+		}
+		if err != nil {
 			return false, err
 		}
 		switch k {
@@ -547,11 +550,7 @@ func (d *decoder) conceptFast(c *Concept, sp *cellSpans) (bool, error) {
 		if !s.lit(litValueType) {
 			return false, nil
 		}
-		s.state = stValue
-		if k, err = s.next(); err != nil || k != tokString {
-			if err == nil {
-				err = s.syntax("valueType must be a string, got %s", k)
-			}
+		if err := s.stringValue("valueType"); err != nil {
 			return false, err
 		}
 		sp.valueType = d.keep()

@@ -356,6 +356,20 @@ func (s *scanner) lit(lit string) bool {
 	return true
 }
 
+// stringValue reads a string value that must follow (after a member name) into s.tok.
+func (s *scanner) stringValue(what string) error {
+	s.state = stValue
+	if s.pos < s.end && s.buf[s.pos] == '"' {
+		s.state = stAfterValue
+		return s.readString()
+	}
+	k, err := s.next()
+	if err == nil && k != tokString {
+		err = s.syntax("%s must be a string, got %s", what, k)
+	}
+	return err
+}
+
 func (s *scanner) literal(word string) error {
 	s.mark = s.pos
 	for s.end-s.pos < len(word) {
