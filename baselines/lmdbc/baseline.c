@@ -30,14 +30,32 @@ typedef struct person {
 } person;
 
 /* dataset.RowSum, operation for operation. */
+#define ROW_MUL 0x9e3779b97f4a7c15ULL
+
+static inline uint64_t le64(const unsigned char *s) {
+	return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
+	       (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
+}
+
+static inline uint64_t fold(uint64_t h, const unsigned char *s, size_t n) {
+	if (n < 8) {
+		uint64_t v = 0;
+		for (size_t i = 0; i < n; i++)
+			v |= (uint64_t)s[i] << (8 * i);
+		return (h ^ v) * ROW_MUL;
+	}
+	const unsigned char *tail = s + n - 8;
+	for (; n > 8; s += 8, n -= 8)
+		h = (h ^ le64(s)) * ROW_MUL;
+	return (h ^ le64(tail)) * ROW_MUL;
+}
+
 static inline uint64_t rowsum(const unsigned char *email, size_t en, const unsigned char *name, size_t nn,
                               int age) {
-	uint64_t h = (uint64_t)en << 40 | (uint64_t)nn << 32 | (uint64_t)(uint32_t)age;
-	if (en > 0)
-		h ^= (uint64_t)email[0] << 56 ^ (uint64_t)email[en / 2] << 48 ^ (uint64_t)email[en - 1] << 24;
-	if (nn > 0)
-		h ^= (uint64_t)name[0] << 16 ^ (uint64_t)name[nn - 1] << 8;
-	h *= 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (uint64_t)en << 40 ^ (uint64_t)nn << 32 ^ (uint64_t)(uint32_t)age;
+	h = fold(h, email, en);
+	h = fold(h, name, nn);
+	h *= ROW_MUL;
 	return h ^ h >> 29;
 }
 

@@ -1,0 +1,128 @@
+package adapters
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+var specs = []OptionSpec{
+	{Name: "path", Kind: String},
+	{Name: "map_size", Kind: Bytes, Default: "1GiB", HasMin: true, Min: 4096},
+	{Name: "readers", Kind: Int, Default: "4", HasMin: true, Min: 1},
+	{Name: "share", Kind: Float, Default: "0.1"},
+	{Name: "durable", Kind: Bool, Default: "false"},
+	{Name: "timeout", Kind: Duration, Default: "5m"},
+	{Name: "layout", Kind: Enum, Choices: []string{"triplex", "indexed"}, Default: "indexed"},
+	{Name: "password", Kind: String, Secret: true},
+	{Name: "dsn", Kind: DSN},
+}
+
+func TestParseOptions(t *testing.T) {
+	t.Setenv("DBBENCH_TEST_PW", "s3cret")
+	o, err := ParseOptions(specs, map[string]any{
+		"path": "/data", "map_size": "64MiB", "readers": 8, "share": "25", "durable": true,
+		"timeout": "30s", "layout": "triplex", "password": "${DBBENCH_TEST_PW}",
+		"dsn": "postgres://bob:hunter2@db:5432/x?sslmode=disable",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.String("path") != "/data" || o.Int("map_size") != 64<<20 || o.Int("readers") != 8 || o.Float("share") != 25 ||
+		!o.Bool("durable") || o.Duration("timeout") != 30*time.Second || o.String("layout") != "triplex" || o.String("password") != "s3cret" {
+		t.Errorf("parsed: %+v", o.values)
+	}
+	red := o.Redacted()
+	if red["password"] != "***" || red["timeout"] != "30s" {
+		t.Errorf("redacted: %v", red)
+	}
+	if d := red["dsn"].(string); strings.Contains(d, "hunter2") || !strings.Contains(d, "bob:***@db") {
+		t.Errorf("dsn not redacted: %s", d)
+	}
+	def, _ := ParseOptions(specs, nil)
+	if def.Int("map_size") != 1<<30 || def.Int("readers") != 4 || def.Has("path") || def.String("layout") != "indexed" {
+		t.Errorf("defaults: %+v", def.values)
+	}
+}
+
+func TestParseOptionErrors(t *testing.T) {
+	tests := []struct {
+		raw  map[string]any
+		want string
+	}{
+		{map[string]any{"paht": "/x"}, `unknown option "paht" (known: path, map_size`},
+		{map[string]any{"map_size": "lots"}, "want a size"},
+		{map[string]any{"map_size": "1KiB"}, "must be at least 4096"},
+		{map[string]any{"readers": 0}, "must be at least 1"},
+		{map[string]any{"readers": 2.5}, "want a whole number"},
+		{map[string]any{"readers": "many"}, "want a whole number"},
+		{map[string]any{"durable": "maybe"}, "want true or false"},
+		{map[string]any{"timeout": 30}, "want a duration"},
+		{map[string]any{"timeout": "-1s"}, "want a duration"},
+		{map[string]any{"layout": "wide"}, `"wide" is not one of triplex, indexed`},
+		{map[string]any{"share": "x"}, "want a number"},
+	}
+	for _, tt := range tests {
+		_, err := ParseOptions(specs, tt.raw)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v, want %q", tt.raw, err, tt.want)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	tests := map[string]int64{"4096": 4096, "64MiB": 64 << 20, "1 GB": 1e9, "1.5KiB": 1536, "2g": 2 << 30, "1_000": 1000}
+	for in, want := range tests {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "MiB", "-1", "1 parsec", "1e99"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	tests := map[string]string{
+		"postgres://u:pw@h/db":                  "postgres://u:***@h/db",
+		"postgres://u@h/db":                     "postgres://u@h/db",
+		"postgres://h/db?password=pw&sslmode=x": "postgres://h/db?password=xxx&sslmode=x",
+		"host=h user=u password=pw dbname=d":    "host=h user=u password=*** dbname=d",
+		"host=h password='p w' dbname=d":        "host=h password=*** dbname=d",
+	}
+	for in, want := range tests {
+		if got := RedactDSN(in); got != want {
+			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExpandEnv(t *testing.T) {
+	t.Setenv("DBBENCH_X", "1")
+	if got := ExpandEnv("a${DBBENCH_X}b${DBBENCH_UNSET:-d}c${DBBENCH_UNSET}"); got != "a1bdc" {
+		t.Errorf("ExpandEnv = %q", got)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if _, err := NewRegistry(named("a"), named("a")); err == nil {
+		t.Error("duplicate adapter names accepted")
+	}
+	r, _ := NewRegistry(named("b"), named("a"))
+	if strings.Join(r.Names(), ",") != "a,b" {
+		t.Errorf("names %v", r.Names())
+	}
+	if _, ok := r.Lookup("c"); ok {
+		t.Error("lookup of an unknown adapter")
+	}
+}
+
+type named string
+
+func (n named) Info() Info { return Info{Name: string(n)} }
+func (n named) Open(context.Context, Options, Env) (Target, error) {
+	return nil, nil
+}
