@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"io"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +43,7 @@ func TestVerdicts(t *testing.T) {
 		{"latency regression", "ns_per_row", comparetest.Noisy(100, .02, 10, 1), comparetest.Noisy(120, .02, 10, 2), Worse, GateFail, 0.2},
 		{"latency improvement", "p50", comparetest.Noisy(100, .02, 10, 1), comparetest.Noisy(70, .02, 10, 2), Better, GatePass, -0.3},
 		{"too few repeats to decide", "rows_per_s", comparetest.Noisy(1e6, .02, 3, 1), comparetest.Noisy(0.5e6, .02, 3, 2), TooFew, GateUndecided, -0.5},
+		{"one repeat each", "rows_per_s", []float64{1e6}, []float64{2e6}, TooFew, GateUndecided, 1},
 		{"identical constant samples", "rows_per_s", []float64{5, 5, 5, 5, 5}, []float64{5, 5, 5, 5, 5}, Same, GatePass, 0},
 	}
 	for _, tt := range tests {
@@ -262,6 +265,8 @@ func TestIncompatibleReports(t *testing.T) {
 		ct{Target: "sut", Workload: "lookup", Size: 1000, Figures: map[string][]float64{"rows_per_s": {1, 2, 3, 4}}},
 		ct{Target: "sut", Workload: "lookup", Size: 2000, Figures: map[string][]float64{"rows_per_s": {1, 2, 3, 4}}},
 	)
+	badHist := comparetest.Report("t", ct{Target: "sut", Workload: "lookup", Latencies: [][]int64{{1, 2}, {3, 4}}, Figures: map[string][]float64{"p50": {1, 3}}})
+	badHist.Results[0].Repeats[1].Histogram = "HISTFAAAAnotbase64!"
 	skippedRef := base()
 	skippedRef.Targets[0].Status, skippedRef.Targets[0].Reason = "skipped", "no server"
 	tests := []struct {
@@ -281,6 +286,7 @@ func TestIncompatibleReports(t *testing.T) {
 		{"unknown figure", base(), base(), Options{Figures: []string{"speed"}}, `unknown figure "speed"`},
 		{"figure nowhere", base(), base(), Options{Figures: []string{"p999"}}, "nothing to compare: no result has figures p999 in both reports"},
 		{"bad alpha", base(), base(), Options{Alpha: 2}, "alpha 2: want a significance level between 0 and 1"},
+		{"corrupt histogram", badHist, badHist, Options{Figures: []string{"p50"}}, "OLD: sut lookup: decode histogram:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -454,5 +460,73 @@ func TestWorsening(t *testing.T) {
 		if got := Worsening(Row{Change: Num(tt.change), HigherBetter: tt.higherBetter}); got != tt.want {
 			t.Errorf("Worsening(%v, higherBetter %t) = %v, want %v", tt.change, tt.higherBetter, got, tt.want)
 		}
+	}
+}
+
+// TestOddReportsNeverPanic compares many randomly damaged report pairs (missing figures and
+// repeats, zeros, failed results, empty histograms): every outcome is a comparison or an error,
+// and every comparison renders.
+func TestOddReportsNeverPanic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	figs := []string{"rows_per_s", "ns_per_row", "p50", "p99", "errors"}
+	mk := func() *report.Report {
+		var rs []ct
+		for _, target := range []string{"ref", "a", "b"} {
+			for _, w := range []string{"scan", "lookup"} {
+				if rng.IntN(4) == 0 {
+					continue
+				}
+				n := rng.IntN(7)
+				x := ct{Target: target, Workload: w, Figures: map[string][]float64{}}
+				if w == "scan" {
+					x.Unit = "scan"
+				}
+				for _, f := range figs {
+					if rng.IntN(3) == 0 {
+						continue
+					}
+					vals := make([]float64, n)
+					for i := range vals {
+						if rng.IntN(5) > 0 {
+							vals[i] = float64(rng.IntN(3)) * rng.Float64() * 1000
+						}
+					}
+					x.Figures[f] = vals
+				}
+				if rng.IntN(6) == 0 {
+					x.Status, x.Error = "failed", "boom"
+				}
+				rs = append(rs, x)
+			}
+		}
+		return comparetest.Report("odd", rs...)
+	}
+	var th Thresholds
+	if err := th.Set("10%"); err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for i := 0; i < 300; i++ {
+		old, new := mk(), mk()
+		opts := Options{Thresholds: &th}
+		if i%2 == 0 {
+			opts.NormalizeBy = "ref"
+		}
+		if i%3 == 0 {
+			opts.Figures = figs
+		}
+		c, err := Compare(old, new, opts)
+		if err != nil {
+			continue
+		}
+		compared++
+		for _, f := range Formats {
+			if err := Render(io.Discard, c, f); err != nil {
+				t.Fatalf("render %s: %v", f, err)
+			}
+		}
+	}
+	if compared < 50 {
+		t.Errorf("only %d of 300 random pairs were comparable: the generator is too harsh to test much", compared)
 	}
 }

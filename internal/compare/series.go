@@ -90,8 +90,11 @@ func (h *histCache) percentiles(r *report.Result) (map[string]float64, error) {
 			enc = append(enc, rep.Histogram)
 		}
 	}
-	if len(enc) == 0 {
+	if len(enc) == 0 && r.Histogram != "" {
 		enc = []string{r.Histogram}
+	}
+	if len(enc) == 0 {
+		return map[string]float64{}, nil // no latencies recorded: no percentiles to show
 	}
 	merged, err := report.MergeHistograms(enc...)
 	if err != nil {

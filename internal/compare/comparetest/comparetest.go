@@ -72,6 +72,8 @@ func Report(config string, results ...Result) *report.Report {
 			n = max(n, len(v))
 		}
 		n = max(n, len(x.Latencies))
+		// Histograms only when latencies are given: an empty encoded histogram ("") is valid and
+		// keeps reports without latencies small and quick to build.
 		merged := report.NewHistogram()
 		for i := 0; i < n; i++ {
 			rep := report.Repeat{Index: i, Ops: 1, Rows: 1, Figures: map[string]float64{}}
@@ -80,15 +82,15 @@ func Report(config string, results ...Result) *report.Report {
 					rep.Figures[f] = v[i]
 				}
 			}
-			h := report.NewHistogram()
 			if i < len(x.Latencies) {
+				h := report.NewHistogram()
 				for _, l := range x.Latencies[i] {
 					report.Record(h, time.Duration(l))
 				}
 				rep.Ops = int64(len(x.Latencies[i]))
+				merged.Merge(h)
+				rep.Histogram, _ = report.EncodeHistogram(h)
 			}
-			merged.Merge(h)
-			rep.Histogram, _ = report.EncodeHistogram(h)
 			res.Repeats = append(res.Repeats, rep)
 		}
 		for f := range x.Figures {
@@ -100,8 +102,8 @@ func Report(config string, results ...Result) *report.Report {
 			}
 			res.Figures[f] = report.Median(vals)
 		}
-		res.Histogram, _ = report.EncodeHistogram(merged)
 		if merged.TotalCount() > 0 {
+			res.Histogram, _ = report.EncodeHistogram(merged)
 			res.Merged = report.Percentiles(merged)
 		}
 		r.Run.Repeats = max(r.Run.Repeats, n)
