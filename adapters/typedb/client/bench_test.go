@@ -16,7 +16,9 @@ import (
 // BenchmarkDecodeScan measures the client's cost per answer row: a fake endpoint serves a
 // pre-encoded answer of n person rows over loopback HTTP, and each row is decoded into a
 // dataset.Person and checksummed, as the adapter's scan does. B/op and allocs/op must stay flat
-// as n grows (the answer is never held in memory).
+// as n grows (the answer is never held in memory). With the default -benchtime they seem to grow,
+// because fewer iterations share the one-time setup (connection, buffers); -benchtime 5x gives
+// every n the same figures.
 //
 //	go test -run '^$' -bench DecodeScan -benchmem ./adapters/typedb/client/
 func BenchmarkDecodeScan(b *testing.B) {

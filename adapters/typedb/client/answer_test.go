@@ -1,0 +1,143 @@
+package client
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// decodeRows decodes doc read through r and returns the rows as text, one "name=kind:value" list per
+// row, so that tests can compare whole answers.
+func decodeRows(r io.Reader) (Answer, []string, error) {
+	d := newDecoder()
+	d.s.reset(r)
+	var a Answer
+	var rows []string
+	err := d.answer(&a, func(r *Row) error {
+		var b strings.Builder
+		for i := range r.Len() {
+			c := r.At(i)
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(string(r.Name(i)) + "=" + string(c.IID) + ":" + string(c.value))
+		}
+		rows = append(rows, b.String())
+		return nil
+	})
+	return a, rows, err
+}
+
+// TestDecodeAnswerAcrossReads feeds the same answers whole, one byte per read and in halves: rows
+// must not depend on where the reads split the input (the tokenizer's buffer moves between reads).
+func TestDecodeAnswerAcrossReads(t *testing.T) {
+	long := strings.Repeat("v", 150_000)
+	row := `{"data":{"x":{"kind":"attribute","iid":"0x1","value":"a\"b\u00e9\ud83d\ude00","valueType":"string","type":null},` +
+		`"y":{"kind":"attribute","iid":"0x2","value":-12.5e3,"valueType":"double","type":null}},"involvedBlocks":null}`
+	docs := map[string]struct {
+		doc  string
+		rows []string
+	}{
+		"escapes": {`{"queryType":"read","answerType":"conceptRows","answers":[` + row + `,` + row + `],"query":null,"warning":null}`,
+			[]string{`x=0x1:a"bé😀 y=0x2:-12.5e3`, `x=0x1:a"bé😀 y=0x2:-12.5e3`}},
+		"whitespace": {" {\n \"answers\" : [ { \"data\" : { \"v\" : { \"kind\" : \"value\" , \"value\" : 7 } } } ] , " +
+			"\"queryType\" : \"read\" , \"answerType\" : \"conceptRows\" } \n", []string{"v=:7"}},
+		"long value": {`{"answerType":"conceptRows","answers":[{"data":{"s":{"kind":"value","value":"` + long + `"}}}]}`,
+			[]string{"s=:" + long}},
+		"escaped names": {`{"answer\u0054ype":"conceptRows","answers":[{"d\u0061ta":{"\u0078":{"kind":"value","value":1}}}]}`,
+			[]string{"x=:1"}},
+		"no answers": {`{"queryType":"schema","answerType":"ok","answers":null}`, nil},
+	}
+	for name, tc := range docs {
+		for rname, r := range map[string]func() io.Reader{
+			"whole":    func() io.Reader { return strings.NewReader(tc.doc) },
+			"bytewise": func() io.Reader { return iotest.OneByteReader(strings.NewReader(tc.doc)) },
+			"halves":   func() io.Reader { return iotest.HalfReader(strings.NewReader(tc.doc)) },
+		} {
+			_, rows, err := decodeRows(r())
+			if err != nil {
+				t.Errorf("%s, %s: %v", name, rname, err)
+				continue
+			}
+			if strings.Join(rows, "\n") != strings.Join(tc.rows, "\n") {
+				t.Errorf("%s, %s: rows\n%.200q\nwant\n%.200q", name, rname, rows, tc.rows)
+			}
+		}
+	}
+}
+
+func TestDecodeAnswerRejectsMalformed(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want error // errSyntax or io.ErrUnexpectedEOF
+	}{
+		{`[]`, errSyntax},
+		{`"answers"`, errSyntax},
+		{`{"answers":{}}`, errSyntax},
+		{`{"answers":["x"]}`, errSyntax},
+		{`{"answers":[{"data":[]}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":1}}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":1}}}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":"entity","type":"t"}}}]}`, errSyntax},
+		{`{"queryType":1}`, errSyntax},
+		{`{"answers":[]} {}`, errSyntax},
+		{`{"a" 1}`, errSyntax},
+		{`{"a":1,}`, errSyntax},
+		{`{"answers":[{"data":{}} {"data":{}}]}`, errSyntax},
+		{`{"answers":[{"data":{}}}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":"value","value":tru}}}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":"value","value":"a` + "\x01" + `"}}}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":"value","value":"\x"}}}]}`, errSyntax},
+		{`{"answers":[{"data":{"x":{"kind":"value","value":"\u12"}}}]}`, errSyntax},
+		{`x`, errSyntax},
+		{``, io.ErrUnexpectedEOF},
+		{`{"answers":[{"data":{"x":{"kind":"value","val`, io.ErrUnexpectedEOF},
+		{`{"answers":[`, io.ErrUnexpectedEOF},
+	} {
+		_, _, err := decodeRows(strings.NewReader(tc.doc))
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%q: err = %v, want %v", tc.doc, err, tc.want)
+		}
+	}
+}
+
+func TestDecodeAnswerReadErrorSurfaces(t *testing.T) {
+	boom := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader(`{"answerType":"conceptRows","answers":[{"data":{}},`), iotest.ErrReader(boom))
+	a, _, err := decodeRows(r)
+	if !errors.Is(err, boom) || a.Rows != 1 {
+		t.Fatalf("err = %v after %d rows, want the reader's error after 1", err, a.Rows)
+	}
+}
+
+// TestDecoderReuse decodes answers one after another on one decoder, as the client's pool does:
+// nothing of an answer may leak into the next, including after a failed one.
+func TestDecoderReuse(t *testing.T) {
+	d := newDecoder()
+	docs := []string{
+		`{"answerType":"conceptRows","answers":[{"data":{"a":{"kind":"value","value":1}}}],"warning":"w"}`,
+		`{"answerType":"conceptRows","answers":[{"data":{"a":{"kind":"value","value":"`,
+		`{"answerType":"conceptRows","answers":[{"data":{"b":{"kind":"value","value":2}}},{"data":{"b":null}}]}`,
+	}
+	var got []string
+	for _, doc := range docs {
+		d.s.reset(strings.NewReader(doc))
+		var a Answer
+		err := d.answer(&a, func(r *Row) error {
+			for i := range r.Len() {
+				got = append(got, string(r.Name(i))+"="+string(r.At(i).value))
+			}
+			return nil
+		})
+		got = append(got, a.Warning)
+		if (err != nil) != (doc == docs[1]) {
+			t.Fatalf("%q: err = %v", doc, err)
+		}
+		d.s.reset(nil)
+	}
+	if want := "a=1 w  b=2 b= "; strings.Join(got, " ") != want {
+		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
