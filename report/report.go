@@ -81,7 +81,8 @@ type Target struct {
 	Options  map[string]any `json:"options"` // redacted
 	Optional bool           `json:"optional,omitempty"`
 	Slowdown float64        `json:"slowdown,omitempty"` // injected extra work per operation, as a fraction
-	// Status is "ok", "skipped" (optional target whose infrastructure is missing) or "failed".
+	// Status is "ok", "skipped" (an optional target that could run at no size: its infrastructure is
+	// missing; see instances[].skipped for a target skipped at some sizes only) or "failed".
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	// Instances holds one entry per dataset size the target was opened for.
@@ -90,7 +91,10 @@ type Target struct {
 
 // Instance is a target opened for one dataset size.
 type Instance struct {
-	Size      int            `json:"size"`
+	Size int `json:"size"`
+	// Skipped says why an optional target did not run at this size (its infrastructure is missing,
+	// or the adapter declined the size); its other fields are then empty.
+	Skipped   string         `json:"skipped,omitempty"`
 	LoadNs    int64          `json:"load_ns"`
 	LoadRowsS float64        `json:"load_rows_per_s"`
 	Info      map[string]any `json:"info,omitempty"`

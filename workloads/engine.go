@@ -34,11 +34,10 @@ type Runner struct {
 
 // targetState is one configured target through the run.
 type targetState struct {
-	plan    *config.TargetPlan
-	rep     *report.Target
-	inst    adapters.Target
-	dir     string
-	skipped bool
+	plan *config.TargetPlan
+	rep  *report.Target
+	inst adapters.Target
+	dir  string
 }
 
 // resultKey identifies one result.
@@ -107,6 +106,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		rep.Results = append(rep.Results, results[k].finish())
 	}
 	for _, s := range states {
+		markSkipped(s.rep)
 		if s.rep.Status == "ok" && anyFailed(rep.Results, s.rep.Name) {
 			s.rep.Status = "failed"
 			s.rep.Reason = "a workload failed; see its result"
@@ -120,6 +120,19 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	rep.Run.PeakRSSBytes = report.PeakRSS()
 	prog.finish()
 	return rep, nil
+}
+
+// markSkipped gives a target that was skipped at every size the status "skipped".
+func markSkipped(t *report.Target) {
+	if len(t.Instances) == 0 {
+		return
+	}
+	for _, in := range t.Instances {
+		if in.Skipped == "" {
+			return
+		}
+	}
+	t.Status, t.Reason = "skipped", t.Instances[0].Skipped
 }
 
 func anyFailed(rs []report.Result, target string) bool {
@@ -177,9 +190,6 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []
 	}()
 
 	for _, s := range states {
-		if s.skipped {
-			continue
-		}
 		if err := r.open(ctx, s, size, runDir, ds, prog); err != nil {
 			return err
 		}
@@ -218,9 +228,8 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 			return ctx.Err()
 		}
 		if errors.Is(err, adapters.ErrUnavailable) && s.plan.Optional {
-			s.skipped = true
-			s.rep.Status, s.rep.Reason = "skipped", err.Error()
-			prog.printf("skipping optional target %s: %v", s.plan.Name, err)
+			s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size, Skipped: err.Error()})
+			prog.printf("skipping optional target %s at size %d: %v", s.plan.Name, size, err)
 			return nil
 		}
 		return exitcode.AsInfra(fmt.Errorf("target %s: %w", s.plan.Name, err))

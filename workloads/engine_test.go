@@ -43,6 +43,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "bad_sum", Kind: adapters.Bool},
 			{Name: "lose_lookup", Kind: adapters.Bool},
 			{Name: "unavailable", Kind: adapters.Bool},
+			{Name: "max_size", Kind: adapters.Int},
 			{Name: "fail_load", Kind: adapters.Bool},
 			{Name: "op_sum", Kind: adapters.Int, Default: "7"},
 			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
@@ -56,6 +57,9 @@ func (f fake) Info() adapters.Info {
 func (f fake) Open(ctx context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {
 	if o.Bool("unavailable") {
 		return nil, adapters.Unavailable("no such server here")
+	}
+	if m := o.Int("max_size"); m > 0 && int64(env.Size) > m {
+		return nil, adapters.Unavailable("too big for this layout")
 	}
 	inner, _ := memory.New().Open(ctx, o, env)
 	f.log.mu.Lock()
@@ -494,5 +498,38 @@ assertions:
 	}
 	if rep.Assertions[0].Verdict != "pass" {
 		t.Errorf("growth assertion: %+v", rep.Assertions[0])
+	}
+}
+
+func TestOptionalTargetSkippedAtOneSize(t *testing.T) {
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {sizes: [50, 200]}
+repeats: 2
+workloads: [scan]
+targets:
+  - {name: ix, adapter: fake}
+  - {name: small, adapter: fake, optional: true, options: {max_size: 100}}
+assertions:
+  - scan.p50[small@min] <= 1000000 * scan.p50[ix@min]
+  - scan.p50[small@max] <= 1000000 * scan.p50[ix@max]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := rep.TargetByName("small")
+	if small.Status != "ok" || len(small.Instances) != 2 || small.Instances[0].Skipped != "" || !strings.Contains(small.Instances[1].Skipped, "too big") {
+		t.Fatalf("target: %+v", small)
+	}
+	if rep.Find("small", "scan", 50) == nil || rep.Find("small", "scan", 200) != nil {
+		t.Error("results at the wrong sizes")
+	}
+	if rep.Assertions[0].Verdict != "pass" {
+		t.Errorf("@min: %+v", rep.Assertions[0])
+	}
+	if a := rep.Assertions[1]; a.Verdict != "skipped" || !strings.Contains(a.Reason, "skipped at size 200: unavailable on this machine: too big") {
+		t.Errorf("@max: %+v", a)
+	}
+	if rep.Verdict != "pass" {
+		t.Errorf("verdict %s", rep.Verdict)
 	}
 }

@@ -143,6 +143,11 @@ func series(r *report.Report, ref Ref, at int) ([]float64, string) {
 	}
 	res := r.Find(ref.Target, ref.Workload, size)
 	if res == nil {
+		for _, in := range r.TargetByName(ref.Target).Instances {
+			if in.Size == size && in.Skipped != "" {
+				return nil, fmt.Sprintf("target %s was skipped at size %d: %s", ref.Target, size, in.Skipped)
+			}
+		}
 		return nil, fmt.Sprintf("%s did not run %s", ref.Target, ref.Workload)
 	}
 	if res.Status != "ok" {

@@ -25,7 +25,6 @@ func (missingServer) Open(context.Context, adapters.Options, adapters.Env) (adap
 	return nil, adapters.Unavailable("no server: set ADDRESS or install Docker")
 }
 
-
 // execute runs dbbench in-process with the real built-in adapters plus test ones.
 func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

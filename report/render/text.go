@@ -56,6 +56,12 @@ func Results(w io.Writer, r *report.Report) {
 	for _, t := range r.Targets {
 		if t.Status == "skipped" {
 			fmt.Fprintf(w, "skipped %s: %s\n", t.Name, t.Reason)
+			continue
+		}
+		for _, in := range t.Instances {
+			if in.Skipped != "" {
+				fmt.Fprintf(w, "skipped %s at size %d: %s\n", t.Name, in.Size, in.Skipped)
+			}
 		}
 	}
 	for _, x := range r.Results {
