@@ -376,3 +376,6 @@ func (t *target) dropDatabase(ctx context.Context, db string) error {
 		delay = min(2*delay, time.Second)
 	}
 }
+
+// oneLine folds a multi-line message into one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

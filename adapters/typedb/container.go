@@ -4,18 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/docker"
 )
 
 // noServer is the reason given when there is neither an address nor Docker.
@@ -30,9 +27,9 @@ type container struct {
 // startContainer runs typedb/typedb:<version> and waits until /health answers 204. It returns the
 // HTTP address.
 func startContainer(ctx context.Context, image string, timeout time.Duration, logf func(string, ...any)) (c *container, addr string, err error) {
-	host, err := findDocker(ctx, 3*time.Second)
+	host, err := docker.Find(ctx, docker.PingTimeout)
 	if err != nil {
-		return nil, "", err
+		return nil, "", adapters.Unavailable("%s (%v)", noServer, err)
 	}
 	defer func() {
 		// testcontainers panics on some discovery failures: keep them one-line errors.
@@ -54,7 +51,7 @@ func startContainer(ctx context.Context, image string, timeout time.Duration, lo
 	c = &container{ctr: ctr}
 	if err != nil {
 		_ = c.stop()
-		return nil, "", fmt.Errorf("typedb container %s: %s", image, oneLine(err.Error()))
+		return nil, "", fmt.Errorf("typedb container %s: %s", image, docker.OneLine(err.Error()))
 	}
 	hostName, err := ctr.Host(ctx)
 	if err != nil {
@@ -78,56 +75,10 @@ func (c *container) stop() error {
 	err := testcontainers.TerminateContainer(c.ctr, testcontainers.StopTimeout(10*time.Second))
 	c.ctr = nil
 	if err != nil {
-		return fmt.Errorf("remove the TypeDB container: %s", oneLine(err.Error()))
+		return fmt.Errorf("remove the TypeDB container: %s", docker.OneLine(err.Error()))
 	}
 	return nil
 }
-
-// findDocker returns the Docker host, or an ErrUnavailable error within timeout. DOCKER_HOST wins
-// when set; otherwise the usual socket locations are tried.
-func findDocker(ctx context.Context, timeout time.Duration) (string, error) {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		for _, sock := range dockerSockets() {
-			if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-				host = "unix://" + sock
-				break
-			}
-		}
-		if host == "" {
-			return "", adapters.Unavailable("%s (no Docker engine found)", noServer)
-		}
-	}
-	if path, ok := strings.CutPrefix(host, "unix://"); ok {
-		if _, err := os.Stat(path); err != nil {
-			return "", adapters.Unavailable("%s (no Docker engine at DOCKER_HOST=%s)", noServer, host)
-		}
-	}
-	cli, err := client.New(client.FromEnv, client.WithHost(host))
-	if err != nil {
-		return "", adapters.Unavailable("%s (Docker client for %s: %s)", noServer, host, oneLine(err.Error()))
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
-		return "", adapters.Unavailable("%s (the Docker engine at %s does not answer: %s)", noServer, host, oneLine(err.Error()))
-	}
-	return host, nil
-}
-
-func dockerSockets() []string {
-	socks := []string{"/var/run/docker.sock"}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		socks = append(socks, filepath.Join(d, "docker.sock"), filepath.Join(d, "podman", "podman.sock"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		socks = append(socks, filepath.Join(h, ".docker", "run", "docker.sock"), filepath.Join(h, ".docker", "desktop", "docker.sock"))
-	}
-	return append(socks, fmt.Sprintf("/run/user/%d/docker.sock", os.Getuid()))
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // tcLogger sends testcontainers' progress lines to the target's log.
 type tcLogger struct{ logf func(string, ...any) }

@@ -3,31 +3,24 @@ package pgserver
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/docker"
 )
-
-// dockerPingTimeout bounds the check for a Docker engine, so a machine without one (or with a dead
-// DOCKER_HOST) is told so in seconds.
-const dockerPingTimeout = 3 * time.Second
 
 // startContainer runs the postgres image with the same settings as a local server. Orphans are
 // removed by testcontainers' reaper (Ryuk), which deletes the container when this process's
 // connection to it closes, however the process ends.
 func startContainer(ctx context.Context, o Options, settings map[string]string) (s *Server, err error) {
-	host, err := findDocker(ctx, dockerPingTimeout)
+	host, err := docker.Find(ctx, docker.PingTimeout)
 	if err != nil {
-		return nil, err
+		return nil, adapters.Unavailable("%v", err)
 	}
 	defer func() {
 		// testcontainers panics on some discovery failures; keep them one-line errors.
@@ -76,52 +69,6 @@ func startContainer(ctx context.Context, o Options, settings map[string]string) 
 	}
 	o.logf("pgserver: PostgreSQL %s ready on %s:%d (container, %v)", s.version, hostName, s.port, time.Since(t0).Round(time.Millisecond))
 	return s, nil
-}
-
-// findDocker returns the Docker host to use, or an ErrUnavailable error within timeout.
-// DOCKER_HOST wins when set (as for the docker CLI); else the usual socket locations are tried.
-func findDocker(ctx context.Context, timeout time.Duration) (string, error) {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		for _, sock := range dockerSockets() {
-			if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-				host = "unix://" + sock
-				break
-			}
-		}
-		if host == "" {
-			return "", adapters.Unavailable("no Docker engine (DOCKER_HOST is unset and no docker.sock exists)")
-		}
-	}
-	if path, ok := strings.CutPrefix(host, "unix://"); ok {
-		if _, err := os.Stat(path); err != nil {
-			return "", adapters.Unavailable("no Docker engine at DOCKER_HOST=%s", host)
-		}
-	}
-	cli, err := client.New(client.FromEnv, client.WithHost(host))
-	if err != nil {
-		return "", adapters.Unavailable("Docker client for %s: %v", host, err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
-		return "", adapters.Unavailable("the Docker engine at %s does not answer: %s", host, oneLine(err.Error()))
-	}
-	return host, nil
-}
-
-// dockerSockets lists where Docker (rootful, rootless, Desktop) and Podman put their API socket.
-func dockerSockets() []string {
-	socks := []string{"/var/run/docker.sock"}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		socks = append(socks, filepath.Join(d, "docker.sock"), filepath.Join(d, "podman", "podman.sock"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		socks = append(socks, filepath.Join(h, ".docker", "run", "docker.sock"),
-			filepath.Join(h, ".docker", "desktop", "docker.sock"))
-	}
-	return append(socks, fmt.Sprintf("/run/user/%d/docker.sock", os.Getuid()))
 }
 
 // containerBackend is a container server.
