@@ -137,41 +137,9 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 		return m, nil
 	}
 	pr := e.target.(adapters.PointReader)
-	var firstErr error
-	consecutive := 0
-	for i, email := range e.w.emails {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		start := time.Now()
-		t, err := pr.Lookup(ctx, email)
-		burn(time.Since(start), e.slowdown)
-		d := time.Since(start)
-		m.elapsed += d
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			report.Record(m.errHist, d)
-			m.errors++
-			consecutive++
-			if firstErr == nil {
-				firstErr = err
-			}
-			if consecutive >= maxConsecutiveErrors {
-				return nil, fmt.Errorf("gave up after %d consecutive failed lookups: %w", consecutive, firstErr)
-			}
-			continue
-		}
-		consecutive = 0
-		report.Record(m.hist, d)
-		m.rows += t.Rows
-		m.sum += t.Sum
-	}
-	if firstErr != nil {
-		return m, fmt.Errorf("%d of %d lookups failed, first: %w", m.errors, n, firstErr)
-	}
-	return m, nil
+	return perOp(ctx, n, e.slowdown, "lookups", func(i int) (adapters.Tally, error) {
+		return pr.Lookup(ctx, e.w.emails[i])
+	})
 }
 
 func (e *execution) insert(ctx context.Context) (*measurement, error) {
@@ -312,17 +280,26 @@ func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows in
 }
 
 func (e *execution) custom(ctx context.Context) (*measurement, error) {
+	return perOp(ctx, e.w.ops, e.slowdown, "operations", func(i int) (adapters.Tally, error) {
+		return e.op.Do(ctx, i)
+	})
+}
+
+// perOp times n operations one by one. A failed operation's latency goes to the error histogram and
+// the loop goes on (so one hiccup does not hide the rest of the distribution), but stops after
+// maxConsecutiveErrors in a row: a server that has gone away is not timed thousands of times.
+func perOp(ctx context.Context, n int, slowdown float64, what string, op func(i int) (adapters.Tally, error)) (*measurement, error) {
 	m := newMeasurement()
-	m.ops = int64(e.w.ops)
+	m.ops = int64(n)
 	var firstErr error
 	consecutive := 0
-	for i := 0; i < e.w.ops; i++ {
+	for i := 0; i < n; i++ {
 		if i%checkEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		start := time.Now()
-		t, err := e.op.Do(ctx, i)
-		burn(time.Since(start), e.slowdown)
+		t, err := op(i)
+		burn(time.Since(start), slowdown)
 		d := time.Since(start)
 		m.elapsed += d
 		if err != nil {
@@ -336,7 +313,7 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 				firstErr = err
 			}
 			if consecutive >= maxConsecutiveErrors {
-				return nil, fmt.Errorf("gave up after %d consecutive failures: %w", consecutive, firstErr)
+				return nil, fmt.Errorf("gave up after %d consecutive failed %s: %w", consecutive, what, firstErr)
 			}
 			continue
 		}
@@ -346,7 +323,7 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 		m.sum += t.Sum
 	}
 	if firstErr != nil {
-		return m, fmt.Errorf("%d of %d operations failed, first: %w", m.errors, e.w.ops, firstErr)
+		return m, fmt.Errorf("%d of %d %s failed, first: %w", m.errors, n, what, firstErr)
 	}
 	return m, nil
 }
