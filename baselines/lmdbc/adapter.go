@@ -4,7 +4,7 @@
 // same file layout as the Go adapter. They read the dataset's packed buffers directly.
 //
 // The C code reaches lmdb-go's MDB_env through adapters/lmdb/native, whose Bind self-checks the
-// handles; it declares the LMDB functions it calls in mdbdecl.h (the same file as native's).
+// handles; it compiles against the LMDB declarations of adapters/lmdb/native/mdbdecl.h.
 package lmdbc
 
 import (

@@ -3,7 +3,7 @@
 package lmdbc
 
 /*
-#cgo CFLAGS: -O2 -Wall
+#cgo CFLAGS: -O2 -Wall -I${SRCDIR}/../../adapters/lmdb/native
 #cgo LDFLAGS: -pthread
 #cgo noescape dbb_scan
 #cgo nocallback dbb_scan
