@@ -38,6 +38,7 @@ type targetState struct {
 	rep  *report.Target
 	inst adapters.Target
 	dir  string
+	slow *slowdown // calibrated once per run; nil without an injected slowdown
 }
 
 // resultKey identifies one result.
@@ -90,7 +91,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		}
 	}
 	for i := range p.Targets {
-		states[i] = &targetState{plan: &p.Targets[i], rep: &rep.Targets[i]}
+		states[i] = &targetState{plan: &p.Targets[i], rep: &rep.Targets[i], slow: newSlowdown(p.Targets[i].Slowdown)}
 	}
 
 	prog.start(p)
@@ -313,7 +314,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		results[key] = acc
 		*order = append(*order, key)
 		acc.verification = expectation(run, s.inst, w.CrossCheck)
-		ex := &execution{w: run, target: s.inst, slowdown: s.plan.Slowdown}
+		ex := &execution{w: run, target: s.inst, slowdown: s.slow}
 		if w.Custom {
 			cr, ok := s.inst.(adapters.CustomRunner)
 			if !ok {

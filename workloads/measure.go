@@ -42,7 +42,7 @@ const checkEvery = 256
 type execution struct {
 	w        workloadRun
 	target   adapters.Target
-	slowdown float64
+	slowdown *slowdown   // nil: none injected
 	op       adapters.Op // custom workloads
 }
 
@@ -73,26 +73,6 @@ func (e *execution) run(ctx context.Context) (*measurement, error) {
 	return e.custom(ctx)
 }
 
-// burn does busy work for f x d and returns how long it took: the injected slowdown. It is real CPU
-// work inside the timed region, like a slower implementation, not a sleep.
-func burn(d time.Duration, f float64) time.Duration {
-	if f <= 0 || d <= 0 {
-		return 0
-	}
-	want := time.Duration(float64(d) * f)
-	start := time.Now()
-	x := uint64(1)
-	for time.Since(start) < want {
-		for i := 0; i < 64; i++ {
-			x = x*6364136223846793005 + 1442695040888963407
-		}
-	}
-	if x == 0 { // never true; keeps the busy work observable so the compiler cannot drop it
-		return 0
-	}
-	return time.Since(start)
-}
-
 func (e *execution) scan(ctx context.Context) (*measurement, error) {
 	m := newMeasurement()
 	var (
@@ -102,12 +82,14 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 	)
 	if ts, ok := e.target.(adapters.TimedScanner); ok {
 		t, d, err = ts.TimedScan(ctx, e.w.rows)
-		d += burn(d, e.slowdown)
+		d += e.slowdown.add(d, 0)
 	} else {
 		sc := e.target.(adapters.Scanner)
 		start := time.Now()
 		t, err = sc.Scan(ctx, e.w.rows)
-		burn(time.Since(start), e.slowdown)
+		if e.slowdown != nil {
+			e.slowdown.add(time.Since(start), 1)
+		}
 		d = time.Since(start)
 	}
 	if err != nil {
@@ -129,7 +111,7 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 			return nil, err
 		}
 		for i := range lat {
-			lat[i] += burn(lat[i], e.slowdown)
+			lat[i] += e.slowdown.add(lat[i], 0)
 			report.Record(m.hist, lat[i])
 			m.elapsed += lat[i]
 		}
@@ -151,7 +133,7 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 		if err != nil {
 			return nil, err
 		}
-		d += burn(d, e.slowdown)
+		d += e.slowdown.add(d, 0)
 		report.Record(m.hist, d)
 		m.elapsed, m.rows, m.sum = d, verify.Rows, verify.Sum
 		return m, nil
@@ -180,7 +162,7 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 
 // timedInsert runs begin, the inserts and commit on the calling goroutine (adapters may rely on that
 // to keep a write transaction on one OS thread) and returns the time they took together.
-func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown float64) (time.Duration, error) {
+func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown *slowdown) (time.Duration, error) {
 	start := time.Now()
 	if err := sess.Begin(ctx); err != nil {
 		return 0, fmt.Errorf("begin write transaction: %w", err)
@@ -189,10 +171,10 @@ func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dat
 		if i%checkEvery == 0 && ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		if slowdown > 0 {
+		if slowdown != nil {
 			t0 := time.Now()
 			err := sess.Insert(ctx, &persons[i])
-			burn(time.Since(t0), slowdown)
+			slowdown.add(time.Since(t0), 2)
 			if err != nil {
 				return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
 			}
@@ -230,15 +212,14 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	if len(tallies) != e.w.readers {
 		return nil, fmt.Errorf("adapter returned %d reader results for %d readers", len(tallies), e.w.readers)
 	}
-	if e.slowdown > 0 {
+	if e.slowdown != nil {
 		// Readers overlap, so the wall time grows by the slowest reader's extra work.
-		var extra time.Duration
+		var slowest time.Duration
 		for i := range lat {
-			x := time.Duration(float64(lat[i]) * e.slowdown)
-			lat[i] += x
-			extra = max(extra, x)
+			slowest = max(slowest, lat[i])
+			lat[i] += time.Duration(float64(lat[i]) * e.slowdown.fraction)
 		}
-		wall += burn(extra, 1)
+		wall += e.slowdown.add(slowest, 0)
 	}
 	for i, t := range tallies {
 		report.Record(m.hist, lat[i])
@@ -288,7 +269,7 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 // perOp times n operations one by one. A failed operation's latency goes to the error histogram and
 // the loop goes on (so one hiccup does not hide the rest of the distribution), but stops after
 // maxConsecutiveErrors in a row: a server that has gone away is not timed thousands of times.
-func perOp(ctx context.Context, n int, slowdown float64, what string, op func(i int) (adapters.Tally, error)) (*measurement, error) {
+func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(i int) (adapters.Tally, error)) (*measurement, error) {
 	m := newMeasurement()
 	m.ops = int64(n)
 	var firstErr error
@@ -299,7 +280,9 @@ func perOp(ctx context.Context, n int, slowdown float64, what string, op func(i 
 		}
 		start := time.Now()
 		t, err := op(i)
-		burn(time.Since(start), slowdown)
+		if slowdown != nil {
+			slowdown.add(time.Since(start), 1)
+		}
 		d := time.Since(start)
 		m.elapsed += d
 		if err != nil {
