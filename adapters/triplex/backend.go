@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -26,7 +27,7 @@ import (
 // Driver versions as pinned in go.mod, for the report.
 const (
 	sqliteDriver = "modernc.org/sqlite v1.62.0 (pure Go, database/sql)"
-	pgDriver     = "github.com/jackc/pgx/v5 v5.12.0 (database/sql via pgx/stdlib)"
+	pgDriver     = "github.com/jackc/pgx/v5 v5.12.0 (reads and the triplex layout through database/sql via pgx/stdlib; the indexed layout's writes natively: COPY, array parameters, pipelined batches)"
 )
 
 // backend hands out the databases stores live in.
@@ -34,8 +35,9 @@ type backend interface {
 	dialect() string
 	// storeDB returns the database for a new store named name: a fresh in-memory database per store
 	// (SQLite memory), or the one shared database (a SQLite file, the PostgreSQL schema), in which
-	// case release is a no-op and stores are told apart by table prefix.
-	storeDB(ctx context.Context, name string) (db *sql.DB, release func() error, err error)
+	// case release is a no-op and stores are told apart by table prefix. On PostgreSQL, pgx is the
+	// native pool the indexed layout writes through (nil on SQLite).
+	storeDB(ctx context.Context, name string) (db *sql.DB, pgx store.TxBeginner, release func() error, err error)
 	info(ctx context.Context) map[string]any
 	close() error
 }
@@ -59,7 +61,7 @@ func randomID() string {
 func openSQLite(ctx context.Context, storage, path string, env tempDirEnv) (*sqliteBackend, error) {
 	b := &sqliteBackend{storage: storage, id: randomID()}
 	if storage == storageMemory {
-		db, release, err := b.storeDB(ctx, "probe")
+		db, _, release, err := b.storeDB(ctx, "probe")
 		if err != nil {
 			return nil, err
 		}
@@ -105,9 +107,9 @@ func openSQLite(ctx context.Context, storage, path string, env tempDirEnv) (*sql
 
 func (b *sqliteBackend) dialect() string { return store.SQLite }
 
-func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, func() error, error) {
+func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, store.TxBeginner, func() error, error) {
 	if b.storage == storageFile {
-		return b.file, func() error { return nil }, nil
+		return b.file, nil, func() error { return nil }, nil
 	}
 	b.seq++
 	// memdb: shared by name between this process's connections (so readers run concurrently),
@@ -115,7 +117,7 @@ func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, func
 	dsn := fmt.Sprintf("file:/dbbench-triplex-%s-%d-%s?vfs=memdb&_pragma=temp_store(memory)", b.id, b.seq, name)
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
+		return nil, nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
 	}
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxLifetime(0)
@@ -124,9 +126,9 @@ func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, func
 	keep, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
-		return nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
+		return nil, nil, nil, exitcode.Infraf("triplex: sqlite memory: %w", err)
 	}
-	return db, func() error { keep.Close(); return db.Close() }, nil
+	return db, nil, func() error { keep.Close(); return db.Close() }, nil
 }
 
 func (b *sqliteBackend) info(context.Context) map[string]any {
@@ -156,7 +158,8 @@ func (b *sqliteBackend) close() error {
 // pgBackend is PostgreSQL through pgx. Everything the adapter creates lives in one schema of its
 // own, created by Open and dropped by Close; nothing else on the server is touched.
 type pgBackend struct {
-	db      *sql.DB
+	db      *sql.DB       // reads, DDL, the triplex layout's writes
+	pool    *pgxpool.Pool // the indexed layout's write transactions (COPY)
 	schema  string
 	server  *pgserver.Server // the throwaway server, when no dsn was given
 	version string
@@ -224,6 +227,17 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		b.close()
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
+	// Writers are serialised per store and there are two stores: a small pool is plenty.
+	pcfg, err := pgxpool.ParseConfig("")
+	if err != nil {
+		b.close()
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+	}
+	pcfg.ConnConfig, pcfg.MaxConns = cfg.Copy(), 4
+	if b.pool, err = pgxpool.NewWithConfig(ctx, pcfg); err != nil {
+		b.close()
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+	}
 	return b, nil
 }
 
@@ -246,8 +260,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (b *pgBackend) dialect() string { return store.Postgres }
 
-func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, func() error, error) {
-	return b.db, func() error { return nil }, nil
+func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, store.TxBeginner, func() error, error) {
+	return b.db, b.pool, func() error { return nil }, nil
 }
 
 func (b *pgBackend) info(ctx context.Context) map[string]any {
@@ -269,6 +283,9 @@ func (b *pgBackend) info(ctx context.Context) map[string]any {
 
 func (b *pgBackend) close() error {
 	var err error
+	if b.pool != nil {
+		b.pool.Close()
+	}
 	if b.db != nil {
 		if b.schema != "" {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

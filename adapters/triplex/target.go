@@ -62,11 +62,11 @@ func (w writeStats) perSecond() float64 {
 
 // newStore returns the configuration of a new store and the function that releases its database.
 func (t *target) newStore(ctx context.Context, name string) (store.Config, func() error, error) {
-	db, release, err := t.b.storeDB(ctx, name)
+	db, pgx, release, err := t.b.storeDB(ctx, name)
 	if err != nil {
 		return store.Config{}, nil, err
 	}
-	return store.Config{DB: db, Dialect: t.b.dialect(), Layout: t.cfg.layout, Prefix: name + "_"}, release, nil
+	return store.Config{DB: db, PGX: pgx, Dialect: t.b.dialect(), Layout: t.cfg.layout, Prefix: name + "_"}, release, nil
 }
 
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {

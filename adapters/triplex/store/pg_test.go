@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
@@ -14,12 +15,14 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// postgresForTest returns an opener of fresh PostgreSQL databases on the test binary's server.
-func postgresForTest(t *testing.T) func(t *testing.T) *sql.DB {
+// postgresForTest returns an opener of fresh PostgreSQL databases on the test binary's server: a
+// database/sql handle and a pgx pool on the same database.
+func postgresForTest(t *testing.T) func(t *testing.T) (*sql.DB, TxBeginner) {
 	pgtest.ForTest(t)
-	return func(t *testing.T) *sql.DB {
+	return func(t *testing.T) (*sql.DB, TxBeginner) {
 		t.Helper()
-		cfg, err := pgx.ParseConfig(pgtest.NewDatabase(t))
+		dsn := pgtest.NewDatabase(t)
+		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +30,11 @@ func postgresForTest(t *testing.T) func(t *testing.T) *sql.DB {
 		if err := db.PingContext(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { db.Close() })
-		return db
+		pool, err := pgxpool.New(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pool.Close(); db.Close() })
+		return db, pool
 	}
 }

@@ -1,7 +1,7 @@
 // Package store is a temporal triple store on SQL: facts are entity/attribute/value triples with the
 // transaction that asserted them and the one that retracted them, so both current and as-of
-// (historical) reads work. It runs on SQLite (modernc.org/sqlite) and PostgreSQL (pgx through
-// database/sql) in one of two layouts:
+// (historical) reads work. It runs on SQLite (modernc.org/sqlite) and PostgreSQL (pgx: reads through
+// database/sql, the indexed layout's writes natively with COPY) in one of two layouts:
 //
 //   - LayoutTriplex reconstructs the published layout and query shapes of Triplex (bjacobso/triplex):
 //     one wide table with text ids, its thirteen secondary indexes, snapshot-pinned predicates,
@@ -138,6 +138,10 @@ type Config struct {
 	// Prefix starts every table name, so several stores can share one database or schema.
 	Prefix string
 	Schema Schema
+	// PGX, on PostgreSQL, runs the indexed layout's write transactions natively through pgx (COPY,
+	// array parameters, pipelined statements); reads and the triplex layout's writes go through DB.
+	// Required for the indexed layout on PostgreSQL.
+	PGX TxBeginner
 }
 
 // Store is one fact store.
@@ -165,8 +169,9 @@ type engine interface {
 	groups(ctx context.Context, at int64, a int, computed bool, after *Value, limit int, fn func(Group) error) error
 	entity(ctx context.Context, at int64, ident string, fn func(Fact) error) error
 	entityByValue(ctx context.Context, a int, v Value, fn func(Fact) error) error
-	// writes
-	newWriter(ctx context.Context, tx *sql.Tx, txID int64) (writerEngine, error)
+	// writes: newWriter begins transaction txID (bulk: a load into a table without its secondary
+	// indexes and counts, which finishBulk builds afterwards)
+	newWriter(ctx context.Context, txID int64, bulk bool) (writerEngine, error)
 	// plans: the SQL and arguments of a read, for EXPLAIN
 	sqlFor(q PlanQuery) (string, []any, error)
 }
@@ -176,9 +181,9 @@ type writerEngine interface {
 	newEntity(ctx context.Context, e int64, ident string) error
 	assert(ctx context.Context, e int64, a int, v Value) error
 	replace(ctx context.Context, e int64, a int, v Value) error
-	// commit sends everything still buffered; close releases prepared statements.
+	// commit sends everything still buffered and commits (rolling back on failure).
 	commit(ctx context.Context) error
-	close()
+	rollback() error
 }
 
 // Create makes the store's tables. With bulk set it creates only what a bulk load needs (the
@@ -202,6 +207,9 @@ func newStore(cfg Config) (*Store, error) {
 	}
 	if cfg.DB == nil {
 		return nil, fmt.Errorf("store: no database")
+	}
+	if cfg.Dialect == Postgres && cfg.Layout == LayoutIndexed && cfg.PGX == nil {
+		return nil, fmt.Errorf("store: the indexed layout on postgres writes through pgx: Config.PGX is missing")
 	}
 	attrs := slices.Clone(cfg.Schema.Attrs)
 	slices.SortFunc(attrs, func(a, b Attr) int { return strings.Compare(a.Ident, b.Ident) })

@@ -503,7 +503,7 @@ func (x *triplex) sqlFor(p PlanQuery) (string, []any, error) {
 // filling the retracted_* columns of the current row.
 type triplexWriter struct {
 	x       *triplex
-	tx      *sql.Tx
+	tx      *sqlWriteTx
 	id      int64
 	rows    *batch
 	retract map[int][]string // attribute -> entity ids being replaced
@@ -511,14 +511,20 @@ type triplexWriter struct {
 	plain   bool
 }
 
-func (x *triplex) newWriter(ctx context.Context, tx *sql.Tx, id int64) (writerEngine, error) {
+func (x *triplex) newWriter(ctx context.Context, id int64, _ bool) (writerEngine, error) {
 	s := x.s
+	tx, err := s.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, s.sqlTemplate(`UPDATE {commit_position} SET position = ? WHERE id = 1`, "commit_position"), id); err != nil {
+		_ = tx.Rollback()
 		return nil, fmt.Errorf("store: commit position: %w", err)
 	}
+	rows := newBatch(tx, s.d, "INSERT INTO "+s.table("triples")+" ("+triplexCols+") VALUES ", "", 14)
 	return &triplexWriter{
-		x: x, tx: tx, id: id,
-		rows:    newBatch(tx, s.d, "INSERT INTO "+s.table("triples")+" ("+triplexCols+") VALUES ", "", 14),
+		x: x, tx: &sqlWriteTx{tx: tx, batches: []*batch{rows}}, id: id,
+		rows:    rows,
 		retract: map[int][]string{},
 		pending: map[int]map[string]bool{},
 	}, nil
@@ -589,7 +595,7 @@ func (w *triplexWriter) flushRetractions(ctx context.Context) error {
 		for _, e := range ents {
 			args = append(args, e)
 		}
-		if _, err := w.tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := w.tx.tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("store: retract: %w", err)
 		}
 		delete(w.retract, a)
@@ -609,6 +615,12 @@ func (w *triplexWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-func (w *triplexWriter) commit(ctx context.Context) error { return w.flush(ctx) }
+func (w *triplexWriter) commit(ctx context.Context) error {
+	if err := w.flush(ctx); err != nil {
+		_ = w.tx.rollback()
+		return err
+	}
+	return w.tx.commit()
+}
 
-func (w *triplexWriter) close() { w.rows.close() }
+func (w *triplexWriter) rollback() error { return w.tx.rollback() }
