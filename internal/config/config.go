@@ -355,7 +355,10 @@ func parseTargets(n *yaml.Node) ([]Target, error) {
 			}
 		}
 		if f, ok := fields["slowdown"]; ok {
-			if t.Slowdown, err = fraction(f.value, "slowdown", 100); err != nil {
+			// ${ENV} lets a script inject a slowdown without editing the config (see .ci/gate).
+			v := *f.value
+			v.Value = adapters.ExpandEnv(v.Value)
+			if t.Slowdown, err = fraction(&v, "slowdown", 100); err != nil {
 				return nil, err
 			}
 		}

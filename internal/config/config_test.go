@@ -180,6 +180,24 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+func TestSlowdownFromEnvironment(t *testing.T) {
+	y := strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: ${DBBENCH_TEST_SLOWDOWN:-0%}", 1)
+	for env, want := range map[string]float64{"": 0, "20%": 0.2, "0.05": 0.05} {
+		t.Setenv("DBBENCH_TEST_SLOWDOWN", env)
+		c, err := Parse("x.yaml", []byte(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Targets[0].Slowdown != want {
+			t.Errorf("DBBENCH_TEST_SLOWDOWN=%q: slowdown %v, want %v", env, c.Targets[0].Slowdown, want)
+		}
+	}
+	t.Setenv("DBBENCH_TEST_SLOWDOWN", "fast")
+	if _, err := Parse("x.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), `slowdown must be a fraction such as 0.1 or 10%, got "fast"`) {
+		t.Errorf("bad value from the environment: %v", err)
+	}
+}
+
 func TestSweepAndGrowthAssertion(t *testing.T) {
 	y := strings.Replace(good, "persons: 1000", "sizes: [300, 3000]", 1)
 	y = strings.Replace(y, "page_all.p50[pg] <= 1000000", "page_all.p50[pg@max] <= 2 * page_all.p50[pg@min]", 1)
