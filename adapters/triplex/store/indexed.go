@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -123,16 +124,16 @@ func (x *indexed) prepareSQL() {
 	cur := "tx_to = " + open
 	asof := "tx_from <= ? AND tx_to > ?"
 	q := &x.q
-	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs LIMIT ?`)
+	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
 	all := func(pred, next string) string {
-		return t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs LIMIT ?`)
+		return t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs`)
 	}
 	q.pageAll = all(cur, "")
 	q.pageAllNext = all(cur, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	q.asofAll = all(asof, "")
 	q.asofAllNext = all(asof, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	attr := func(pred, next string) string {
-		return t(`SELECT e, vt, vn, vs FROM {fact} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs LIMIT ?`)
+		return t(`SELECT e, vt, vn, vs FROM {fact} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs`)
 	}
 	q.pageAttr = attr(cur, "")
 	q.pageAttrNext = attr(cur, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
@@ -146,16 +147,16 @@ func (x *indexed) prepareSQL() {
 		return t(`SELECT s.e, s.vn, w.vt, w.vn, w.vs FROM {fact} s
 JOIN {fact} w ON w.e = s.e AND w.a = ? AND ` + wp + `
 WHERE s.a = ? AND ` + sp + ` AND s.vt = 0 AND s.vn >= ?` + next + `
-ORDER BY s.vn DESC, s.vs DESC, s.e DESC LIMIT ?`)
+ORDER BY s.vn DESC, s.vs DESC, s.e DESC`)
 	}
 	q.join = join(cur, "")
 	q.joinNext = join(cur, ` AND (s.vn, s.vs, s.e) < (?, ?, ?)`)
 	q.asofJoin = join(asof, "")
 	q.asofJoinNext = join(asof, ` AND (s.vn, s.vs, s.e) < (?, ?, ?)`)
-	q.groups = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? ORDER BY vt, vn, vs LIMIT ?`)
-	q.groupsNext = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? AND (vt, vn, vs) > (?, ?, ?) ORDER BY vt, vn, vs LIMIT ?`)
+	q.groups = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? ORDER BY vt, vn, vs`)
+	q.groupsNext = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? AND (vt, vn, vs) > (?, ?, ?) ORDER BY vt, vn, vs`)
 	grp := func(pred, next string) string {
-		return t(`SELECT vt, vn, vs, count(*) FROM {fact} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs LIMIT ?`)
+		return t(`SELECT vt, vn, vs, count(*) FROM {fact} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs`)
 	}
 	q.computed = grp(cur, "")
 	q.computedNext = grp(cur, ` AND (vt, vn, vs) > (?, ?, ?)`)
@@ -172,6 +173,12 @@ JOIN {fact} f ON f.e = k.e AND f.` + cur + `
 WHERE k.a = ? AND k.vt = ? AND k.vn = ? AND k.vs = ? AND k.` + cur + `
 ORDER BY f.e, f.a, f.vt, f.vn, f.vs`)
 }
+
+// withLimit appends a page's LIMIT as a literal. With a bound LIMIT, PostgreSQL's plan cache
+// costs the generic plan for an unknown limit (a tenth of the rows), finds it dearer than the
+// custom plans once the table is large, and so re-plans every execution: planning time that grows
+// with the table, not the page (0.87 ms against 0.53 ms per join page at 300k facts).
+func withLimit(q string, limit int) string { return q + " LIMIT " + strconv.Itoa(limit) }
 
 // row holds the scan targets of one fact row, reused across rows.
 type indexedRow struct {
@@ -202,7 +209,7 @@ func (x *indexed) facts(ctx context.Context, q string, args []any, withA bool, a
 func valueArgs(v Value) []any { return []any{int64(v.Kind), v.Num, string(v.Str)} }
 
 func (x *indexed) scanCurrent(ctx context.Context, limit int, fn func(Fact) error) error {
-	return x.facts(ctx, x.q.scan, []any{limit}, true, 0, fn)
+	return x.facts(ctx, withLimit(x.q.scan, limit), nil, true, 0, fn)
 }
 
 func (x *indexed) pageAll(ctx context.Context, at int64, after *Fact, limit int, fn func(Fact) error) error {
@@ -226,7 +233,7 @@ func (x *indexed) allSQL(at int64, after *Fact, limit int) (string, []any) {
 		args = append(args, after.E, int64(after.A+1))
 		args = append(args, valueArgs(after.V)...)
 	}
-	return q, append(args, limit)
+	return withLimit(q, limit), args
 }
 
 func (x *indexed) pageAttr(ctx context.Context, at int64, a int, after *Fact, limit int, fn func(Fact) error) error {
@@ -250,7 +257,7 @@ func (x *indexed) attrSQL(at int64, a int, after *Fact, limit int) (string, []an
 		args = append(args, after.E)
 		args = append(args, valueArgs(after.V)...)
 	}
-	return q, append(args, limit)
+	return withLimit(q, limit), args
 }
 
 func (x *indexed) pageJoin(ctx context.Context, at int64, j Join, after *JoinRow, limit int, fn func(JoinRow) error) error {
@@ -284,7 +291,7 @@ func (x *indexed) joinSQL(at int64, j Join, after *JoinRow, limit int) (string, 
 	if after != nil {
 		args = append(args, after.Order.Num, "", after.E)
 	}
-	return q, append(args, limit)
+	return withLimit(q, limit), args
 }
 
 func (x *indexed) groups(ctx context.Context, at int64, a int, computed bool, after *Value, limit int, fn func(Group) error) error {
@@ -323,7 +330,7 @@ func (x *indexed) groupsSQL(at int64, a int, computed bool, after *Value, limit 
 	if after != nil {
 		args = append(args, valueArgs(*after)...)
 	}
-	return q, append(args, limit)
+	return withLimit(q, limit), args
 }
 
 func (x *indexed) entity(ctx context.Context, at int64, ident string, fn func(Fact) error) error {
@@ -363,7 +370,7 @@ func (x *indexed) sqlFor(p PlanQuery) (string, []any, error) {
 	case PlanByValue:
 		return x.q.byValue, append([]any{p.Attr + 1}, valueArgs(p.Value)...), nil
 	case PlanScan:
-		return x.q.scan, []any{p.Limit}, nil
+		return withLimit(x.q.scan, p.Limit), nil, nil
 	}
 	return "", nil, fmt.Errorf("store: no plan for shape %q", p.Shape)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -466,6 +467,12 @@ func TestPlans(t *testing.T) {
 				}
 				if tdb.dialect == Postgres && len(plan.Sorts) > 0 {
 					t.Logf("indexed %s (at %d) on a tiny table: %v", p.Shape, p.At, plan.Sorts)
+				}
+				// Analyze ran after the last write: index-only scans must not visit the heap.
+				for _, l := range plan.Lines {
+					if f := strings.TrimSpace(l); strings.HasPrefix(f, "Heap Fetches:") && f != "Heap Fetches: 0" {
+						t.Errorf("indexed %s (at %d) after VACUUM: %s\n%s", p.Shape, p.At, f, strings.Join(plan.Lines, "\n"))
+					}
 				}
 			}
 			plan, err := stores[LayoutTriplex].Explain(context.Background(), PlanQuery{Shape: PlanAll, Limit: 101})
