@@ -228,7 +228,7 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
 	// Writers are serialised per store and there are two stores: a small pool is plenty.
-	pcfg, err := pgxpool.ParseConfig("")
+	pcfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		b.close()
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
