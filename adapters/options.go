@@ -301,16 +301,17 @@ var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
 
 // RedactDSN removes the password from a URL or key=value connection string.
 func RedactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxx")
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
+		if u.User != nil {
+			if _, has := u.User.Password(); has {
+				u.User = url.UserPassword(u.User.Username(), "***")
+			}
 		}
-		q := u.Query()
-		if q.Has("password") {
+		if q := u.Query(); q.Has("password") {
 			q.Set("password", "xxx")
 			u.RawQuery = q.Encode()
 		}
-		return strings.Replace(u.String(), ":xxx@", ":***@", 1)
+		return u.String()
 	}
 	return kvPassword.ReplaceAllString(dsn, "${1}***")
 }
