@@ -304,14 +304,14 @@ func RedactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
 		if u.User != nil {
 			if _, has := u.User.Password(); has {
-				u.User = url.UserPassword(u.User.Username(), "***")
+				u.User = url.UserPassword(u.User.Username(), "xxx")
 			}
 		}
 		if q := u.Query(); q.Has("password") {
 			q.Set("password", "xxx")
 			u.RawQuery = q.Encode()
 		}
-		return u.String()
+		return strings.Replace(u.String(), ":xxx@", ":***@", 1) // url escapes '*' in userinfo
 	}
 	return kvPassword.ReplaceAllString(dsn, "${1}***")
 }
