@@ -145,8 +145,12 @@ func anyFailed(rs []report.Result, target string) bool {
 	return false
 }
 
-// Verdict is "error" when a target or result failed, else "fail" when an assertion failed, else "pass".
+// Verdict is "error" when a target or result failed, or when nothing ran at all (every target was
+// skipped: a run that measured nothing must not pass), else "fail" when an assertion failed, else "pass".
 func Verdict(r *report.Report) string {
+	if len(r.Results) == 0 {
+		return "error"
+	}
 	for _, t := range r.Targets {
 		if t.Status == "failed" {
 			return "error"

@@ -393,6 +393,17 @@ assertions:
 		t.Errorf("assertion %s, verdict %s", rep.Assertions[0].Verdict, rep.Verdict)
 	}
 
+	// Every target optional and skipped: nothing was measured, and that is not a pass.
+	rep, err = run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 10}
+workloads: [scan]
+targets:
+  - {name: b, adapter: fake, options: {unavailable: true}, optional: true}
+`))
+	if err != nil || rep.Verdict != "error" || rep.Targets[0].Status != "skipped" {
+		t.Errorf("all skipped: %v, verdict %s", err, rep.Verdict)
+	}
+
 	_, err = run(t, plan(t, &callLog{}, fmt.Sprintf(y, "false")))
 	if err == nil || exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "target b: unavailable on this machine: no such server here") {
 		t.Errorf("required target: %v (exit %d)", err, exitcode.Of(err))

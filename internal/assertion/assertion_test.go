@@ -201,8 +201,8 @@ func TestEvaluateSkippedAndFailedTargets(t *testing.T) {
 		"a/scan/10/p50": {1, 2, 3},
 		"b/scan/10/p50": {1, 2, 3},
 	})
-	r.Targets[0].Status, r.Targets[0].Reason = "skipped", "no docker"
-	r.Targets[1].Status = "ok"
+	a := r.TargetByName("a")
+	a.Status, a.Reason = "skipped", "no docker"
 	for i := range r.Results {
 		if r.Results[i].Target == "b" {
 			r.Results[i].Status, r.Results[i].Error = "failed", "checksum mismatch"

@@ -31,7 +31,7 @@ func Find(ctx context.Context, timeout time.Duration) (string, error) {
 			}
 		}
 		if host == "" {
-			return "", fmt.Errorf("no Docker engine (DOCKER_HOST is unset and no docker.sock exists)")
+			return "", fmt.Errorf("no Docker engine: DOCKER_HOST is unset and no docker.sock exists")
 		}
 	}
 	if path, ok := strings.CutPrefix(host, "unix://"); ok {

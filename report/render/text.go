@@ -210,6 +210,10 @@ func VerdictLine(w io.Writer, r *report.Report) {
 	fmt.Fprintln(w)
 	switch r.Verdict {
 	case "error":
+		if len(r.Results) == 0 {
+			fmt.Fprintln(w, "verdict: ERROR: every target was skipped, so nothing was measured (see skipped above)")
+			break
+		}
 		fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 	case "fail":
 		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed\n", fail, len(r.Assertions))
