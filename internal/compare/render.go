@@ -57,7 +57,7 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 
 // WriteText writes the comparison as an aligned table with the notes and the gate's verdict.
 func WriteText(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
+	ew := render.NewErrWriter(w)
 	fmt.Fprintf(ew, "old: %s\nnew: %s\n", describe(c.Old), describe(c.New))
 	if c.NormalizeBy != "" {
 		fmt.Fprintf(ew, "normalized: every figure is the target's divided by %s's in the same repeat\n", c.NormalizeBy)
@@ -84,12 +84,12 @@ func WriteText(w io.Writer, c *Comparison) error {
 			fmt.Fprintf(ew, "  %s\n", r)
 		}
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // WriteMarkdown writes the comparison as a GitHub-flavoured markdown section.
 func WriteMarkdown(w io.Writer, c *Comparison) error {
-	ew := &errWriter{w: w}
+	ew := render.NewErrWriter(w)
 	title := "dbbench compare"
 	if c.Gate.Enabled {
 		title += ": " + strings.ToUpper(string(c.Gate.Verdict))
@@ -140,7 +140,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 		}
 	}
 	fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(legend(c)))
-	return ew.err
+	return ew.Err()
 }
 
 func describe(s Source) string {
@@ -352,19 +352,4 @@ func writeAligned(w io.Writer, head line, rows []line) {
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", "`", "'")
 	return r.Replace(s)
-}
-
-// errWriter remembers the first write error so the renderers can write freely.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

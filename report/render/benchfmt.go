@@ -37,7 +37,7 @@ var benchUnits = []struct {
 // targets of one run, `benchstat OLD NEW` two runs. Unit lines say which direction is better; failed
 // results are left out (their figures cannot be trusted).
 func Benchstat(w io.Writer, r *report.Report) error {
-	ew := &errWriter{w: w}
+	ew := NewErrWriter(w)
 	fmt.Fprintf(ew, "goos: %s\ngoarch: %s\n", r.Environment.OS, r.Environment.Arch)
 	if cpu := oneLine(r.Environment.CPUModel); cpu != "" {
 		fmt.Fprintf(ew, "cpu: %s\n", cpu)
@@ -78,7 +78,7 @@ func Benchstat(w io.Writer, r *report.Report) error {
 			fmt.Fprintln(ew, b.String())
 		}
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // BenchmarkName is a result's name in the Go benchmark format: "BenchmarkScan/target=lmdb-go/size=20000".

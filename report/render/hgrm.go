@@ -24,7 +24,7 @@ var HGRMUnits = map[string]float64{"ns": 1, "us": 1e3, "ms": 1e6}
 // deviation, max, count and bucket footer. Values are divided by scale (1e3 writes nanosecond
 // histograms in microseconds) and printed with as many decimals as h has significant digits.
 func PercentileDistribution(w io.Writer, h *hdrhistogram.Histogram, scale float64) error {
-	ew := &errWriter{w: w}
+	ew := NewErrWriter(w)
 	digits := int(h.SignificantFigures())
 	valueFmt := fmt.Sprintf("%%12.%df", digits)
 	fmt.Fprintf(ew, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)")
@@ -46,7 +46,7 @@ func PercentileDistribution(w io.Writer, h *hdrhistogram.Histogram, scale float6
 	fmt.Fprintf(ew, "#[Max     = "+valueFmt+", Total count    = %12d]\n", float64(h.Max())/scale, h.TotalCount())
 	buckets, subBuckets := bucketLayout(h)
 	fmt.Fprintf(ew, "#[Buckets = %12d, SubBuckets     = %12d]\n", buckets, subBuckets)
-	return ew.err
+	return ew.Err()
 }
 
 // bucketLayout derives the bucket and sub-bucket counts of an HdrHistogram from its range and

@@ -14,11 +14,11 @@ import (
 
 // Summary writes the results table, warnings, failures and the assertions table.
 func Summary(w io.Writer, r *report.Report) error {
-	ew := &errWriter{w: w}
+	ew := NewErrWriter(w)
 	Results(ew, r)
 	Assertions(ew, r)
 	VerdictLine(ew, r)
-	return ew.err
+	return ew.Err()
 }
 
 // Results writes one row per target, workload (and size, in a sweep).
@@ -229,13 +229,19 @@ func VerdictLine(w io.Writer, r *report.Report) {
 	}
 }
 
-// errWriter remembers the first write error so renderers can write freely.
-type errWriter struct {
+// ErrWriter remembers the first write error so renderers can write freely and check once.
+type ErrWriter struct {
 	w   io.Writer
 	err error
 }
 
-func (e *errWriter) Write(p []byte) (int, error) {
+// NewErrWriter wraps w.
+func NewErrWriter(w io.Writer) *ErrWriter { return &ErrWriter{w: w} }
+
+// Err is the first write error, if any.
+func (e *ErrWriter) Err() error { return e.err }
+
+func (e *ErrWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
 	}
