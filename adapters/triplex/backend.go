@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -253,10 +252,8 @@ func connectErr(dsn string, err error) error {
 			return exitcode.Usagef("triplex: postgres %s: %s", dsn, pgErr.Message)
 		}
 	}
-	return exitcode.Infraf("triplex: postgres %s: cannot connect: %v", dsn, oneLine(err.Error()))
+	return exitcode.Infraf("triplex: postgres %s: cannot connect: %v", dsn, exitcode.OneLine(err.Error()))
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (b *pgBackend) dialect() string { return store.Postgres }
 

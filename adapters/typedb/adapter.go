@@ -224,14 +224,14 @@ func classify(addr string, err error) error {
 	case errors.Is(err, client.ErrNotTLS):
 		return exitcode.Usagef("typedb: %s does not speak TLS: use an http:// address", addr)
 	case errors.Is(err, client.ErrNoHTTPAPI):
-		return exitcode.Infraf("%s", oneLine(err.Error()))
+		return exitcode.Infraf("%s", exitcode.OneLine(err.Error()))
 	case client.HasCode(err, client.CodeInvalidCredential):
 		return exitcode.Usagef("typedb: %s rejected the credentials [AUT1]: set the username and password options or TYPEDB_USERNAME and TYPEDB_PASSWORD", addr)
 	case strings.Contains(err.Error(), "x509:"):
 		msg := err.Error()
-		return exitcode.Usagef("typedb: cannot verify the TLS certificate of %s (%s): set tls_ca to the PEM file of its CA", addr, oneLine(msg[strings.Index(msg, "x509:"):]))
+		return exitcode.Usagef("typedb: cannot verify the TLS certificate of %s (%s): set tls_ca to the PEM file of its CA", addr, exitcode.OneLine(msg[strings.Index(msg, "x509:"):]))
 	}
-	return exitcode.Infraf("%s", oneLine(err.Error()))
+	return exitcode.Infraf("%s", exitcode.OneLine(err.Error()))
 }
 
 // claimDatabase creates the target's database, or takes an existing one when allowed.
@@ -376,6 +376,3 @@ func (t *target) dropDatabase(ctx context.Context, db string) error {
 		delay = min(2*delay, time.Second)
 	}
 }
-
-// oneLine folds a multi-line message into one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

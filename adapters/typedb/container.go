@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/docker"
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // noServer is the reason given when there is neither an address nor Docker.
@@ -51,7 +52,7 @@ func startContainer(ctx context.Context, image string, timeout time.Duration, lo
 	c = &container{ctr: ctr}
 	if err != nil {
 		_ = c.stop()
-		return nil, "", fmt.Errorf("typedb container %s: %s", image, docker.OneLine(err.Error()))
+		return nil, "", fmt.Errorf("typedb container %s: %s", image, exitcode.OneLine(err.Error()))
 	}
 	hostName, err := ctr.Host(ctx)
 	if err != nil {
@@ -75,7 +76,7 @@ func (c *container) stop() error {
 	err := testcontainers.TerminateContainer(c.ctr, testcontainers.StopTimeout(10*time.Second))
 	c.ctr = nil
 	if err != nil {
-		return fmt.Errorf("remove the TypeDB container: %s", docker.OneLine(err.Error()))
+		return fmt.Errorf("remove the TypeDB container: %s", exitcode.OneLine(err.Error()))
 	}
 	return nil
 }

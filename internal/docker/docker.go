@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/moby/moby/client"
 )
 
@@ -41,13 +42,13 @@ func Find(ctx context.Context, timeout time.Duration) (string, error) {
 	}
 	cli, err := client.New(client.FromEnv, client.WithHost(host))
 	if err != nil {
-		return "", fmt.Errorf("Docker client for %s: %s", host, OneLine(err.Error()))
+		return "", fmt.Errorf("Docker client for %s: %s", host, exitcode.OneLine(err.Error()))
 	}
 	defer cli.Close()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
-		return "", fmt.Errorf("the Docker engine at %s does not answer: %s", host, OneLine(err.Error()))
+		return "", fmt.Errorf("the Docker engine at %s does not answer: %s", host, exitcode.OneLine(err.Error()))
 	}
 	return host, nil
 }
@@ -64,6 +65,3 @@ func sockets() []string {
 	}
 	return append(socks, fmt.Sprintf("/run/user/%d/docker.sock", os.Getuid()))
 }
-
-// OneLine folds a multi-line message (container libraries like them) into one line.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -5,6 +5,7 @@ package exitcode
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The documented exit codes.
@@ -63,3 +64,7 @@ func Of(err error) int {
 	}
 	return Infra
 }
+
+// OneLine folds a multi-line message (drivers and container libraries like them) into the single
+// line every dbbench error is printed as.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

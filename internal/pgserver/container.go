@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/docker"
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // startContainer runs the postgres image with the same settings as a local server. Orphans are
@@ -50,7 +51,7 @@ func startContainer(ctx context.Context, o Options, settings map[string]string) 
 	b := &containerBackend{ctr: ctr, stopped: make(chan struct{})}
 	if err != nil {
 		_ = b.stop()
-		return nil, startErr("container %s: %s", o.Image, oneLine(err.Error()))
+		return nil, startErr("container %s: %s", o.Image, exitcode.OneLine(err.Error()))
 	}
 	hostName, err := ctr.Host(ctx)
 	if err != nil {
@@ -89,7 +90,7 @@ func (b *containerBackend) stop() error {
 			return
 		}
 		if err := testcontainers.TerminateContainer(b.ctr, testcontainers.StopTimeout(fastShutdownWait)); err != nil {
-			b.err = fmt.Errorf("stop PostgreSQL container: %s", oneLine(err.Error()))
+			b.err = fmt.Errorf("stop PostgreSQL container: %s", exitcode.OneLine(err.Error()))
 		}
 	})
 	return b.err

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // debianRoots hold one directory per installed major version, each with a bin/ inside.
@@ -393,7 +394,7 @@ func (b *localBackend) stop() error {
 	}
 	errs = append(errs, b.wd.remove())
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("stop PostgreSQL: %s", oneLine(err.Error()))
+		return fmt.Errorf("stop PostgreSQL: %s", exitcode.OneLine(err.Error()))
 	}
 	return nil
 }

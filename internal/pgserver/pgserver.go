@@ -263,7 +263,7 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration, died <-ch
 			return "", errServerExited
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return "", fmt.Errorf("no connection within %v: %v", timeout, oneLine(last.Error()))
+				return "", fmt.Errorf("no connection within %v: %v", timeout, exitcode.OneLine(last.Error()))
 			}
 			return "", ctx.Err()
 		case <-time.After(delay):
@@ -297,11 +297,6 @@ func (s *Server) checkVersion() error {
 		return adapters.Unavailable("PostgreSQL %s is too old: dbbench needs %d or newer", s.version, MinVersionNum/10000)
 	}
 	return nil
-}
-
-// oneLine folds a multi-line message into one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // startErr formats a start-up failure: an infrastructure error (exit 3) unless it wraps
