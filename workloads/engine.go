@@ -89,22 +89,19 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 			Name: tp.Name, Adapter: tp.Adapter.Info().Name, Options: tp.Options.Redacted(),
 			Optional: tp.Optional, Slowdown: tp.Slowdown, Status: "ok", Instances: []report.Instance{},
 		}
-	}
-	for i := range p.Targets {
-		states[i] = &targetState{plan: &p.Targets[i], rep: &rep.Targets[i], slow: newSlowdown(p.Targets[i].Slowdown)}
+		states[i] = &targetState{plan: tp, rep: &rep.Targets[i], slow: newSlowdown(tp.Slowdown)}
 	}
 
 	prog.start(p)
-	results := map[resultKey]*resultAcc{}
-	var order []resultKey
+	var results []*resultAcc // in the order the workloads ran
 	for _, size := range p.Sizes {
-		if err := r.runSize(ctx, size, runDir, states, results, &order, prog); err != nil {
+		if err := r.runSize(ctx, size, runDir, states, &results, prog); err != nil {
 			return nil, err
 		}
 	}
 
-	for _, k := range order {
-		rep.Results = append(rep.Results, results[k].finish())
+	for _, acc := range results {
+		rep.Results = append(rep.Results, acc.finish())
 	}
 	for _, s := range states {
 		markSkipped(s.rep)
@@ -170,7 +167,7 @@ func Verdict(r *report.Report) string {
 }
 
 // runSize opens, loads and measures every target at one dataset size, then closes them.
-func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []*targetState, results map[resultKey]*resultAcc, order *[]resultKey, prog *progress) (err error) {
+func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []*targetState, results *[]*resultAcc, prog *progress) (err error) {
 	p := r.Plan
 	ds, err := dataset.Generate(size, p.Seed)
 	if err != nil {
@@ -201,7 +198,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []
 	}
 
 	for _, w := range p.Workloads {
-		if err := r.runWorkload(ctx, w, size, ds, states, results, order, prog); err != nil {
+		if err := r.runWorkload(ctx, w, size, ds, states, results, prog); err != nil {
 			return err
 		}
 	}
@@ -276,10 +273,10 @@ func workloadSeed(seed int64, name string) int64 {
 
 // runWorkload runs one workload on every target that has it: preparation, warm-up, then the repeats
 // interleaved across targets, then the cross-target checks.
-func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results map[resultKey]*resultAcc, order *[]resultKey, prog *progress) error {
+func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *progress) error {
 	p := r.Plan
 	rows, ops, readers := w.Params(size)
-	run := workloadRun{name: w.Name, custom: w.Custom, rows: rows, ops: ops, readers: readers, ds: ds}
+	run := workloadRun{name: w.Name, rows: rows, ops: ops, readers: readers, ds: ds}
 	params := map[string]any{}
 	switch w.Name {
 	case adapters.Scan:
@@ -315,8 +312,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		}
 		key := resultKey{s.plan.Name, w.Name, size}
 		acc := newResultAcc(key, unitOf(w.Name, w.Custom), params)
-		results[key] = acc
-		*order = append(*order, key)
+		*results = append(*results, acc)
 		acc.verification = expectation(run, s.inst, w.CrossCheck)
 		ex := &execution{w: run, target: s.inst, slowdown: s.slow}
 		if w.Custom {

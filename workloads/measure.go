@@ -49,7 +49,6 @@ type execution struct {
 // workloadRun is a workload resolved for one dataset size.
 type workloadRun struct {
 	name    string
-	custom  bool
 	rows    int
 	ops     int
 	readers int
