@@ -18,6 +18,7 @@ import (
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
@@ -249,7 +250,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 	s.rep.Instances = append(s.rep.Instances, report.Instance{
 		Size: size, LoadNs: d.Nanoseconds(), LoadRowsS: float64(size) / d.Seconds(),
 	})
-	prog.printf("loaded %s in %s (%s persons)", s.plan.Name, fmtDuration(d), fmtRate(float64(size)/d.Seconds()))
+	prog.printf("loaded %s in %s (%s persons)", s.plan.Name, render.Duration(d), render.Rate(float64(size)/d.Seconds()))
 	return nil
 }
 

@@ -105,6 +105,3 @@ func (p *progress) finish() {
 	p.clearLine()
 	fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(time.Since(p.started).Round(time.Millisecond)))
 }
-
-func fmtDuration(d time.Duration) string { return render.Duration(d) }
-func fmtRate(r float64) string           { return render.Rate(r) }
