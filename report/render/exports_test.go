@@ -1,11 +1,8 @@
-package render_test
+package render
 
 import (
 	"bufio"
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,35 +14,7 @@ import (
 
 	"github.com/dbbench/dbbench/internal/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/report/render"
 )
-
-// The package's other tests may define -update already; share it rather than redefine it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata/")
-	}
-}
-
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
-
-func exportGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updating() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it after a deliberate change):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func exportReport() *report.Report {
 	return comparetest.Report("lmdb",
@@ -61,17 +30,17 @@ func exportReport() *report.Report {
 
 func TestBenchstatGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := render.Benchstat(&b, exportReport()); err != nil {
+	if err := Benchstat(&b, exportReport()); err != nil {
 		t.Fatal(err)
 	}
-	exportGolden(t, "report.benchstat.golden", b.Bytes())
+	golden(t, "report.benchstat.golden", b.Bytes())
 }
 
 // TestBenchstatParses reads the export back with golang.org/x/perf's own reader: what benchstat sees.
 func TestBenchstatParses(t *testing.T) {
 	var b bytes.Buffer
 	r := exportReport()
-	if err := render.Benchstat(&b, r); err != nil {
+	if err := Benchstat(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	rd := benchfmt.NewReader(&b, "report.txt")
@@ -132,7 +101,7 @@ func TestBenchmarkName(t *testing.T) {
 		{"a b/c=d", "lookup", "BenchmarkLookup/target=a_b_c_d/size=10"},
 	}
 	for _, tt := range tests {
-		if got := render.BenchmarkName(report.Result{Target: tt.target, Workload: tt.workload, Size: 10}); got != tt.want {
+		if got := BenchmarkName(report.Result{Target: tt.target, Workload: tt.workload, Size: 10}); got != tt.want {
 			t.Errorf("BenchmarkName(%s, %s) = %q, want %q", tt.target, tt.workload, got, tt.want)
 		}
 	}
@@ -151,10 +120,10 @@ func hgrmHistogram() *hdrhistogram.Histogram {
 
 func TestPercentileDistributionGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := render.PercentileDistribution(&b, hgrmHistogram(), render.HGRMUnits["us"]); err != nil {
+	if err := PercentileDistribution(&b, hgrmHistogram(), HGRMUnits["us"]); err != nil {
 		t.Fatal(err)
 	}
-	exportGolden(t, "lookup.hgrm.golden", b.Bytes())
+	golden(t, "lookup.hgrm.golden", b.Bytes())
 }
 
 // TestPercentileDistributionFormat checks the structure HdrHistogram tools parse: a header, value
@@ -163,7 +132,7 @@ func TestPercentileDistributionGolden(t *testing.T) {
 func TestPercentileDistributionFormat(t *testing.T) {
 	h := hgrmHistogram()
 	var b bytes.Buffer
-	if err := render.PercentileDistribution(&b, h, 1); err != nil {
+	if err := PercentileDistribution(&b, h, 1); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(&b)
@@ -223,7 +192,7 @@ func TestBucketLayout(t *testing.T) {
 		if _, err := h.PercentilesPrint(&theirs, 5, 1); err != nil {
 			t.Fatal(err)
 		}
-		if err := render.PercentileDistribution(&ours, h, 1); err != nil {
+		if err := PercentileDistribution(&ours, h, 1); err != nil {
 			t.Fatal(err)
 		}
 		want, got := footer.FindStringSubmatch(theirs.String()), footer.FindStringSubmatch(ours.String())
@@ -235,13 +204,13 @@ func TestBucketLayout(t *testing.T) {
 
 func TestHGRMFileName(t *testing.T) {
 	x := report.Result{Target: "lmdb-go", Workload: "page all", Size: 500}
-	if got := render.HGRMFileName(x, false); got != "lmdb-go_page_all.hgrm" {
+	if got := HGRMFileName(x, false); got != "lmdb-go_page_all.hgrm" {
 		t.Errorf("got %q", got)
 	}
-	if got := render.HGRMFileName(x, true); got != "lmdb-go_page_all_500.hgrm" {
+	if got := HGRMFileName(x, true); got != "lmdb-go_page_all_500.hgrm" {
 		t.Errorf("sweep: got %q", got)
 	}
-	if got := render.HGRMFileName(report.Result{Target: "../x", Workload: "scan"}, false); strings.Contains(got, "/") {
+	if got := HGRMFileName(report.Result{Target: "../x", Workload: "scan"}, false); strings.Contains(got, "/") {
 		t.Errorf("file name %q escapes the directory", got)
 	}
 }
