@@ -79,6 +79,16 @@ type Env struct {
 	Seed int64
 	// Size is the dataset size of this instance (one point of a size sweep).
 	Size int
+	// Workloads lists the workloads this target will run, so that a target which learns what it can
+	// do only once started (a client in another process) can refuse a config it cannot serve.
+	Workloads []string
+	// DatasetFile returns the path of this size's dataset as a person file (docs/protocol.md), written
+	// once per run on first use, for clients in other processes. Nil outside the engine.
+	DatasetFile func() (string, error)
+	// PostgreSQL returns the DSN of a throwaway PostgreSQL server shared by every target of the run,
+	// started on first use and stopped by the engine at the end of the run. The error wraps
+	// ErrUnavailable when this machine can run no server. Nil outside the engine.
+	PostgreSQL func(ctx context.Context) (dsn string, err error)
 }
 
 // Target is one opened instance of an adapter. The engine calls Load once, then workloads, then Info

@@ -81,6 +81,12 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
 	}
 	defer os.RemoveAll(runDir) // only what this run created
+	sh := newShared(runDir, prog.logf("postgres"))
+	defer func() {
+		if err := sh.stop(); err != nil {
+			prog.printf("stopping the shared PostgreSQL server: %v", err)
+		}
+	}()
 
 	states := make([]*targetState, len(p.Targets))
 	rep.Targets = make([]report.Target, len(p.Targets))
@@ -96,7 +102,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	prog.start(p)
 	var results []*resultAcc // in the order the workloads ran
 	for _, size := range p.Sizes {
-		if err := r.runSize(ctx, size, runDir, states, &results, prog); err != nil {
+		if err := r.runSize(ctx, size, runDir, sh, states, &results, prog); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +174,7 @@ func Verdict(r *report.Report) string {
 }
 
 // runSize opens, loads and measures every target at one dataset size, then closes them.
-func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []*targetState, results *[]*resultAcc, prog *progress) (err error) {
+func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *progress) (err error) {
 	p := r.Plan
 	ds, err := dataset.Generate(size, p.Seed)
 	if err != nil {
@@ -193,7 +199,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []
 	}()
 
 	for _, s := range states {
-		if err := r.open(ctx, s, size, runDir, ds, prog); err != nil {
+		if err := r.open(ctx, s, size, runDir, sh, ds, prog); err != nil {
 			return err
 		}
 	}
@@ -213,7 +219,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []
 
 // open opens and loads one target. A missing-infrastructure error skips an optional target; any other
 // failure stops the run.
-func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, ds *dataset.Persons, prog *progress) error {
+func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, sh *shared, ds *dataset.Persons, prog *progress) error {
 	dir, err := os.MkdirTemp(runDir, sanitize(s.plan.Name)+"-")
 	if err != nil {
 		return exitcode.Infraf("cannot create a temporary directory: %v", err)
@@ -224,6 +230,10 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		Logf:    prog.logf(s.plan.Name),
 		Seed:    r.Plan.Seed,
 		Size:    size,
+
+		Workloads:   s.plan.Workloads,
+		DatasetFile: sh.datasetFile(ds),
+		PostgreSQL:  sh.postgreSQL,
 	}
 	inst, err := s.plan.Adapter.Open(ctx, s.plan.Options, env)
 	if err != nil {
