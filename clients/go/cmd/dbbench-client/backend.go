@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/clients/go/protocol"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// checkEvery is how many operations pass between looks at the context, as in the engine.
+const checkEvery = 256
+
+// adapterBackend serves one of dbbench's own adapters over the protocol. It times each call exactly
+// where the engine times the same adapter in process, so the two sets of figures differ only by
+// the process they run in: that difference is what this client exists to show.
+type adapterBackend struct {
+	adapter adapters.Adapter
+	library string
+	// fixed are options the library choice sets (the SQL driver); they are not offered to dbbench.
+	fixed map[string]any
+	// postgres: the store is the schema open.postgres names (passed as the dsn and schema options).
+	postgres bool
+
+	t  adapters.Target
+	ds *dataset.Persons
+}
+
+// hidden lists the options the client sets itself and so does not offer in hello.
+func (b *adapterBackend) hidden(name string) bool {
+	_, fixed := b.fixed[name]
+	return fixed || b.postgres && (name == "dsn" || name == "schema")
+}
+
+func (b *adapterBackend) Hello() protocol.Hello {
+	info := b.adapter.Info()
+	h := protocol.Hello{
+		Client: "dbbench-client-go", ClientVersion: "1.0.0", Language: "Go", Runtime: runtime.Version(),
+		Library: b.library, LibraryVersion: moduleVersion(b.library),
+		Workloads: slices.Clone(info.Builtin), Options: []string{},
+	}
+	for _, w := range info.Workloads {
+		h.Workloads = append(h.Workloads, w.Name)
+	}
+	for _, o := range info.Options {
+		if !b.hidden(o.Name) {
+			h.Options = append(h.Options, o.Name)
+		}
+	}
+	return h
+}
+
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == path {
+				return m.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.Opened, error) {
+	raw := map[string]any{}
+	for k, v := range req.Options {
+		if b.hidden(k) {
+			return protocol.Opened{}, fmt.Errorf("open: option %q is not the config's to set: this client sets it", k)
+		}
+		raw[k] = v
+	}
+	for k, v := range b.fixed {
+		raw[k] = v
+	}
+	if b.postgres {
+		if req.Postgres == nil {
+			return protocol.Opened{}, errors.New("open: no postgres server given (the target needs postgres: true or a dsn)")
+		}
+		raw["dsn"], raw["schema"] = req.Postgres.DSN, req.Postgres.Schema
+	}
+	if req.TempDir == "" {
+		return protocol.Opened{}, errors.New("open: no temp_dir given")
+	}
+	opts, err := adapters.ParseOptions(b.adapter.Info().Options, raw)
+	if err != nil {
+		return protocol.Opened{}, fmt.Errorf("open: %w", err)
+	}
+	ds, err := dataset.ReadFile(req.Dataset)
+	if err != nil {
+		return protocol.Opened{}, fmt.Errorf("open: %w", err)
+	}
+	env := adapters.Env{TempDir: req.TempDir, Logf: logf, Seed: req.Seed, Size: ds.Len()}
+	t, err := b.adapter.Open(ctx, opts, env)
+	if err != nil {
+		return protocol.Opened{}, err
+	}
+	b.t, b.ds = t, ds
+	info := t.Info()
+	info["timing"] = "Go time.Now around each call, where the engine times the in-process adapter"
+	info["concurrent_readers"] = "goroutines"
+	ord, ok := t.(adapters.OrderedScanner)
+	return protocol.Opened{Info: info, ScansInKeyOrder: ok && ord.ScansInKeyOrder()}, nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "dbbench-client: "+format+"\n", args...)
+}
+
+// capability returns the target as the workload's interface, or an error naming the workload.
+func capability[T any](t adapters.Target, workload string) (T, error) {
+	c, ok := t.(T)
+	if !ok {
+		return c, fmt.Errorf("this library does not support the %s workload", workload)
+	}
+	return c, nil
+}
+
+func (b *adapterBackend) Load(ctx context.Context) (int64, time.Duration, error) {
+	start := time.Now()
+	if err := b.t.Load(ctx, b.ds); err != nil {
+		return 0, 0, err
+	}
+	return int64(b.ds.Len()), time.Since(start), nil
+}
+
+func (b *adapterBackend) Scan(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
+	sc, err := capability[adapters.Scanner](b.t, adapters.Scan)
+	if err != nil {
+		return protocol.Tally{}, 0, err
+	}
+	start := time.Now()
+	t, err := sc.Scan(ctx, rows)
+	d := time.Since(start)
+	return protocol.Tally(t), d, err
+}
+
+func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Duration) (protocol.Tally, error) {
+	pr, err := capability[adapters.PointReader](b.t, adapters.Lookup)
+	if err != nil {
+		return protocol.Tally{}, err
+	}
+	emails := make([][]byte, len(keys))
+	for i, k := range keys {
+		if k < 0 || k >= b.ds.Len() {
+			return protocol.Tally{}, fmt.Errorf("lookup: key %d is not an index of the %d persons", k, b.ds.Len())
+		}
+		emails[i] = b.ds.Email(k)
+	}
+	var sum adapters.Tally
+	for i, email := range emails {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return protocol.Tally{}, ctx.Err()
+		}
+		start := time.Now()
+		t, err := pr.Lookup(ctx, email)
+		lat[i] = time.Since(start)
+		if err != nil {
+			return protocol.Tally{}, fmt.Errorf("lookup %d of %d: %w", i+1, len(keys), err)
+		}
+		sum.Add(t)
+	}
+	return protocol.Tally(sum), nil
+}
+
+func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
+	in, err := capability[adapters.Inserter](b.t, adapters.Insert)
+	if err != nil {
+		return protocol.Tally{}, 0, err
+	}
+	if rows > b.ds.Len() {
+		return protocol.Tally{}, 0, fmt.Errorf("insert: %d rows, but the dataset has %d persons", rows, b.ds.Len())
+	}
+	persons := make([]dataset.Person, rows)
+	for i := range persons {
+		persons[i] = b.ds.Person(i)
+	}
+	sess, err := in.NewInsertSession(ctx)
+	if err != nil {
+		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
+	}
+	defer sess.Close()
+	d, err := timedInsert(ctx, sess, persons)
+	if err != nil {
+		return protocol.Tally{}, 0, err
+	}
+	verify, err := sess.Verify(ctx)
+	if err != nil {
+		return protocol.Tally{}, 0, fmt.Errorf("insert: read back: %w", err)
+	}
+	if err := sess.Close(); err != nil {
+		return protocol.Tally{}, 0, fmt.Errorf("insert: drop the fresh store: %w", err)
+	}
+	return protocol.Tally(verify), d, nil
+}
+
+// timedInsert is begin, the inserts and commit on the calling goroutine, timed together.
+func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person) (time.Duration, error) {
+	start := time.Now()
+	if err := sess.Begin(ctx); err != nil {
+		return 0, fmt.Errorf("insert: begin: %w", err)
+	}
+	for i := range persons {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if err := sess.Insert(ctx, &persons[i]); err != nil {
+			return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
+		}
+	}
+	if err := sess.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("insert: commit: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Duration) ([]protocol.Tally, time.Duration, error) {
+	var (
+		tallies []adapters.Tally
+		wall    time.Duration
+		err     error
+	)
+	if cs, ok := b.t.(adapters.ConcurrentScanner); ok {
+		tallies, wall, err = cs.ScanConcurrently(ctx, len(lat), rows, lat)
+	} else {
+		var sc adapters.Scanner
+		if sc, err = capability[adapters.Scanner](b.t, adapters.Concurrent); err != nil {
+			return nil, 0, err
+		}
+		tallies, wall, err = scanConcurrently(ctx, sc, rows, lat)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]protocol.Tally, len(tallies))
+	for i, t := range tallies {
+		out[i] = protocol.Tally(t)
+	}
+	return out, wall, nil
+}
+
+// scanConcurrently starts len(lat) goroutines together on a barrier, each scanning rows persons in
+// its own read transaction, as the engine's default concurrent workload does.
+func scanConcurrently(ctx context.Context, sc adapters.Scanner, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+	tallies := make([]adapters.Tally, len(lat))
+	errs := make([]error, len(lat))
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(len(lat))
+	done.Add(len(lat))
+	for i := range lat {
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			t0 := time.Now()
+			tallies[i], errs[i] = sc.Scan(ctx, rows)
+			lat[i] = time.Since(t0)
+		}()
+	}
+	ready.Wait()
+	t0 := time.Now()
+	close(start)
+	done.Wait()
+	wall := time.Since(t0)
+	return tallies, wall, errors.Join(errs...)
+}
+
+func (b *adapterBackend) Run(ctx context.Context, workload string, params map[string]any, lat []time.Duration) (protocol.Tally, error) {
+	i := slices.IndexFunc(b.adapter.Info().Workloads, func(w adapters.WorkloadSpec) bool { return w.Name == workload })
+	if i < 0 {
+		return protocol.Tally{}, fmt.Errorf("run: unknown workload %q", workload)
+	}
+	cr, err := capability[adapters.CustomRunner](b.t, workload)
+	if err != nil {
+		return protocol.Tally{}, err
+	}
+	p, err := adapters.ParseOptions(b.adapter.Info().Workloads[i].Params, params)
+	if err != nil {
+		return protocol.Tally{}, fmt.Errorf("run %s: %w", workload, err)
+	}
+	op, err := cr.PrepareWorkload(ctx, workload, p)
+	if err != nil {
+		return protocol.Tally{}, err
+	}
+	if c, ok := op.(io.Closer); ok {
+		defer c.Close()
+	}
+	var sum adapters.Tally
+	for i := range lat {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return protocol.Tally{}, ctx.Err()
+		}
+		start := time.Now()
+		t, err := op.Do(ctx, i)
+		lat[i] = time.Since(start)
+		if err != nil {
+			return protocol.Tally{}, fmt.Errorf("run %s: operation %d of %d: %w", workload, i+1, len(lat), err)
+		}
+		sum.Add(t)
+	}
+	return protocol.Tally(sum), nil
+}
+
+func (b *adapterBackend) Close() error {
+	if b.t == nil {
+		return nil
+	}
+	err := b.t.Close()
+	b.t, b.ds = nil, nil
+	return err
+}
+
+// knownLibraries lists the LIBRARY arguments, for the usage line.
+func knownLibraries() string {
+	names := make([]string, 0, len(libraries))
+	for n := range libraries {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,35 @@
+// Command dbbench-client is the Go reference client of dbbench's protocol (docs/protocol.md):
+//
+//	dbbench-client LIBRARY
+//
+// with LIBRARY lmdb (lmdb-go), sqlite (modernc.org/sqlite) or postgres (pgx). It serves dbbench's
+// own adapters, the in-process lmdb and sql adapters, through package protocol, so that a config can
+// put the two side by side and show what the process boundary costs.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/dbbench/dbbench/adapters/lmdb"
+	"github.com/dbbench/dbbench/clients/go/protocol"
+)
+
+// libraries maps each LIBRARY argument to its backend.
+var libraries = map[string]func() *adapterBackend{
+	"lmdb": func() *adapterBackend {
+		return &adapterBackend{adapter: lmdb.New(), library: "github.com/PowerDNS/lmdb-go"}
+	},
+}
+
+func main() {
+	if len(os.Args) != 2 || libraries[os.Args[1]] == nil {
+		fmt.Fprintf(os.Stderr, "usage: dbbench-client LIBRARY (one of %s); it speaks dbbench's protocol on stdin and stdout\n", knownLibraries())
+		os.Exit(2)
+	}
+	if err := protocol.Serve(context.Background(), os.Stdin, os.Stdout, libraries[os.Args[1]]()); err != nil {
+		fmt.Fprintf(os.Stderr, "dbbench-client: %v\n", err)
+		os.Exit(1)
+	}
+}
