@@ -1,0 +1,62 @@
+"""RowSum, the per-row checksum of docs/protocol.md, in pure Python.
+
+Python integers are unbounded, so every product is masked to 64 bits. The generic loop costs
+about 40% more than straight-line code, and a dataset has only a few hundred distinct
+(email length, name length) pairs, so rowsum() compiles one specialised function per pair on
+first use: one struct call unpacks each field's words, then the multiplications run unrolled.
+"""
+
+import struct
+
+M = 0x9E3779B97F4A7C15
+MASK = (1 << 64) - 1
+
+_last_word = struct.Struct("<Q").unpack_from
+_compiled = {}
+
+
+def rowsum(email, name, age):
+    """The RowSum of one decoded row: email and name as bytes-like objects, age as an int."""
+    f = _compiled.get((len(email), len(name)))
+    if f is None:
+        f = _compile(len(email), len(name))
+    return f(email, name, age)
+
+
+def prepare(length_pairs):
+    """Compile the functions for these (email length, name length) pairs ahead of the timed work."""
+    for le, ln in length_pairs:
+        if (le, ln) not in _compiled:
+            _compile(le, ln)
+
+
+def _compile(le, ln):
+    g = {"M": M, "MASK": MASK, "from_bytes": int.from_bytes, "last": _last_word}
+    lines = ["def f(e, nm, age):"]
+    words = _words(lines, g, "e", le) + _words(lines, g, "nm", ln)
+    lines.append("    h = %d ^ age" % ((le << 40) ^ (ln << 32)))
+    lines += ["    h = ((h ^ %s) * M) & MASK" % w for w in words]
+    lines.append("    h = (h * M) & MASK")
+    lines.append("    return h ^ (h >> 29)")
+    exec("\n".join(lines), g)
+    _compiled[(le, ln)] = g["f"]
+    return g["f"]
+
+
+def _words(lines, g, var, n):
+    """Emit the statements reading the words fold() XORs in for a field of n bytes."""
+    if n < 8:
+        lines.append("    %s0 = from_bytes(%s, 'little')" % (var, var))
+        return [var + "0"]
+    k = (n - 1) // 8  # full words before the last, which overlaps when n % 8 != 0
+    names = ["%s%d" % (var, i) for i in range(k + 1)]
+    if k:
+        g["unpack_" + var] = struct.Struct("<%dQ" % k).unpack_from
+        lines.append("    %s, = unpack_%s(%s)" % (", ".join(names[:k]), var, var))
+    lines.append("    %s, = last(%s, %d)" % (names[k], var, n - 8))
+    return names
+
+
+def hex64(s):
+    """The protocol's spelling of a checksum: 16 lowercase hexadecimal digits."""
+    return "%016x" % (s & MASK)

@@ -1,0 +1,185 @@
+"""The serving loop: newline-delimited JSON requests on stdin, one reply each on stdout."""
+
+import json
+import platform
+import sys
+
+from . import VERSION
+from .rowsum import hex64
+
+PROTOCOL = 1
+WORKLOADS = ["scan", "lookup", "insert", "concurrent"]
+
+
+class RequestError(Exception):
+    """A bad request: answered with an error, the client stays usable."""
+
+
+def load_backend(library):
+    """The backend class for a LIBRARY argument; imports only that library."""
+    if library == "lmdb":
+        from .lmdb_backend import Backend
+    elif library == "sqlite3":
+        from .sqlite_backend import Backend
+    elif library == "psycopg2":
+        from .pg_backend import Backend
+    else:
+        raise RequestError("unknown library %r: want lmdb, sqlite3 or psycopg2" % library)
+    return Backend
+
+
+class Server:
+    def __init__(self, backend_class):
+        self.backend_class = backend_class
+        self.backend = None
+
+    def handle(self, req):
+        """The reply to one decoded request (without its id)."""
+        op = req.get("op")
+        if op == "hello":
+            return self.hello(req)
+        if op == "ping":
+            return {}
+        if op == "open":
+            if self.backend is not None:
+                raise RequestError("open: already open")
+            backend = self.backend_class()
+            info, in_key_order = backend.open(req)
+            self.backend = backend
+            return {"info": info, "scans_in_key_order": in_key_order}
+        if op == "close":
+            self.close()
+            return {}
+        if op in ("load", "scan", "lookup", "insert", "concurrent", "run"):
+            if self.backend is None:
+                raise RequestError("%s before open" % op)
+            return getattr(self, "op_" + op)(req)
+        raise RequestError("unknown op %r" % (op,))
+
+    def hello(self, req):
+        if req.get("protocol") != PROTOCOL:
+            raise RequestError("protocol %r requested; this client speaks %d" % (req.get("protocol"), PROTOCOL))
+        b = self.backend_class
+        return {
+            "protocol": PROTOCOL,
+            "client": "dbbench-client-python",
+            "client_version": VERSION,
+            "language": "Python",
+            "runtime": "%s %s" % (platform.python_implementation(), platform.python_version()),
+            "library": b.library,
+            "library_version": b.library_version(),
+            "workloads": WORKLOADS,
+            "options": sorted(b.options),
+        }
+
+    def op_load(self, req):
+        rows, elapsed = self.backend.load()
+        return {"rows": rows, "elapsed_ns": elapsed}
+
+    def op_scan(self, req):
+        rows, total, elapsed = self.backend.scan(count(req, "rows"))
+        return {"rows": rows, "checksum": hex64(total), "elapsed_ns": elapsed}
+
+    def op_lookup(self, req):
+        keys = req.get("keys")
+        n = self.backend.persons.n
+        if not isinstance(keys, list) or not all(type(k) is int and 0 <= k < n for k in keys):
+            raise RequestError("lookup: keys must be a list of dataset indices in [0, %d)" % n)
+        rows, total, latencies = self.backend.lookup(keys)
+        return {"rows": rows, "checksum": hex64(total), "latencies_ns": latencies}
+
+    def op_insert(self, req):
+        rows = count(req, "rows")
+        if rows > self.backend.persons.n:
+            raise RequestError("insert: rows %d > %d persons in the dataset" % (rows, self.backend.persons.n))
+        rows, total, elapsed = self.backend.insert(rows)
+        return {"rows": rows, "checksum": hex64(total), "elapsed_ns": elapsed}
+
+    def op_concurrent(self, req):
+        readers = count(req, "readers")
+        if readers < 1:
+            raise RequestError("concurrent: readers must be at least 1")
+        wall, tallies = self.backend.concurrent(readers, count(req, "rows"))
+        return {
+            "wall_ns": wall,
+            "readers": [{"rows": r, "checksum": hex64(s), "elapsed_ns": e} for r, s, e in tallies],
+        }
+
+    def op_run(self, req):
+        raise RequestError("run: this client has no adapter-specific workloads (asked for %r)" % (req.get("workload"),))
+
+    def close(self):
+        backend, self.backend = self.backend, None
+        if backend is not None:
+            backend.close()
+
+
+def count(req, field):
+    v = req.get(field)
+    if type(v) is not int or v < 0:
+        raise RequestError("%s: %s must be a non-negative integer, got %r" % (req.get("op"), field, v))
+    return v
+
+
+def one_line(e):
+    msg = str(e) or type(e).__name__
+    return " ".join(msg.split())
+
+
+def serve(server, stdin, stdout, log):
+    """Answer requests until end of input. Every failure becomes an error reply."""
+    for line in stdin:
+        try:
+            req = json.loads(line)
+        except ValueError as e:
+            reply = {"id": None, "error": "request is not JSON: %s" % one_line(e)}
+        else:
+            reply = answer(server, req, log)
+        stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+        stdout.flush()
+
+
+def answer(server, req, log):
+    if not isinstance(req, dict):
+        return {"id": None, "error": "request is not a JSON object"}
+    rid = req.get("id")
+    if type(rid) is not int:
+        return {"id": None, "error": "request has no integer id"}
+    try:
+        reply = server.handle(req)
+    except RequestError as e:
+        return {"id": rid, "error": one_line(e)}
+    except Exception as e:  # a library failure: say which, keep serving
+        log("%s failed: %s: %s" % (req.get("op"), type(e).__name__, one_line(e)))
+        return {"id": rid, "error": "%s: %s: %s" % (req.get("op"), type(e).__name__, one_line(e))}
+    reply["id"] = rid
+    return reply
+
+
+def main(argv):
+    def log(msg):
+        sys.stderr.write("dbbench-client-python: %s\n" % msg)
+        sys.stderr.flush()
+
+    if len(argv) != 2:
+        log("usage: dbbench-client.py lmdb|sqlite3|psycopg2")
+        return 2
+    try:
+        backend_class = load_backend(argv[1])
+    except RequestError as e:
+        log(str(e))
+        return 2
+    except ImportError as e:
+        log("%s is not installed (%s); on Debian: apt-get install -y python3-lmdb python3-psycopg2" % (argv[1], e))
+        return 2
+    # stdout carries the protocol only: anything a library prints goes to stderr instead.
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    server = Server(backend_class)
+    try:
+        serve(server, sys.stdin.buffer, out, log)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        server.close()
+    return 0
