@@ -40,6 +40,10 @@ type Info struct {
 	// Builtin lists which of the four common workloads its targets implement, for validation without
 	// opening a target.
 	Builtin []string
+	// ClientWorkloads marks an adapter whose targets learn their own workloads only once started (a
+	// client in another process): configs may give it custom workloads with any params, and the
+	// target refuses at Open what it cannot run. Its targets implement TimedCustomRunner.
+	ClientWorkloads bool
 }
 
 // WorkloadSpec documents an adapter-specific workload and the parameters it accepts.
@@ -186,6 +190,13 @@ type CustomRunner interface {
 	// PrepareWorkload readies the named workload (untimed: building statements, picking keys) and
 	// returns the operation the engine will time. params has been validated against the spec.
 	PrepareWorkload(ctx context.Context, name string, params Options) (Op, error)
+}
+
+// TimedCustomRunner runs an adapter-specific workload whose operations the target times itself (a
+// client in another process): len(lat) operations, lat[i] the latency of operation i; the tally
+// covers them all. params are passed on as validated.
+type TimedCustomRunner interface {
+	TimedRun(ctx context.Context, name string, params map[string]any, lat []time.Duration) (Tally, error)
 }
 
 // Op is one timed operation of an adapter-specific workload. The engine calls Do with i = 0, 1, ...

@@ -18,6 +18,8 @@ type Kind string
 
 // Option kinds. A Bytes value accepts a plain number or a unit (KiB, MiB, GiB, KB, MB, GB);
 // a Duration value accepts Go duration syntax ("30s", "5m"); an Enum value one of OptionSpec.Choices.
+// A List is a sequence of scalars, kept as strings; a Map is a mapping of scalars, kept as they were
+// written (string, int, float or bool). ${ENV} is expanded in every string, list items included.
 const (
 	String   Kind = "string"
 	Int      Kind = "int"
@@ -27,7 +29,9 @@ const (
 	Duration Kind = "duration"
 	Enum     Kind = "enum"
 	// DSN is a connection string; its password is redacted in reports and logs.
-	DSN Kind = "dsn"
+	DSN  Kind = "dsn"
+	List Kind = "list"
+	Map  Kind = "map"
 )
 
 // OptionSpec documents one option of an adapter or adapter-specific workload.
@@ -45,7 +49,7 @@ type OptionSpec struct {
 }
 
 // Options holds validated option values, normalised by kind: string (String, Enum, DSN), int64 (Int,
-// Bytes), float64, bool, time.Duration. Unset options without a default are absent.
+// Bytes), float64, bool, time.Duration, []string (List), map[string]any (Map). Unset options without a default are absent.
 type Options struct {
 	values map[string]any
 	specs  map[string]OptionSpec
@@ -87,6 +91,21 @@ func ParseOptions(specs []OptionSpec, raw map[string]any) (Options, error) {
 	return o, nil
 }
 
+// FreeOptions holds the params of a workload that a client in another process declares itself, which
+// dbbench has no spec for: plain values kept as written, ${ENV} expanded in strings.
+func FreeOptions(raw map[string]any) (Options, error) {
+	o := Options{values: map[string]any{}, specs: map[string]OptionSpec{}}
+	if len(raw) == 0 {
+		return o, nil
+	}
+	m, err := convertMap(raw)
+	if err != nil {
+		return o, err
+	}
+	o.values = m
+	return o, nil
+}
+
 func specNames(specs []OptionSpec) []string {
 	n := make([]string, len(specs))
 	for i, s := range specs {
@@ -112,6 +131,12 @@ func ExpandEnv(s string) string {
 }
 
 func convert(s OptionSpec, raw any) (any, error) {
+	switch s.Kind {
+	case List:
+		return convertList(raw)
+	case Map:
+		return convertMap(raw)
+	}
 	str, isStr := raw.(string)
 	if isStr {
 		str = ExpandEnv(str)
@@ -190,6 +215,46 @@ func convert(s OptionSpec, raw any) (any, error) {
 		return d, nil
 	}
 	return nil, fmt.Errorf("unsupported option kind %q", s.Kind)
+}
+
+func convertList(raw any) ([]string, error) {
+	items, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list such as [a, b], got %v", raw)
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		switch v := it.(type) {
+		case string:
+			out[i] = ExpandEnv(v)
+		case int, int64, uint64, float64, bool:
+			out[i] = fmt.Sprint(v)
+		default:
+			return nil, fmt.Errorf("item %d: want a plain value, got %v", i+1, it)
+		}
+	}
+	return out, nil
+}
+
+func convertMap(raw any) (map[string]any, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("want a mapping such as {key: value}, got %v", raw)
+	}
+	out := make(map[string]any, len(m))
+	for k, it := range m {
+		switch v := it.(type) {
+		case string:
+			out[k] = ExpandEnv(v)
+		case int:
+			out[k] = int64(v)
+		case int64, uint64, float64, bool:
+			out[k] = v
+		default:
+			return nil, fmt.Errorf("key %q: want a plain value, got %v", k, it)
+		}
+	}
+	return out, nil
 }
 
 func checkMin(s OptionSpec, v float64) error {
@@ -275,13 +340,31 @@ func (o Options) Duration(name string) time.Duration {
 	return d
 }
 
+// Values returns every value as parsed (for passing on verbatim; Redacted is for reports).
+func (o Options) Values() map[string]any {
+	out := make(map[string]any, len(o.values))
+	for k, v := range o.values {
+		out[k] = v
+	}
+	return out
+}
+
+// List returns a List option (nil if unset).
+func (o Options) List(name string) []string { l, _ := o.values[name].([]string); return l }
+
+// Map returns a Map option (nil if unset). Callers must not modify it.
+func (o Options) Map(name string) map[string]any { m, _ := o.values[name].(map[string]any); return m }
+
 // Redacted returns the options as they may appear in a report or log: secrets as "***", DSN
-// passwords removed, durations as strings.
+// passwords removed, durations as strings. A Secret Map keeps its keys and hides every value; any
+// other Map hides the values of keys that look secret (SecretKey).
 func (o Options) Redacted() map[string]any {
 	out := make(map[string]any, len(o.values))
 	for k, v := range o.values {
 		s := o.specs[k]
 		switch {
+		case s.Kind == Map:
+			out[k] = redactMap(v.(map[string]any), s.Secret)
 		case s.Secret:
 			out[k] = "***"
 		case s.Kind == DSN:
@@ -296,6 +379,23 @@ func (o Options) Redacted() map[string]any {
 	}
 	return out
 }
+
+func redactMap(m map[string]any, all bool) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if all || SecretKey(k) {
+			v = "***"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+var secretWords = regexp.MustCompile(`(?i)password|passwd|secret|token|dsn|key|credential`)
+
+// SecretKey reports whether a map key names something secret (a password, token, key or DSN), whose
+// value a report must not show.
+func SecretKey(k string) bool { return secretWords.MatchString(k) }
 
 var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
 

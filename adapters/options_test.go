@@ -126,3 +126,43 @@ func (n named) Info() Info { return Info{Name: string(n)} }
 func (n named) Open(context.Context, Options, Env) (Target, error) {
 	return nil, nil
 }
+
+func TestListAndMapOptions(t *testing.T) {
+	t.Setenv("DBBENCH_TEST_TOKEN", "t0k")
+	specs := []OptionSpec{
+		{Name: "command", Kind: List},
+		{Name: "client", Kind: Map},
+		{Name: "env", Kind: Map, Secret: true},
+	}
+	o, err := ParseOptions(specs, map[string]any{
+		"command": []any{"node", "${DBBENCH_TEST_TOKEN}.js", 3},
+		"client":  map[string]any{"map_size": 1024, "api_token": "${DBBENCH_TEST_TOKEN}", "sync": false},
+		"env":     map[string]any{"HOME": "/h"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(o.List("command"), " "); got != "node t0k.js 3" {
+		t.Errorf("list: %q", got)
+	}
+	if c := o.Map("client"); c["map_size"] != int64(1024) || c["api_token"] != "t0k" || c["sync"] != false {
+		t.Errorf("map: %v", c)
+	}
+	red := o.Redacted()
+	if c := red["client"].(map[string]any); c["api_token"] != "***" || c["map_size"] != int64(1024) {
+		t.Errorf("client redacted: %v", c)
+	}
+	if e := red["env"].(map[string]any); e["HOME"] != "***" {
+		t.Errorf("secret map redacted: %v", e)
+	}
+	for _, bad := range []map[string]any{
+		{"command": "node x.js"},
+		{"command": []any{map[string]any{"a": 1}}},
+		{"client": []any{"a"}},
+		{"client": map[string]any{"nested": map[string]any{}}},
+	} {
+		if _, err := ParseOptions(specs, bad); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

@@ -53,7 +53,8 @@ func (r *Registry) Names() []string {
 }
 
 // Supports reports whether targets of the adapter run the named workload, and whether it is one of
-// the adapter's own (custom) workloads.
+// the adapter's own (custom) workloads. An adapter with ClientWorkloads accepts any custom name (its
+// targets check them once started).
 func Supports(info Info, workload string) (ok, custom bool) {
 	if slices.Contains(Builtins, workload) {
 		return slices.Contains(info.Builtin, workload), false
@@ -63,7 +64,7 @@ func Supports(info Info, workload string) (ok, custom bool) {
 			return true, true
 		}
 	}
-	return false, false
+	return info.ClientWorkloads, info.ClientWorkloads
 }
 
 // CustomSpec returns the spec of an adapter-specific workload.

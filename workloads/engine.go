@@ -326,7 +326,9 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		*results = append(*results, acc)
 		acc.verification = expectation(run, s.inst, w.CrossCheck)
 		ex := &execution{w: run, target: s.inst, slowdown: s.slow}
-		if w.Custom {
+		if tc, ok := s.inst.(adapters.TimedCustomRunner); ok && w.Custom {
+			ex.timed, ex.params = tc, s.plan.Params[w.Name].Values()
+		} else if w.Custom {
 			cr, ok := s.inst.(adapters.CustomRunner)
 			if !ok {
 				acc.fail(fmt.Errorf("adapter has no runner for workload %s", w.Name))

@@ -44,6 +44,9 @@ type execution struct {
 	target   adapters.Target
 	slowdown *slowdown   // nil: none injected
 	op       adapters.Op // custom workloads
+	// timed runs a custom workload that the target times itself (instead of op), with params.
+	timed  adapters.TimedCustomRunner
+	params map[string]any
 }
 
 // workloadRun is a workload resolved for one dataset size.
@@ -256,9 +259,29 @@ func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows in
 }
 
 func (e *execution) custom(ctx context.Context) (*measurement, error) {
+	if e.timed != nil {
+		return e.timedCustom(ctx)
+	}
 	return perOp(ctx, e.w.ops, e.slowdown, "operations", func(i int) (adapters.Tally, error) {
 		return e.op.Do(ctx, i)
 	})
+}
+
+// timedCustom runs a self-timed custom workload: the target reports one latency per operation.
+func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
+	m := newMeasurement()
+	lat := make([]time.Duration, e.w.ops)
+	t, err := e.timed.TimedRun(ctx, e.w.name, e.params, lat)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lat {
+		lat[i] += e.slowdown.add(lat[i], 0)
+		report.Record(m.hist, lat[i])
+		m.elapsed += lat[i]
+	}
+	m.ops, m.rows, m.sum = int64(e.w.ops), t.Rows, t.Sum
+	return m, nil
 }
 
 // perOp times n operations one by one. A failed operation's latency goes to the error histogram and

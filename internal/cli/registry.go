@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec"
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/adapters/triplex"
@@ -17,5 +18,6 @@ func builtinAdapters() []adapters.Adapter {
 		lmdbc.New(),
 		triplex.New(),
 		typedb.New(),
+		exec.New(),
 	}
 }

@@ -125,8 +125,14 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	}
 
 	known := knownWorkloads(reg)
+	clientWorkloads := false // a target whose client declares its own workloads accepts any name
+	for _, t := range c.Targets {
+		if a, ok := reg.Lookup(t.Adapter); ok && a.Info().ClientWorkloads {
+			clientWorkloads = true
+		}
+	}
 	for _, w := range c.Workloads {
-		if !slices.Contains(known, w.Name) {
+		if !slices.Contains(known, w.Name) && !clientWorkloads {
 			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
 		}
 	}
@@ -185,9 +191,17 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 				}
 				return nil, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supported(info), ", "))}
 			}
+			if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(known, w.Name) {
+				continue // another adapter's workload: a client runs it only when its target lists it
+			}
 			if custom {
-				spec, _ := adapters.CustomSpec(info, w.Name)
-				params, err := adapters.ParseOptions(spec.Params, w.Params)
+				var params adapters.Options
+				var err error
+				if spec, ok := adapters.CustomSpec(info, w.Name); ok {
+					params, err = adapters.ParseOptions(spec.Params, w.Params)
+				} else {
+					params, err = adapters.FreeOptions(w.Params) // the client checks them
+				}
 				if err != nil {
 					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s on target %s: %v", w.Name, t.Name, err)}
 				}

@@ -1,0 +1,306 @@
+// Package exec is the dbbench adapter for clients in other processes (adapter "exec"): a program in
+// any language that speaks the protocol of docs/protocol.md on its stdin and stdout and times its own
+// work. The Client type drives one such process and is shared with `dbbench client-test`.
+package exec
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// Name is the adapter's name in configs.
+const Name = "exec"
+
+// pings is how many empty round trips measure the protocol's own cost after the load.
+const pings = 200
+
+// schemaDropTimeout bounds dropping a target's PostgreSQL schema at Close.
+const schemaDropTimeout = 10 * time.Second
+
+// Adapter opens exec targets.
+type Adapter struct{}
+
+// New returns the exec adapter.
+func New() adapters.Adapter { return Adapter{} }
+
+// Info describes the adapter and its options.
+func (Adapter) Info() adapters.Info {
+	return adapters.Info{
+		Name:    Name,
+		Summary: "a client in another process, in any language, speaking docs/protocol.md and timing its own work",
+		Options: []adapters.OptionSpec{
+			{Name: "command", Kind: adapters.List, Help: "the program and its arguments, e.g. [node, clients/node/bin/dbbench-client.js, lmdb] (required)"},
+			{Name: "dir", Kind: adapters.String, Help: "working directory of the client (default: dbbench's)"},
+			{Name: "env", Kind: adapters.Map, Secret: true, Help: "environment variables added for the client; values are redacted in reports"},
+			{Name: "timeout", Kind: adapters.Duration, Default: "2m", Help: "longest wait for the reply to one request"},
+			{Name: "startup_timeout", Kind: adapters.Duration, Default: "60s", Help: "longest wait for the reply to hello"},
+			{Name: "client", Kind: adapters.Map, Help: "options passed verbatim to the client in open; values of keys that look secret (password, token, key, dsn) are redacted in reports"},
+			{Name: "postgres", Kind: adapters.Bool, Default: "false", Help: "give the client a new schema on the run's throwaway PostgreSQL server"},
+			{Name: "dsn", Kind: adapters.DSN, Help: "give the client a new schema on this PostgreSQL server (dropped at the end; nothing else is touched)"},
+		},
+		Builtin:         adapters.Builtins,
+		ClientWorkloads: true,
+	}
+}
+
+// Open starts the client, checks the config against what it declares, and opens its store.
+func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env) (t adapters.Target, err error) {
+	argv := opts.List("command")
+	if len(argv) == 0 {
+		return nil, exitcode.Usagef("option command is required: the client program and its arguments, as a list")
+	}
+	if opts.Bool("postgres") && opts.String("dsn") != "" {
+		return nil, exitcode.Usagef("give postgres: true or a dsn, not both")
+	}
+	var envv []string
+	for k, v := range opts.Map("env") {
+		envv = append(envv, k+"="+fmt.Sprint(v))
+	}
+	sort.Strings(envv)
+	c, err := Start(Config{
+		Command: argv, Dir: opts.String("dir"), Env: envv,
+		Timeout: opts.Duration("timeout"), StartupTimeout: opts.Duration("startup_timeout"), Logf: env.Logf,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tg := &target{c: c, logf: env.Logf}
+	defer func() {
+		if err != nil {
+			tg.Close()
+		}
+	}()
+	if tg.hello, err = c.Hello(ctx, ProtocolVersion, buildinfo.Read().Version); err != nil {
+		return nil, err
+	}
+	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {
+		return nil, err
+	}
+	req := OpenRequest{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
+	if env.DatasetFile == nil {
+		return nil, fmt.Errorf("no person file outside the engine")
+	}
+	if req.Dataset, err = env.DatasetFile(); err != nil {
+		return nil, err
+	}
+	if dsn, err := serverDSN(ctx, opts, env); err != nil {
+		return nil, err
+	} else if dsn != "" {
+		schema, err := createSchema(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		tg.dsn, tg.schema = dsn, schema
+		req.Postgres = &Postgres{DSN: dsn, Schema: schema}
+	}
+	if tg.open, err = c.Open(ctx, req); err != nil {
+		return nil, err
+	}
+	return tg, nil
+}
+
+// checkDeclared refuses (exit 2) a config that needs a workload or option the client does not list.
+func checkDeclared(h *Hello, workloads []string, client map[string]any) error {
+	var missing []string
+	for _, w := range workloads {
+		if !slices.Contains(*h.Workloads, w) {
+			missing = append(missing, "workload "+w)
+		}
+	}
+	for k := range client {
+		if !slices.Contains(*h.Options, k) {
+			missing = append(missing, "option "+k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return exitcode.Usagef("client %s does not support %s (it lists workloads: %s; options: %s)", *h.Client,
+		strings.Join(missing, ", "), strings.Join(*h.Workloads, ", "), listOrNone(*h.Options))
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+// serverDSN returns the PostgreSQL server the client gets a schema on ("" for none).
+func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (string, error) {
+	if dsn := opts.String("dsn"); dsn != "" {
+		return dsn, nil
+	}
+	if !opts.Bool("postgres") {
+		return "", nil
+	}
+	if env.PostgreSQL == nil {
+		return "", adapters.Unavailable("no throwaway PostgreSQL server outside the engine")
+	}
+	return env.PostgreSQL(ctx)
+}
+
+// createSchema creates a new schema with a random name, the only thing dbbench creates on a server.
+func createSchema(ctx context.Context, dsn string) (string, error) {
+	var b [6]byte
+	rand.Read(b[:])
+	name := "dbbench_exec_" + hex.EncodeToString(b[:])
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", exitcode.Infraf("create schema %s: %s", name, exitcode.OneLine(err.Error()))
+	}
+	return name, nil
+}
+
+// dropSchema drops the schema dbbench created (and only it), under a deadline.
+func dropSchema(dsn, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("drop schema %s: connect: %s", name, exitcode.OneLine(err.Error()))
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
+		return fmt.Errorf("drop schema %s: %s", name, exitcode.OneLine(err.Error()))
+	}
+	return nil
+}
+
+// target is one running client with its store open.
+type target struct {
+	c      *Client
+	logf   func(string, ...any)
+	hello  *Hello
+	open   *Opened
+	dsn    string // the server of schema
+	schema string // created by dbbench; dropped at Close
+	closed bool
+}
+
+func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
+	rows, err := t.c.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if rows != int64(ds.Len()) {
+		return t.c.fail("load stored %d persons, the dataset has %d", rows, ds.Len())
+	}
+	// The protocol's own round trip, measured once the client is warm.
+	for i := 0; i < pings; i++ {
+		if _, err := t.c.Ping(ctx); err != nil {
+			return err
+		}
+	}
+	if t.logf != nil {
+		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips["ping"]))
+	}
+	return nil
+}
+
+// Info returns the client's handshake, its own facts and the protocol's measured cost.
+func (t *target) Info() map[string]any {
+	info := map[string]any{}
+	if t.hello != nil {
+		for k, v := range t.hello.Facts() {
+			info[k] = v
+		}
+	}
+	if t.open != nil && len(*t.open.Info) > 0 {
+		info["client_info"] = *t.open.Info
+	}
+	proto := map[string]any{"version": ProtocolVersion}
+	if p := t.c.RoundTrips["ping"]; len(p) > 0 {
+		proto["ping_p50_ns"] = median(p).Nanoseconds()
+		proto["ping_p99_ns"] = quantile(p, 0.99).Nanoseconds()
+	}
+	cost := map[string]any{}
+	for op, d := range t.c.Cost {
+		cost[op] = median(d).Nanoseconds()
+	}
+	if len(cost) > 0 {
+		proto["cost_p50_ns"] = cost // round trip minus the client's reported time, per request kind
+	}
+	info["protocol"] = proto
+	if t.schema != "" {
+		info["postgres_schema"] = t.schema
+	}
+	return info
+}
+
+// Close closes the client and drops its schema.
+func (t *target) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	err := t.c.Close(context.Background())
+	if t.schema != "" {
+		if derr := dropSchema(t.dsn, t.schema); derr != nil && err == nil {
+			err = derr
+		}
+	}
+	return err
+}
+
+// ScansInKeyOrder is what the client said in open.
+func (t *target) ScansInKeyOrder() bool { return t.open != nil && *t.open.ScansInKeyOrder }
+
+// Scan is TimedScan without the time; it is here so that the target is an OrderedScanner (the engine
+// times the client through TimedScan).
+func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
+	tl, _, err := t.c.Scan(ctx, n)
+	return tl, err
+}
+
+func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Duration, error) {
+	return t.c.Scan(ctx, n)
+}
+
+func (t *target) TimedLookups(ctx context.Context, _ *dataset.Persons, idx []int32, lat []time.Duration) (adapters.Tally, error) {
+	return t.c.Lookup(ctx, idx, lat)
+}
+
+func (t *target) TimedInsert(ctx context.Context, _ *dataset.Persons, n int) (adapters.Tally, time.Duration, error) {
+	return t.c.Insert(ctx, n)
+}
+
+func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+	return t.c.Concurrent(ctx, readers, rows, lat)
+}
+
+func (t *target) TimedRun(ctx context.Context, name string, params map[string]any, lat []time.Duration) (adapters.Tally, error) {
+	return t.c.Run(ctx, name, params, lat)
+}
+
+func median(d []time.Duration) time.Duration { return quantile(d, 0.5) }
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	h := report.NewHistogram()
+	for _, x := range d {
+		report.Record(h, x)
+	}
+	return time.Duration(h.ValueAtQuantile(q * 100))
+}

@@ -1,0 +1,201 @@
+package exec
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec/exectest"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+func TestMain(m *testing.M) {
+	exectest.Main()
+	os.Exit(m.Run())
+}
+
+const testSize = 1000
+
+// open opens an exec target on a fake client with the given behaviour and extra options.
+func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[string]any) (adapters.Target, *Client, error) {
+	t.Helper()
+	raw := map[string]any{"command": toAny(exectest.Command()), "env": exectest.Env(behaviour, at), "timeout": "3s", "startup_timeout": "3s"}
+	for k, v := range extra {
+		raw[k] = v
+	}
+	opts, err := adapters.ParseOptions(New().Info().Options, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var logged []string
+	env := adapters.Env{
+		TempDir: dir, Size: ds.Len(), Seed: 1, Workloads: []string{"scan", "lookup", "insert", "concurrent"},
+		Logf:        func(f string, a ...any) { logged = append(logged, f) },
+		DatasetFile: func() (string, error) { p := filepath.Join(dir, "persons.bin"); return p, ds.WriteFile(p) },
+	}
+	tg, err := New().Open(context.Background(), opts, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tg, tg.(*target).c, nil
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// exercise runs every workload once, stopping at the first error.
+func exercise(tg adapters.Target, ds *dataset.Persons) error {
+	ctx := context.Background()
+	if err := tg.Load(ctx, ds); err != nil {
+		return err
+	}
+	if _, _, err := tg.(adapters.TimedScanner).TimedScan(ctx, 10); err != nil {
+		return err
+	}
+	keys := ds.Sample(20, 1)
+	if _, err := tg.(adapters.TimedPointReader).TimedLookups(ctx, ds, keys, make([]time.Duration, len(keys))); err != nil {
+		return err
+	}
+	if _, _, err := tg.(adapters.TimedInserter).TimedInsert(ctx, ds, 10); err != nil {
+		return err
+	}
+	if _, _, err := tg.(adapters.TimedConcurrentScanner).TimedScanConcurrently(ctx, 2, 10, make([]time.Duration, 2)); err != nil {
+		return err
+	}
+	_, err := tg.(adapters.TimedCustomRunner).TimedRun(ctx, "echo", nil, make([]time.Duration, 5))
+	return err
+}
+
+func TestCorrectClient(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	tg, c, err := open(t, ds, exectest.OK, "", map[string]any{"client": map[string]any{"flavour": "x", "password": "hunter2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exercise(tg, ds); err != nil {
+		t.Fatal(err)
+	}
+	if !tg.(adapters.OrderedScanner).ScansInKeyOrder() {
+		t.Error("scans_in_key_order lost")
+	}
+	info := tg.Info()
+	proto := info["protocol"].(map[string]any)
+	if proto["ping_p50_ns"].(int64) <= 0 || len(c.RoundTrips["ping"]) != pings {
+		t.Errorf("protocol facts: %v (%d pings)", proto, len(c.RoundTrips["ping"]))
+	}
+	for _, op := range []string{"scan", "lookup", "insert", "concurrent", "run"} {
+		if _, ok := proto["cost_p50_ns"].(map[string]any)[op]; !ok {
+			t.Errorf("no protocol cost for %s: %v", op, proto)
+		}
+	}
+	if info["library"] != "dataset" || info["language"] != "Go" {
+		t.Errorf("handshake facts: %v", info)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if GroupAlive(c.PGID()) {
+		t.Error("process group alive after Close")
+	}
+}
+
+// TestBrokenClients: each broken client fails in one line naming the client, with the documented
+// exit code, and leaves no process of its group behind.
+func TestBrokenClients(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	tests := []struct {
+		behaviour, at string
+		code          int
+		want          string
+	}{
+		{exectest.ExitStart, "", exitcode.Infra, "exited before replying to hello (exit status 1)"},
+		{exectest.ExitMid, "", exitcode.Infra, "exited before replying to scan (exit status 3)"},
+		{exectest.ExitMid, "lookup", exitcode.Infra, "exited before replying to lookup"},
+		{exectest.ExitAfter, "load", exitcode.Infra, "exited before replying to ping (exit status 0)"},
+		{exectest.NonJSON, "", exitcode.Infra, `printed "loading the store..." on stdout, which is not a protocol reply`},
+		{exectest.WrongID, "", exitcode.Infra, "replied with id 205 to request 204 (scan)"},
+		{exectest.Missing, "", exitcode.Infra, "scan reply lacks checksum"},
+		{exectest.Missing, "hello", exitcode.Infra, "hello reply lacks library"},
+		{exectest.Missing, "open", exitcode.Infra, "open reply lacks scans_in_key_order"},
+		{exectest.Version, "hello", exitcode.Infra, "speaks protocol version 2; this dbbench speaks 1"},
+		{exectest.Hang, "", exitcode.Infra, "no reply to scan within 3s (timeout)"},
+		{exectest.Hang, "hello", exitcode.Infra, "no reply to hello within 3s (timeout)"},
+		{exectest.Huge, "", exitcode.Infra, "scan reply: a reply line longer than 64 MiB"},
+		{exectest.Slow, "", exitcode.Infra, "scan reply: elapsed_ns 10s is longer than the"},
+		{exectest.Slow, "lookup", exitcode.Infra, "lookup reply: sum of latencies_ns 10.000000019s is longer than the"},
+		{exectest.Slow, "concurrent", exitcode.Infra, "concurrent reply: wall_ns 10s is longer"},
+		{exectest.Negative, "", exitcode.Infra, "scan reply: negative elapsed_ns -1"},
+		{exectest.WrongCount, "lookup", exitcode.Infra, "lookup reply: 19 latencies for 20 operations"},
+		{exectest.WrongCount, "concurrent", exitcode.Infra, "concurrent reply: 1 readers for 2"},
+		{exectest.ErrorReply, "", exitcode.Infra, "scan failed: the fake fails scan"},
+		{exectest.ErrorReply, "open", exitcode.Infra, "open failed: the fake fails open"},
+		{exectest.IgnoreEOF, "", exitcode.Infra, "did not exit within 5s of the end of its input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour+"@"+tt.at, func(t *testing.T) {
+			t.Parallel()
+			tg, c, err := open(t, ds, tt.behaviour, tt.at, nil)
+			if err == nil {
+				err = exercise(tg, ds)
+				if cerr := tg.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.want) || !strings.HasPrefix(msg, "client ") || strings.Contains(msg, "\n") {
+				t.Errorf("error %q, want one line with %q", msg, tt.want)
+			}
+			if got := exitcode.Of(err); got != tt.code {
+				t.Errorf("exit code %d, want %d", got, tt.code)
+			}
+			if c != nil {
+				tg.Close()
+				if GroupAlive(c.PGID()) {
+					t.Error("process group alive after Close")
+				}
+			}
+		})
+	}
+}
+
+func TestStartAndConfigErrors(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	notExec := filepath.Join(t.TempDir(), "client.sh")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	tests := []struct {
+		name  string
+		extra map[string]any
+		want  string
+	}{
+		{"not found", map[string]any{"command": []any{"no-such-dbbench-client"}}, "cannot start no-such-dbbench-client: executable file not found in $PATH"},
+		{"not executable", map[string]any{"command": []any{notExec}}, "permission denied"},
+		{"no command", map[string]any{"command": []any{}}, "option command is required"},
+		{"undeclared option", map[string]any{"client": map[string]any{"colour": "red"}}, "client fake does not support option colour (it lists workloads: scan, lookup, insert, concurrent, echo; options: flavour, password)"},
+		{"both servers", map[string]any{"postgres": true, "dsn": "postgres://x@localhost/db"}, "give postgres: true or a dsn, not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c, err := open(t, ds, exectest.OK, "", tt.extra)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("got %v (exit %d), want %q (exit 2)", err, exitcode.Of(err), tt.want)
+			}
+			if c != nil {
+				t.Error("a client was returned")
+			}
+		})
+	}
+}
