@@ -96,9 +96,9 @@ class Backend(BaseBackend):
 
     def reader(self, n):
         if self.concurrency == "threads":
-            return lambda: _scan(self.env, n)
+            return (lambda: _scan(self.env, n)), None
         env = _open(self.dir, self.map_size, readonly=True)  # this process's own handle
-        return lambda: _scan(env, n)
+        return (lambda: _scan(env, n)), env.close
 
     def teardown(self):
         self.env.close()

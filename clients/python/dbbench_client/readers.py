@@ -15,8 +15,9 @@ _READY_TIMEOUT = 120  # seconds: a worker that cannot get ready fails the reques
 
 
 def run_readers(k, prepare, kind):
-    """Run k readers: prepare() runs in each worker and returns read(), which returns
-    (rows, checksum, elapsed_ns). Returns (wall_ns, [(rows, checksum, elapsed_ns), ...])."""
+    """Run k readers: prepare() runs in each worker and returns (read, close): read() returns
+    (rows, checksum, elapsed_ns), close (or None) releases what prepare opened, after the reader's
+    end is taken. Returns (wall_ns, [(rows, checksum, elapsed_ns), ...])."""
     if kind == "threads":
         sync, make = threading, threading.Thread
         results = queue.SimpleQueue()
@@ -53,24 +54,30 @@ def run_readers(k, prepare, kind):
 
 
 def _reader(i, prepare, ready, go, results):
-    read, err = None, None
+    read = close = err = None
     try:
-        read = prepare()
+        read, close = prepare()
     except Exception as e:
-        err = "%s: %s" % (type(e).__name__, e)
+        err = e
     try:
         ready.wait()
-    except threading.BrokenBarrierError:
-        return  # the request failed; nobody waits for this reader
-    go.wait()
-    if read is not None:
-        try:
+        go.wait()
+        if read is not None:
             rows, total, elapsed = read()
-            results.put((i, (rows, total, elapsed, time.perf_counter_ns())))
-            return
-        except Exception as e:
-            err = "%s: %s" % (type(e).__name__, e)
-    results.put((i, " ".join((err or "not ready").split())))
+            end = time.perf_counter_ns()
+            results.put((i, (rows, total, elapsed, end)))
+    except threading.BrokenBarrierError:
+        pass  # the request failed already; nobody waits for this reader
+    except Exception as e:
+        err = e
+    finally:
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass  # the tally is in; a failed release must not lose it
+    if err is not None:
+        results.put((i, " ".join(("%s: %s" % (type(err).__name__, err)).split())))
 
 
 def check_kind(kind):

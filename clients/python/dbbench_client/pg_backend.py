@@ -1,0 +1,160 @@
+"""psycopg2 against the schema dbbench created: the reference SQL of docs/protocol.md.
+
+Connections run in autocommit mode, so every transaction is explicit: one statement per read
+transaction (a scan's SELECT, each lookup's EXECUTE), BEGIN/COMMIT around the insert workload.
+Lookups and inserts use server-side prepared statements (PREPARE once per connection, then
+EXECUTE), the closest psycopg2 2.9 comes to a prepared statement: its own parameters are
+interpolated on the client. The DSN is a secret and never leaves this module.
+"""
+
+import io
+import itertools
+import time
+
+import psycopg2
+from psycopg2 import sql
+
+from .backend import BaseBackend
+from .rowsum import rowsum
+
+CREATE = 'CREATE TABLE {} (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)'
+SCAN = "SELECT email, name, age FROM persons ORDER BY email LIMIT %s"
+PREPARE_LOOKUP = "PREPARE lookup(text) AS SELECT email, name, age FROM persons WHERE email = $1"
+PREPARE_INSERT = "PREPARE insert_person(text, text, integer) AS INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)"
+_COPY_ROWS = 10_000  # rows per chunk handed to COPY
+
+
+class Backend(BaseBackend):
+    library = "psycopg2"
+    concurrency = "threads"  # psycopg2 releases the GIL while it waits for the server
+
+    @staticmethod
+    def library_version():
+        return psycopg2.__version__.split()[0]
+
+    def setup(self, req):
+        pg = req.get("postgres")
+        if not isinstance(pg, dict) or not isinstance(pg.get("dsn"), str) or not isinstance(pg.get("schema"), str):
+            raise ValueError("open: psycopg2 needs postgres {dsn, schema}: give the target postgres: true or a dsn")
+        self.dsn, self.schema = pg["dsn"], pg["schema"]
+        self.conn = self.connect()
+        try:
+            with self.conn.cursor() as cur:
+                cur.execute(sql.SQL(CREATE).format(sql.Identifier("persons")))
+                cur.execute(PREPARE_LOOKUP)
+        except Exception:
+            self.conn.close()
+            raise
+        info = {
+            "psycopg2_version": psycopg2.__version__,
+            "libpq_version": psycopg2.extensions.libpq_version(),
+            "server_version": self.conn.server_version,
+            "transactions": "autocommit; explicit BEGIN/COMMIT around the insert workload",
+            "load_path": "COPY persons FROM STDIN (cursor.copy_expert) in email order, then ANALYZE",
+            "scan_path": "one SELECT ... ORDER BY email LIMIT n, a client-side cursor (the whole result in one reply)",
+            "lookup_path": "server-side PREPARE once, EXECUTE per key, each its own transaction",
+            "insert_path": "server-side PREPARE once, EXECUTE per row between BEGIN and COMMIT",
+            "concurrency_why": "threads by default, one connection each: psycopg2 releases the GIL while "
+                               "waiting for the server, which runs the K queries in parallel",
+        }
+        return info, True
+
+    def connect(self):
+        conn = psycopg2.connect(self.dsn)
+        conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
+        return conn
+
+    def load(self):
+        p = self.persons
+        order = iter(p.sorted)
+        chunks = iter(lambda: _copy_chunk(p, itertools.islice(order, _COPY_ROWS)), b"")
+        start = time.perf_counter_ns()
+        with self.conn.cursor() as cur:
+            cur.copy_expert("COPY persons (email, name, age) FROM STDIN", _ChunkReader(chunks))
+            elapsed = time.perf_counter_ns() - start
+            cur.execute("ANALYZE persons")
+            cur.execute("SELECT count(*) FROM persons")
+            return cur.fetchone()[0], elapsed
+
+    def scan(self, n):
+        return _scan(self.conn, SCAN, (n,))
+
+    def lookup(self, indices):
+        keys = self.emails_str(indices)
+        clock = time.perf_counter_ns
+        rows = total = 0
+        latencies = []
+        with self.conn.cursor() as cur:
+            execute, fetchall = cur.execute, cur.fetchall
+            for k in keys:
+                t0 = clock()
+                execute("EXECUTE lookup(%s)", (k,))
+                for email, name, age in fetchall():
+                    total += rowsum(email.encode(), name.encode(), age)
+                    rows += 1
+                latencies.append(clock() - t0)
+        return rows, total, latencies
+
+    def insert(self, n):
+        persons = self.persons_str(range(n))
+        with self.conn.cursor() as cur:
+            cur.execute(sql.SQL(CREATE).format(sql.Identifier("persons_insert")))
+            try:
+                cur.execute(PREPARE_INSERT)
+                execute = cur.execute
+                start = time.perf_counter_ns()
+                execute("BEGIN")
+                for row in persons:
+                    execute("EXECUTE insert_person(%s, %s, %s)", row)
+                execute("COMMIT")
+                elapsed = time.perf_counter_ns() - start
+                rows, total, _ = _scan(self.conn, "SELECT email, name, age FROM persons_insert", ())
+            finally:
+                if self.conn.info.transaction_status != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+                    cur.execute("ROLLBACK")
+                cur.execute("DEALLOCATE insert_person")
+                cur.execute("DROP TABLE persons_insert")
+        return rows, total, elapsed
+
+    def reader(self, n):
+        conn = self.connect()
+        return (lambda: _scan(conn, SCAN, (n,))), conn.close
+
+    def teardown(self):
+        self.conn.close()  # dbbench drops the schema
+
+
+def _scan(conn, query, params):
+    """Run one SELECT (its own transaction), decode every row, fold RowSum."""
+    rows = total = 0
+    start = time.perf_counter_ns()
+    with conn.cursor() as cur:
+        cur.execute(query, params)
+        for email, name, age in cur:
+            total += rowsum(email.encode(), name.encode(), age)
+            rows += 1
+    return rows, total, time.perf_counter_ns() - start
+
+
+def _copy_chunk(p, indices):
+    """COPY's text format for these persons: emails and names are plain ASCII without tabs,
+    newlines or backslashes (dataset.Persons), so no escaping is needed; checked anyway."""
+    buf = io.BytesIO()
+    for i in indices:
+        buf.write(b"%s\t%s\t%d\n" % (p.email(i), p.name(i), p.age(i)))
+    data = buf.getvalue()
+    if b"\\" in data:
+        raise ValueError("a person holds a backslash, which COPY's text format would need escaped")
+    return data
+
+
+class _ChunkReader:
+    """A file-like object for copy_expert, handing out one chunk per read."""
+
+    def __init__(self, chunks):
+        self.chunks = chunks
+
+    def read(self, size=-1):
+        return next(self.chunks, b"")

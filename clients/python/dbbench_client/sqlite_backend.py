@@ -1,0 +1,136 @@
+"""The standard library's sqlite3 with the reference SQL of docs/protocol.md, in a file under temp_dir.
+
+Connections run in autocommit mode (isolation_level=None) so that every transaction is explicit:
+BEGIN/COMMIT around the load and the insert workload, one statement per read transaction
+otherwise. Rows come back as str, as sqlite3 users get them, and are encoded to bytes for RowSum.
+"""
+
+import os
+import sqlite3
+import time
+
+from .backend import BaseBackend
+from .rowsum import rowsum
+
+CREATE = "CREATE TABLE %s (email TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL) WITHOUT ROWID"
+SCAN = "SELECT email, name, age FROM persons ORDER BY email LIMIT ?"
+LOOKUP = "SELECT email, name, age FROM persons WHERE email = ?"
+INSERT = "INSERT INTO %s (email, name, age) VALUES (?, ?, ?)"
+
+_JOURNAL_MODES = ("delete", "truncate", "persist", "memory", "wal", "off")
+_SYNCHRONOUS = ("off", "normal", "full", "extra")
+
+
+def _choice(name, allowed):
+    def parse(v):
+        if not isinstance(v, str) or v.lower() not in allowed:
+            raise ValueError("%s %r: want one of %s" % (name, v, ", ".join(allowed)))
+        return v.lower()
+    return parse
+
+
+class Backend(BaseBackend):
+    library = "sqlite3"
+    options = dict(BaseBackend.options,
+                   journal_mode=_choice("journal_mode", _JOURNAL_MODES),
+                   synchronous=_choice("synchronous", _SYNCHRONOUS))
+
+    @staticmethod
+    def library_version():
+        return sqlite3.sqlite_version
+
+    def setup(self, req):
+        self.path = os.path.join(self.temp_dir, "persons.db")
+        if os.path.exists(self.path):
+            raise ValueError("%s exists; temp_dir must be empty" % self.path)
+        self.db = self.connect()
+        self.db.execute(CREATE % "persons")
+        pragma = lambda name: str(self.db.execute("PRAGMA " + name).fetchone()[0])  # noqa: E731
+        info = {
+            "sqlite_version": sqlite3.sqlite_version,
+            "journal_mode": pragma("journal_mode"),
+            "synchronous": pragma("synchronous"),
+            "transactions": "autocommit (isolation_level=None); explicit BEGIN/COMMIT for load and insert",
+            "rows_as": "str, encoded to UTF-8 bytes for RowSum",
+            "load_path": "executemany of one prepared INSERT in email order, one transaction",
+            "lookup_path": "one prepared SELECT (sqlite3's statement cache), fetchall: each its own read transaction",
+            "insert_path": "Cursor.execute of the prepared INSERT per row between BEGIN and COMMIT",
+            "concurrency_why": "processes by default, each with its own connection: sqlite3 releases the "
+                               "GIL while stepping, but decoding rows and RowSum hold it",
+        }
+        return info, True
+
+    def connect(self):
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        for name in ("journal_mode", "synchronous"):
+            if name in self.opts:
+                db.execute("PRAGMA %s = %s" % (name, self.opts[name])).fetchall()
+        return db
+
+    def load(self):
+        rows = self.persons_str(self.persons.sorted)
+        start = time.perf_counter_ns()
+        self.db.execute("BEGIN")
+        self.db.executemany(INSERT % "persons", rows)
+        self.db.execute("COMMIT")
+        elapsed = time.perf_counter_ns() - start
+        return self.db.execute("SELECT count(*) FROM persons").fetchone()[0], elapsed
+
+    def scan(self, n):
+        return _scan(self.db, SCAN, (n,))
+
+    def lookup(self, indices):
+        keys = self.emails_str(indices)
+        execute, clock = self.db.cursor().execute, time.perf_counter_ns
+        rows = total = 0
+        latencies = []
+        for k in keys:
+            t0 = clock()
+            # fetchall steps the statement to its end, which ends its read transaction
+            for email, name, age in execute(LOOKUP, (k,)).fetchall():
+                total += rowsum(email.encode(), name.encode(), age)
+                rows += 1
+            latencies.append(clock() - t0)
+        return rows, total, latencies
+
+    def insert(self, n):
+        persons = self.persons_str(range(n))
+        db = self.db
+        db.execute(CREATE % "persons_insert")
+        try:
+            sql = INSERT % "persons_insert"
+            execute = db.cursor().execute
+            start = time.perf_counter_ns()
+            execute("BEGIN")
+            for row in persons:
+                execute(sql, row)
+            execute("COMMIT")
+            elapsed = time.perf_counter_ns() - start
+            rows, total, _ = _scan(db, "SELECT email, name, age FROM persons_insert", ())
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            db.execute("DROP TABLE persons_insert")
+        return rows, total, elapsed
+
+    def reader(self, n):
+        db = self.connect()  # each reader its own connection, in threads as in processes
+        return (lambda: _scan(db, SCAN, (n,))), db.close
+
+    def teardown(self):
+        self.db.close()
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.remove(self.path + suffix)
+            except FileNotFoundError:
+                pass
+
+
+def _scan(db, sql, params):
+    """Run one SELECT (its own read transaction), decode every row, fold RowSum."""
+    rows = total = 0
+    start = time.perf_counter_ns()
+    for email, name, age in db.execute(sql, params):
+        total += rowsum(email.encode(), name.encode(), age)
+        rows += 1
+    return rows, total, time.perf_counter_ns() - start
