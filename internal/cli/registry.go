@@ -5,6 +5,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/exec"
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
+	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 	"github.com/dbbench/dbbench/adapters/triplex"
 	"github.com/dbbench/dbbench/adapters/typedb"
 	"github.com/dbbench/dbbench/baselines/lmdbc"
@@ -18,6 +19,7 @@ func builtinAdapters() []adapters.Adapter {
 		lmdbc.New(),
 		triplex.New(),
 		typedb.New(),
+		sqladapter.New(),
 		exec.New(),
 	}
 }

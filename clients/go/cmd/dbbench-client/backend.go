@@ -27,8 +27,10 @@ const checkEvery = 256
 type adapterBackend struct {
 	adapter adapters.Adapter
 	library string
-	// fixed are options the library choice sets (the SQL driver); they are not offered to dbbench.
+	// fixed are options the library choice sets (the SQL driver); hide, options that do not apply to
+	// it. Neither is offered in hello.
 	fixed map[string]any
+	hide  []string
 	// postgres: the store is the schema open.postgres names (passed as the dsn and schema options).
 	postgres bool
 
@@ -39,7 +41,7 @@ type adapterBackend struct {
 // hidden lists the options the client sets itself and so does not offer in hello.
 func (b *adapterBackend) hidden(name string) bool {
 	_, fixed := b.fixed[name]
-	return fixed || b.postgres && (name == "dsn" || name == "schema")
+	return fixed || slices.Contains(b.hide, name)
 }
 
 func (b *adapterBackend) Hello() protocol.Hello {

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/dbbench/dbbench/adapters/lmdb"
+	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 	"github.com/dbbench/dbbench/clients/go/protocol"
 )
 
@@ -20,6 +21,15 @@ import (
 var libraries = map[string]func() *adapterBackend{
 	"lmdb": func() *adapterBackend {
 		return &adapterBackend{adapter: lmdb.New(), library: "github.com/PowerDNS/lmdb-go"}
+	},
+	"sqlite": func() *adapterBackend {
+		return &adapterBackend{adapter: sqladapter.New(), library: "modernc.org/sqlite",
+			fixed: map[string]any{"driver": sqladapter.DriverSQLite}, hide: []string{"dsn", "schema"}}
+	},
+	"postgres": func() *adapterBackend {
+		return &adapterBackend{adapter: sqladapter.New(), library: "github.com/jackc/pgx/v5",
+			fixed: map[string]any{"driver": sqladapter.DriverPostgres}, hide: []string{"storage", "path", "dsn", "schema"},
+			postgres: true}
 	},
 }
 

@@ -1,0 +1,102 @@
+// Package sqladapter is the dbbench adapter "sql": the four common workloads on a person table
+// through database/sql, on SQLite (modernc.org/sqlite, pure Go) or PostgreSQL (pgx through its
+// database/sql driver), with the statements docs/protocol.md gives every SQL client, so that the Go
+// drivers have peers in the same run as the SQL clients in other languages.
+package sqladapter
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// Name is the adapter's name in configs.
+const Name = "sql"
+
+// Drivers and SQLite storages.
+const (
+	DriverSQLite   = "sqlite"
+	DriverPostgres = "postgres"
+	storageMemory  = "memory"
+	storageFile    = "file"
+)
+
+var optionSpecs = []adapters.OptionSpec{
+	{Name: "driver", Kind: adapters.Enum, Default: DriverSQLite, Choices: []string{DriverSQLite, DriverPostgres},
+		Help: "sqlite: modernc.org/sqlite (pure Go, in process); postgres: github.com/jackc/pgx/v5 through database/sql"},
+	{Name: "storage", Kind: adapters.Enum, Default: storageFile, Choices: []string{storageMemory, storageFile},
+		Help: "sqlite: file (WAL, synchronous=NORMAL) or memory (memdb VFS shared by the pool's connections, at most 1 GiB)"},
+	{Name: "path", Kind: adapters.String,
+		Help: "sqlite file storage: the database file to create; it must not exist (default: a file in the target's temp dir)"},
+	{Name: "dsn", Kind: adapters.DSN,
+		Help: "postgres: the server; empty: the run's shared throwaway server"},
+	{Name: "schema", Kind: adapters.String,
+		Help: "postgres: an existing schema to work in, neither created nor dropped; empty: a new schema " +
+			"dbbench_sql_<random>, dropped at the end"},
+}
+
+// Adapter opens sql targets.
+type Adapter struct{}
+
+// New returns the sql adapter.
+func New() adapters.Adapter { return Adapter{} }
+
+// Info describes the adapter and its options.
+func (Adapter) Info() adapters.Info {
+	return adapters.Info{
+		Name: Name,
+		Summary: "a person table through database/sql: SQLite (modernc.org/sqlite, file or memory) or PostgreSQL " +
+			"(pgx; a dsn or the run's throwaway server), the statements every SQL client runs (docs/protocol.md)",
+		Options: optionSpecs,
+		Builtin: adapters.Builtins,
+	}
+}
+
+// config is a validated target configuration.
+type config struct {
+	driver, storage, path, dsn, schema string
+}
+
+func parseConfig(o adapters.Options) (config, error) {
+	c := config{driver: o.String("driver"), storage: o.String("storage"), path: o.String("path"),
+		dsn: o.String("dsn"), schema: o.String("schema")}
+	if c.driver == "" {
+		c.driver = DriverSQLite
+	}
+	if c.storage == "" {
+		c.storage = storageFile
+	}
+	switch {
+	case c.driver == DriverSQLite && (c.dsn != "" || c.schema != ""):
+		return c, exitcode.Usagef("sql: dsn and schema are postgres options; driver is sqlite")
+	case c.driver == DriverSQLite && c.path != "" && c.storage != storageFile:
+		return c, exitcode.Usagef("sql: path needs storage: file")
+	case c.driver == DriverPostgres && (c.storage == storageMemory || c.path != ""):
+		return c, exitcode.Usagef("sql: storage and path are sqlite options; driver is postgres")
+	}
+	return c, nil
+}
+
+// Open connects (or creates the SQLite database) and creates the empty person table.
+func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env) (adapters.Target, error) {
+	c, err := parseConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	var s *store
+	if c.driver == DriverPostgres {
+		s, err = openPostgres(ctx, c, env)
+	} else {
+		s, err = openSQLite(ctx, c, env)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTarget(ctx, s)
+	if err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	return t, nil
+}

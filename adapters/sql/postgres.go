@@ -1,0 +1,171 @@
+package sqladapter
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// dropTimeout bounds dropping the schema at Close, so that a server gone away cannot hang the run.
+const dropTimeout = time.Minute
+
+// openPostgres connects to the dsn (or the run's throwaway server) and works in a schema of its own:
+// a new dbbench_sql_<random>, or the existing schema the options name. Nothing else is touched.
+func openPostgres(ctx context.Context, c config, env adapters.Env) (*store, error) {
+	dsn, server := c.dsn, "dsn "+redact(c.dsn)
+	if dsn == "" {
+		if env.PostgreSQL == nil {
+			return nil, adapters.Unavailable("sql: driver postgres without a dsn needs the run's throwaway server, and there is none here")
+		}
+		var err error
+		if dsn, err = env.PostgreSQL(ctx); err != nil {
+			return nil, err
+		}
+		server = "the run's throwaway server"
+	}
+	red := redact(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, exitcode.Usagef("sql: dsn %s: %v", red, exitcode.OneLine(err.Error()))
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, connectErr(red, err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	var version string
+	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
+		return nil, exitcode.Infraf("sql: postgres %s: %v", red, exitcode.OneLine(err.Error()))
+	}
+	schema, created, err := useSchema(ctx, admin, c.schema)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxIdleConns(16)
+	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true},
+		createSQL: `CREATE TABLE %s (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`}
+	s.close = func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+		defer cancel()
+		var err error
+		if created {
+			_, err = db.ExecContext(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		}
+		if err != nil {
+			err = exitcode.Infraf("sql: postgres %s: drop schema %s: %v", red, schema, exitcode.OneLine(err.Error()))
+		}
+		return errors.Join(err, db.Close())
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return nil, errors.Join(exitcode.Infraf("sql: postgres %s: %v", red, exitcode.OneLine(err.Error())), s.close())
+	}
+	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, schema, ds) }
+	s.info = func(ctx context.Context) map[string]any {
+		m := map[string]any{
+			"driver":         moduleVersion("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib)",
+			"server_version": version, "server": server, "schema": schema, "schema_created": created,
+			"load_path": "COPY (pgx CopyFrom) in email order, then VACUUM ANALYZE",
+		}
+		for _, name := range []string{"shared_buffers", "synchronous_commit", "fsync", "jit"} {
+			var v string
+			if err := db.QueryRowContext(ctx, "SELECT current_setting($1)", name).Scan(&v); err == nil {
+				m[name] = v
+			}
+		}
+		return m
+	}
+	return s, nil
+}
+
+// useSchema checks that the schema the options name exists, or creates a new one of our own.
+func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string, created bool, err error) {
+	if name != "" {
+		var ok bool
+		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", name).Scan(&ok); err != nil {
+			return "", false, exitcode.Infraf("sql: postgres: look up schema %s: %v", name, exitcode.OneLine(err.Error()))
+		}
+		if !ok {
+			return "", false, exitcode.Usagef("sql: postgres schema %q does not exist (leave schema empty for a new one)", name)
+		}
+		return name, false, nil
+	}
+	for range 5 {
+		name = "dbbench_sql_" + randomID()
+		if _, err = admin.Exec(ctx, "CREATE SCHEMA "+name); err == nil {
+			return name, true, nil
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42P06" { // duplicate_schema: pick another name
+			break
+		}
+	}
+	return "", false, exitcode.Infraf("sql: postgres: create schema: %v", exitcode.OneLine(err.Error()))
+}
+
+// copyPersons loads the persons in email order with COPY, then vacuums and analyzes the table so that
+// the first timed reads do not set hint bits or plan on guesses.
+func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Persons) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return exitcode.Infraf("sql: load: %v", err)
+	}
+	defer conn.Close()
+	order := ds.Sorted()
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		rows := pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
+			j := int(order[i])
+			return []any{string(ds.Email(j)), string(ds.Name(j)), int32(ds.Age(j))}, nil
+		})
+		n, err := pc.CopyFrom(ctx, pgx.Identifier{schema, personsTable}, []string{"email", "name", "age"}, rows)
+		if err == nil && n != int64(len(order)) {
+			err = fmt.Errorf("COPY stored %d of %d persons", n, len(order))
+		}
+		return err
+	})
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+personsTable)
+	}
+	if err != nil {
+		return exitcode.Infraf("sql: load: %v", exitcode.OneLine(err.Error()))
+	}
+	return nil
+}
+
+// connectErr classifies a failed connection: rejected credentials or a missing database are the
+// user's to fix (exit 2); an unreachable server is infrastructure (exit 3).
+func connectErr(dsn string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "28P01", "28000":
+			return exitcode.Usagef("sql: postgres %s: authentication failed (%s): check the user and password in the dsn", dsn, pgErr.Message)
+		case "3D000":
+			return exitcode.Usagef("sql: postgres %s: %s", dsn, pgErr.Message)
+		}
+	}
+	return exitcode.Infraf("sql: postgres %s: cannot connect: %v", dsn, exitcode.OneLine(err.Error()))
+}
+
+// userinfo matches the password of a URL that does not parse, which RedactDSN leaves alone.
+var userinfo = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
+
+func redact(dsn string) string {
+	return userinfo.ReplaceAllString(adapters.RedactDSN(dsn), "${1}***@")
+}

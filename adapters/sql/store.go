@@ -1,0 +1,77 @@
+package sqladapter
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// The reference statements of docs/protocol.md, with ? placeholders (numbered for PostgreSQL by bind).
+const (
+	scanSQL   = "SELECT email, name, age FROM persons ORDER BY email LIMIT ?"
+	lookupSQL = "SELECT email, name, age FROM persons WHERE email = ?"
+	insertSQL = "INSERT INTO %s (email, name, age) VALUES (?, ?, ?)"
+	readSQL   = "SELECT email, name, age FROM %s"
+)
+
+// Table names: the loaded persons and the insert workload's fresh table.
+const (
+	personsTable = "persons"
+	insertTable  = "persons_insert"
+)
+
+// store is the database the person tables live in, with what differs between the drivers.
+type store struct {
+	db     *sql.DB
+	driver string
+	// createSQL creates a person table (one %s: its name).
+	createSQL string
+	// readTx begins a scan's read transaction.
+	readTx *sql.TxOptions
+	// load stores ds into the persons table with the driver's fastest path.
+	load  func(ctx context.Context, ds *dataset.Persons) error
+	info  func(ctx context.Context) map[string]any
+	close func() error
+}
+
+// bind numbers the placeholders for PostgreSQL ($1, $2, ...); SQLite takes ? as written.
+func (s *store) bind(q string) string {
+	if s.driver != DriverPostgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func randomID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// moduleVersion is the version of a module compiled into this binary, for the report.
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == path {
+				return path + " " + m.Version
+			}
+		}
+	}
+	return path
+}

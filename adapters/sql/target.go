@@ -1,0 +1,222 @@
+package sqladapter
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads/dataset"
+)
+
+// target is one person table. Reads may run on many goroutines at once: each takes a connection of
+// the pool (the concurrent workload is the engine's default, one Scan per reader).
+type target struct {
+	s      *store
+	scan   string
+	lookup *sql.Stmt
+	closed bool
+}
+
+var (
+	_ adapters.OrderedScanner = (*target)(nil)
+	_ adapters.PointReader    = (*target)(nil)
+	_ adapters.Inserter       = (*target)(nil)
+)
+
+// newTarget creates the empty persons table (refusing one that exists: it is not ours) and prepares
+// the lookup statement once.
+func newTarget(ctx context.Context, s *store) (*target, error) {
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf(s.createSQL, personsTable)); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P07" { // duplicate_table
+			return nil, exitcode.Usagef("sql: table %s exists already in the schema; dbbench never touches a table it did not create", personsTable)
+		}
+		return nil, exitcode.Infraf("sql: create table %s: %v", personsTable, exitcode.OneLine(err.Error()))
+	}
+	t := &target{s: s, scan: s.bind(scanSQL)}
+	var err error
+	if t.lookup, err = s.db.PrepareContext(ctx, s.bind(lookupSQL)); err != nil {
+		return nil, errors.Join(exitcode.Infraf("sql: prepare the lookup: %v", err), t.dropTables())
+	}
+	return t, nil
+}
+
+// Load stores the dataset with the driver's bulk path.
+func (t *target) Load(ctx context.Context, ds *dataset.Persons) error { return t.s.load(ctx, ds) }
+
+// ScansInKeyOrder is true: ORDER BY email is byte order (SQLite's BINARY, PostgreSQL's "C" collation).
+func (t *target) ScansInKeyOrder() bool { return true }
+
+// Scan reads the first n persons in email order in one read transaction.
+func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
+	tx, err := t.s.db.BeginTx(ctx, t.s.readTx)
+	if err != nil {
+		return adapters.Tally{}, readErr(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, t.scan, n)
+	if err != nil {
+		return adapters.Tally{}, readErr(err)
+	}
+	tally, err := readRows(rows)
+	if err != nil {
+		return tally, readErr(err)
+	}
+	return tally, readErr(tx.Commit())
+}
+
+// readRows decodes every row into a person and folds it into the tally, then closes rows.
+func readRows(rows *sql.Rows) (adapters.Tally, error) {
+	defer rows.Close()
+	var (
+		tally       adapters.Tally
+		email, name sql.RawBytes // valid until Next: no copy per row
+		age         int
+	)
+	for rows.Next() {
+		if err := rows.Scan(&email, &name, &age); err != nil {
+			return tally, err
+		}
+		p := dataset.Person{Email: email, Name: name, Age: age}
+		tally.Rows++
+		tally.Sum += dataset.RowSum(p.Email, p.Name, p.Age)
+	}
+	return tally, rows.Err()
+}
+
+func readErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return exitcode.AsInfra(fmt.Errorf("sql read: %w", err))
+}
+
+// Lookup runs the prepared lookup, in its own (autocommit) transaction.
+func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	var p struct {
+		email, name string
+		age         int
+	}
+	err := t.lookup.QueryRowContext(ctx, string(email)).Scan(&p.email, &p.name, &p.age)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return adapters.Tally{}, nil
+	case err != nil:
+		return adapters.Tally{}, readErr(err)
+	}
+	return adapters.Tally{Rows: 1, Sum: dataset.RowSum(p.email, p.name, p.age)}, nil
+}
+
+// Info describes the driver, the server and its settings.
+func (t *target) Info() map[string]any {
+	m := t.s.info(context.Background())
+	m["scan"] = t.scan + " (one read transaction)"
+	m["lookup"] = "one prepared statement, each call its own autocommit transaction"
+	m["concurrent"] = "the engine's default: one Scan per reader, each on a connection of the pool"
+	return m
+}
+
+// Close drops what the target created and closes the database.
+func (t *target) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	err := t.lookup.Close()
+	return errors.Join(err, t.dropTables(), t.s.close())
+}
+
+// dropTables drops the tables this target created, for a store whose schema outlives it (given by
+// the options); a schema or file of our own goes as a whole in s.close.
+func (t *target) dropTables() error {
+	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	defer cancel()
+	for _, table := range []string{insertTable, personsTable} {
+		if _, err := t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
+			return exitcode.Infraf("sql: drop table %s: %v", table, exitcode.OneLine(err.Error()))
+		}
+	}
+	return nil
+}
+
+// NewInsertSession creates the fresh, empty table persons_insert beside the loaded one (untimed).
+func (t *target) NewInsertSession(ctx context.Context) (adapters.InsertSession, error) {
+	if _, err := t.s.db.ExecContext(ctx, fmt.Sprintf(t.s.createSQL, insertTable)); err != nil {
+		return nil, exitcode.Infraf("sql: create table %s: %v", insertTable, exitcode.OneLine(err.Error()))
+	}
+	return &insertSession{t: t}, nil
+}
+
+// insertSession is one fresh table: begin, the prepared insert once per person, commit.
+type insertSession struct {
+	t    *target
+	tx   *sql.Tx
+	stmt *sql.Stmt
+}
+
+func (s *insertSession) Begin(ctx context.Context) error {
+	if s.tx != nil {
+		return errors.New("sql insert: Begin called twice")
+	}
+	tx, err := s.t.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return exitcode.Infraf("sql insert: begin: %v", err)
+	}
+	s.tx = tx
+	if s.stmt, err = tx.PrepareContext(ctx, s.t.s.bind(fmt.Sprintf(insertSQL, insertTable))); err != nil {
+		return exitcode.Infraf("sql insert: prepare: %v", err)
+	}
+	return nil
+}
+
+func (s *insertSession) Insert(ctx context.Context, p *dataset.Person) error {
+	if s.stmt == nil {
+		return errors.New("sql insert: Insert outside Begin/Commit")
+	}
+	if _, err := s.stmt.ExecContext(ctx, string(p.Email), string(p.Name), p.Age); err != nil {
+		return exitcode.Infraf("sql insert %q: %v", p.Email, exitcode.OneLine(err.Error()))
+	}
+	return nil
+}
+
+func (s *insertSession) Commit(ctx context.Context) error {
+	if s.tx == nil {
+		return errors.New("sql insert: Commit without Begin")
+	}
+	err := s.tx.Commit()
+	s.tx, s.stmt = nil, nil
+	if err != nil {
+		return exitcode.Infraf("sql insert: commit: %v", err)
+	}
+	return nil
+}
+
+// Verify reads the fresh table back.
+func (s *insertSession) Verify(ctx context.Context) (adapters.Tally, error) {
+	rows, err := s.t.s.db.QueryContext(ctx, fmt.Sprintf(readSQL, insertTable))
+	if err != nil {
+		return adapters.Tally{}, readErr(err)
+	}
+	t, err := readRows(rows)
+	return t, readErr(err)
+}
+
+// Close rolls back an unfinished transaction and drops the fresh table.
+func (s *insertSession) Close() error {
+	var err error
+	if s.tx != nil {
+		err = s.tx.Rollback()
+		s.tx, s.stmt = nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	defer cancel()
+	if _, dropErr := s.t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+insertTable); dropErr != nil {
+		err = errors.Join(err, exitcode.Infraf("sql insert: drop table %s: %v", insertTable, dropErr))
+	}
+	return err
+}
