@@ -1,0 +1,157 @@
+// The lmdb backend: lmdb-js with binary keys and values (not its default msgpack encoding), stored
+// as the Go and C LMDB targets store them: key = email bytes, value = [age uint8][name bytes].
+// Rows are decoded into byte views (email, name) and the age byte; nothing is turned into strings.
+
+import { open } from 'lmdb';
+import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Tally } from './rowsum.js';
+import { now, since } from './clock.js';
+import { bytesOption, packageVersion } from './meta.js';
+import { ReaderPool } from './readers.js';
+
+const APPEND = { append: true }; // MDB_APPEND: the load comes in key order
+const FILES = ['data.mdb', 'lock.mdb'];
+
+function envOptions(path, s) {
+  return {
+    path, mapSize: s.mapSize, maxReaders: s.maxReaders,
+    noSync: !s.durable, overlappingSync: false, // commit returns when written (and fsynced if durable)
+    encoding: 'binary', keyEncoding: 'binary', cache: false, compression: false,
+  };
+}
+
+// scan reads the first rows pairs in key order in one read transaction: the range's cursor runs in
+// lmdb-js's current read transaction, which resetReadTxn ends.
+function scan(db, rows) {
+  const t = new Tally();
+  const t0 = now();
+  for (const { key, value } of db.getRange({ limit: rows })) {
+    t.addBytes(key, 0, key.length, value, 1, value.length, value[0]);
+  }
+  db.resetReadTxn();
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
+}
+
+export class Backend {
+  library = 'lmdb';
+  libraryVersion = packageVersion('lmdb');
+  options = ['path', 'map_size', 'max_readers', 'durable'];
+
+  async open({ options, persons, tempDir }) {
+    const s = {
+      mapSize: bytesOption('map_size', options.map_size ?? 1 << 30),
+      maxReaders: options.max_readers ?? 126,
+      durable: options.durable ?? false,
+    };
+    if (!Number.isSafeInteger(s.maxReaders) || s.maxReaders < 1) throw new Error(`option max_readers: want a positive integer, got ${JSON.stringify(s.maxReaders)}`);
+    if (typeof s.durable !== 'boolean') throw new Error(`option durable: want true or false, got ${JSON.stringify(s.durable)}`);
+    if (!tempDir) throw new Error('no temp_dir');
+    this.persons = persons;
+    this.settings = s;
+    this.tempDir = tempDir;
+    this.inserts = 0;
+    if (options.path) {
+      this.dir = resolve(options.path);
+      if (existsSync(this.dir) && readdirSync(this.dir).length > 0) {
+        throw new Error(`option path ${this.dir} is not empty: the client stores only into a new or empty directory`);
+      }
+      this.created = !existsSync(this.dir);
+    } else {
+      this.dir = join(tempDir, 'lmdb');
+      this.created = true;
+    }
+    mkdirSync(this.dir, { recursive: true });
+    this.db = open(envOptions(this.dir, s));
+    this.pool = new ReaderPool(new URL(import.meta.url), { path: this.dir, settings: s });
+    return {
+      info: {
+        encoding: 'binary keys and values ([age uint8][name]), not msgpack',
+        sync: s.durable, map_size: s.mapSize, max_readers: s.maxReaders,
+        load: 'one write transaction, puts in key order with MDB_APPEND',
+        lookup: 'getBinaryFast, then resetReadTxn: one read transaction per lookup',
+        concurrency: 'worker_threads, each opening the environment read-only',
+      },
+      scans_in_key_order: true,
+    };
+  }
+
+  load() {
+    const p = this.persons;
+    const t0 = now();
+    this.db.transactionSync(() => put(this.db, p, p.sorted, p.n, APPEND));
+    return { rows: p.n, elapsed_ns: since(t0) };
+  }
+
+  scan(rows) {
+    return scan(this.db, rows);
+  }
+
+  lookup(keys) {
+    const p = this.persons;
+    const db = this.db;
+    const emails = Array.from(keys, (i) => p.email(i)); // the keys, ready before the clock starts
+    const latencies = new Array(keys.length);
+    const t = new Tally();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const k = emails[j];
+      const v = db.getBinaryFast(k);
+      if (v !== undefined) t.addBytes(k, 0, k.length, v, 1, v.length, v[0]);
+      db.resetReadTxn();
+      const t1 = now();
+      latencies[j] = Number(t1 - t0);
+      t0 = t1;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  async insert(rows) {
+    const dir = join(this.tempDir, `insert-${++this.inserts}`);
+    mkdirSync(dir);
+    const db = open(envOptions(dir, this.settings));
+    try {
+      const t0 = now();
+      db.transactionSync(() => put(db, this.persons, null, rows));
+      const elapsed = since(t0);
+      const back = scan(db, this.persons.n);
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  concurrent(readers, rows) {
+    return this.pool.run(readers, rows);
+  }
+
+  async close() {
+    await this.pool.close();
+    await this.db.close();
+    // Remove what this client made: LMDB's files, and the directory if it created it.
+    for (const f of FILES) rmSync(join(this.dir, f), { force: true });
+    if (this.created) rmdirSync(this.dir);
+  }
+}
+
+// put writes persons order[0..n) (or 0..n) one by one in the current write transaction.
+function put(db, p, order, n, flags) {
+  const buf = p.buf;
+  let value = Buffer.alloc(256);
+  for (let j = 0; j < n; j++) {
+    const i = order ? order[j] : j;
+    const ns = p.nameStart(i);
+    const ne = p.nameEnd(i);
+    if (value.length < ne - ns + 1) value = Buffer.alloc(2 * (ne - ns + 1));
+    value[0] = p.ages[i];
+    buf.copy(value, 1, ns, ne);
+    db.put(buf.subarray(p.emailStart(i), p.emailEnd(i)), value.subarray(0, ne - ns + 1), flags);
+  }
+}
+
+// openReader opens the environment read-only in a reader thread (see ReaderPool).
+export function openReader({ path, settings }) {
+  const db = open({ ...envOptions(path, settings), readOnly: true });
+  return { scan: (rows) => scan(db, rows) };
+}

@@ -1,0 +1,124 @@
+// RowSum (docs/protocol.md) on 32-bit halves: JavaScript has no unsigned 64-bit integers short of
+// BigInt, which would allocate per row. The hash state lives in module variables so the hot path
+// allocates nothing; a Tally turns its sum into the protocol's 16 hex digits once per reply.
+
+const MH = 0x9e3779b9; // M = 0x9e3779b97f4a7c15
+const ML = 0x7f4a7c15;
+const ML0 = ML & 0xffff;
+const ML1 = ML >>> 16;
+
+let hh = 0; // the high and low 32 bits of h (int32 or uint32: only the bits matter)
+let hl = 0;
+
+// h = h * M mod 2^64. The high word of hl*ML is built from 16-bit partial products, which doubles
+// hold exactly; the cross terms only reach the high word, so Math.imul's low 32 bits suffice.
+function mulM() {
+  const a0 = hl & 0xffff;
+  const a1 = hl >>> 16;
+  const p01 = a0 * ML1;
+  const p10 = a1 * ML0;
+  const mid = ((a0 * ML0) >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  const carry = a1 * ML1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+  hh = (carry + Math.imul(hh, ML) + Math.imul(hl, MH)) | 0;
+  hl = Math.imul(hl, ML);
+}
+
+// fold(h, b[s:e]) of the spec: full little-endian words, the last one overlapping.
+function fold(b, s, e) {
+  const n = e - s;
+  if (n < 8) {
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < n; i++) {
+      if (i < 4) lo |= b[s + i] << (8 * i);
+      else hi |= b[s + i] << (8 * (i - 4));
+    }
+    hl ^= lo;
+    hh ^= hi;
+    mulM();
+    return;
+  }
+  let p = s;
+  for (; e - p > 8; p += 8) word(b, p);
+  word(b, e - 8);
+}
+
+function word(b, p) {
+  hl ^= b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
+  hh ^= b[p + 4] | (b[p + 5] << 8) | (b[p + 6] << 16) | (b[p + 7] << 24);
+  mulM();
+}
+
+// hash leaves RowSum(email, name, age) in hh:hl, email = eb[es:ee], name = nb[ns:ne].
+function hash(eb, es, ee, nb, ns, ne, age) {
+  hh = ((ee - es) << 8) ^ (ne - ns);
+  hl = age;
+  fold(eb, es, ee);
+  fold(nb, ns, ne);
+  mulM();
+  hl ^= (hl >>> 29) | (hh << 3);
+  hh ^= hh >>> 29;
+}
+
+let scratch = new Uint8Array(256);
+const utf8 = new TextEncoder();
+
+// toBytes writes s into scratch at off and returns its end: a plain loop for ASCII (what the
+// dataset holds), the UTF-8 encoder for anything else.
+function toBytes(s, off) {
+  const n = s.length;
+  if (scratch.length < off + 3 * n) {
+    const grown = new Uint8Array(2 * (off + 3 * n));
+    grown.set(scratch.subarray(0, off));
+    scratch = grown;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return off + utf8.encodeInto(s, scratch.subarray(off)).written;
+    scratch[off + i] = c;
+  }
+  return off + n;
+}
+
+const hex8 = (x) => (x >>> 0).toString(16).padStart(8, '0');
+
+// Tally counts rows and sums their RowSums modulo 2^64.
+export class Tally {
+  rows = 0;
+  hi = 0;
+  lo = 0;
+
+  // addBytes folds a row whose email and name are byte ranges (of the same or different buffers).
+  addBytes(eb, es, ee, nb, ns, ne, age) {
+    hash(eb, es, ee, nb, ns, ne, age);
+    this.#add();
+  }
+
+  // addStrings folds a row decoded into JavaScript strings (the SQL drivers' rows).
+  addStrings(email, name, age) {
+    const ee = toBytes(email, 0);
+    const ne = toBytes(name, ee);
+    hash(scratch, 0, ee, scratch, ee, ne, age);
+    this.#add();
+  }
+
+  #add() {
+    const lo = this.lo + (hl >>> 0);
+    this.lo = lo >>> 0;
+    this.hi = (this.hi + (hh >>> 0) + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+    this.rows++;
+  }
+
+  // checksum is the sum as the protocol sends it: 16 lowercase hexadecimal digits.
+  get checksum() {
+    return hex8(this.hi) + hex8(this.lo);
+  }
+}
+
+// rowSum returns RowSum(email, name, age) as 16 hex digits, for strings or byte arrays.
+export function rowSum(email, name, age) {
+  const t = new Tally();
+  if (typeof email === 'string') t.addStrings(email, name, age);
+  else t.addBytes(email, 0, email.length, name, 0, name.length, age);
+  return t.checksum;
+}

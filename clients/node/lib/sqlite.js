@@ -1,0 +1,126 @@
+// The better-sqlite3 backend: the reference SQL statements of docs/protocol.md on a database file
+// under temp_dir (WAL, synchronous=NORMAL, as the Go sql adapter). Rows come back as arrays
+// (raw mode) of email and name strings and the age number.
+
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { Tally } from './rowsum.js';
+import { now, since } from './clock.js';
+import { packageVersion } from './meta.js';
+import { ReaderPool } from './readers.js';
+
+const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT ?';
+const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = ?';
+const table = (name) => `CREATE TABLE ${name} (email TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL) WITHOUT ROWID`;
+const insertInto = (name) => `INSERT INTO ${name} (email, name, age) VALUES (?, ?, ?)`;
+
+// scan folds the rows of stmt (SCAN: the first rows persons in email order); one statement in
+// autocommit mode is one read transaction.
+function scan(stmt, ...rows) {
+  const t = new Tally();
+  const t0 = now();
+  for (const r of stmt.iterate(...rows)) t.addStrings(r[0], r[1], r[2]);
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
+}
+
+function connect(path, readonly) {
+  const db = new Database(path, { readonly });
+  if (!readonly) db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+export class Backend {
+  library = 'better-sqlite3';
+  libraryVersion = packageVersion('better-sqlite3');
+  options = [];
+
+  open({ persons, tempDir }) {
+    if (!tempDir) throw new Error('no temp_dir');
+    this.persons = persons;
+    this.path = join(tempDir, 'persons.db');
+    this.db = connect(this.path, false);
+    this.db.exec(table('persons'));
+    this.scanStmt = this.db.prepare(SCAN).raw(true);
+    this.lookupStmt = this.db.prepare(LOOKUP).raw(true);
+    this.pool = new ReaderPool(new URL(import.meta.url), { path: this.path });
+    return {
+      info: {
+        sqlite_version: this.db.prepare('SELECT sqlite_version()').pluck().get(),
+        journal_mode: 'wal', synchronous: 'normal',
+        concurrency: 'worker_threads, one read-only connection each',
+      },
+      scans_in_key_order: true,
+    };
+  }
+
+  load() {
+    const p = this.persons;
+    const t0 = now();
+    insertAll(this.db, 'persons', p, p.sorted, p.n);
+    return { rows: p.n, elapsed_ns: since(t0) };
+  }
+
+  scan(rows) {
+    return scan(this.scanStmt, rows);
+  }
+
+  lookup(keys) {
+    const stmt = this.lookupStmt;
+    const emails = Array.from(keys, (i) => this.persons.emailString(i)); // ready before the clock starts
+    const latencies = new Array(keys.length);
+    const t = new Tally();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const r = stmt.get(emails[j]);
+      if (r !== undefined) t.addStrings(r[0], r[1], r[2]);
+      const t1 = now();
+      latencies[j] = Number(t1 - t0);
+      t0 = t1;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  insert(rows) {
+    const db = this.db;
+    db.exec(table('persons_insert'));
+    try {
+      const elapsed = insertAll(db, 'persons_insert', this.persons, null, rows);
+      const back = scan(db.prepare('SELECT email, name, age FROM persons_insert').raw(true));
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      db.exec('DROP TABLE persons_insert');
+    }
+  }
+
+  concurrent(readers, rows) {
+    return this.pool.run(readers, rows);
+  }
+
+  async close() {
+    await this.pool.close();
+    this.db.close();
+  }
+}
+
+// insertAll inserts persons order[0..n) (or 0..n) one by one, between BEGIN and COMMIT, with one
+// prepared statement, and returns the nanoseconds from BEGIN to COMMIT.
+function insertAll(db, name, p, order, n) {
+  const ins = db.prepare(insertInto(name));
+  const begin = db.prepare('BEGIN');
+  const commit = db.prepare('COMMIT');
+  const t0 = now();
+  begin.run();
+  for (let j = 0; j < n; j++) {
+    const i = order ? order[j] : j;
+    ins.run(p.emailString(i), p.nameString(i), p.ages[i]);
+  }
+  commit.run();
+  return since(t0);
+}
+
+// openReader opens a read-only connection in a reader thread (see ReaderPool).
+export function openReader({ path }) {
+  const stmt = connect(path, true).prepare(SCAN).raw(true);
+  return { scan: (rows) => scan(stmt, rows) };
+}
