@@ -1,4 +1,5 @@
-"""The standard library's sqlite3 with the reference SQL of docs/protocol.md, in a file under temp_dir.
+"""The standard library's sqlite3 with the reference SQL of docs/protocol.md, in a file under temp_dir,
+with WAL and synchronous=NORMAL as the Go sql adapter and the Node client (options change them).
 
 Connections run in autocommit mode (isolation_level=None) so that every transaction is explicit:
 BEGIN/COMMIT around the load and the insert workload, one statement per read transaction
@@ -49,7 +50,7 @@ class Backend(BaseBackend):
         info = {
             "sqlite_version": sqlite3.sqlite_version,
             "journal_mode": pragma("journal_mode"),
-            "synchronous": pragma("synchronous"),
+            "synchronous": _SYNCHRONOUS[int(pragma("synchronous"))],
             "transactions": "autocommit (isolation_level=None); explicit BEGIN/COMMIT for load and insert",
             "rows_as": "str, encoded to UTF-8 bytes for RowSum",
             "load_path": "executemany of one prepared INSERT in email order, one transaction",
@@ -61,10 +62,10 @@ class Backend(BaseBackend):
         return info, True
 
     def connect(self):
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        for name in ("journal_mode", "synchronous"):
-            if name in self.opts:
-                db.execute("PRAGMA %s = %s" % (name, self.opts[name])).fetchall()
+        # timeout=5: busy_timeout(5000), as the Go sql adapter
+        db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+        for name, default in (("journal_mode", "wal"), ("synchronous", "normal")):
+            db.execute("PRAGMA %s = %s" % (name, self.opts.get(name, default))).fetchall()
         return db
 
     def load(self):

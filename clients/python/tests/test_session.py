@@ -90,7 +90,7 @@ class SessionTest(unittest.TestCase):
         out = []
         if available("lmdb"):
             out += [("lmdb", {}, {}), ("lmdb", {}, {"concurrency": "threads", "map_size": "64MiB"})]
-        out += [("sqlite3", {}, {}), ("sqlite3", {}, {"concurrency": "threads", "journal_mode": "wal"})]
+        out += [("sqlite3", {}, {}), ("sqlite3", {}, {"concurrency": "threads", "journal_mode": "delete", "synchronous": "full"})]
         dsn = os.environ.get("DBBENCH_TEST_PG_DSN")
         if dsn and available("psycopg2"):
             out.append(("psycopg2", {"postgres": {"dsn": dsn, "schema": self.schema(dsn)}}, {}))
