@@ -100,7 +100,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if dsn, err := serverDSN(ctx, opts, env); err != nil {
 		return nil, err
 	} else if dsn != "" {
-		schema, err := createSchema(ctx, dsn)
+		schema, err := CreateSchema(ctx, dsn)
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +155,8 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// createSchema creates a new schema with a random name, the only thing dbbench creates on a server.
-func createSchema(ctx context.Context, dsn string) (string, error) {
+// CreateSchema creates a new schema with a random name, the only thing dbbench creates on a server.
+func CreateSchema(ctx context.Context, dsn string) (string, error) {
 	var b [6]byte
 	rand.Read(b[:])
 	name := "dbbench_exec_" + hex.EncodeToString(b[:])
@@ -171,8 +171,8 @@ func createSchema(ctx context.Context, dsn string) (string, error) {
 	return name, nil
 }
 
-// dropSchema drops the schema dbbench created (and only it), under a deadline.
-func dropSchema(dsn, name string) error {
+// DropSchema drops a schema CreateSchema made (and only it), under a deadline.
+func DropSchema(dsn, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -255,7 +255,7 @@ func (t *target) Close() error {
 	t.closed = true
 	err := t.c.Close(context.Background())
 	if t.schema != "" {
-		if derr := dropSchema(t.dsn, t.schema); derr != nil && err == nil {
+		if derr := DropSchema(t.dsn, t.schema); derr != nil && err == nil {
 			err = derr
 		}
 	}

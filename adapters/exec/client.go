@@ -97,6 +97,9 @@ func (c *Client) fail(format string, args ...any) error {
 	return err
 }
 
+// Err is the fatal protocol error that ended the client, if any.
+func (c *Client) Err() error { return c.broken }
+
 // Kill ends the client's process group at once.
 func (c *Client) Kill() { c.p.kill() }
 
@@ -113,6 +116,12 @@ func (c *Client) call(ctx context.Context, op string, req map[string]any, reply 
 		return 0, fmt.Errorf("encode %s request: %w", op, err)
 	}
 	return c.roundTrip(ctx, op, append(b, '\n'), c.id, reply)
+}
+
+// Call sends any request (for conformance checks: an op the protocol does not have).
+func (c *Client) Call(ctx context.Context, op string, req map[string]any, reply any) error {
+	_, err := c.call(ctx, op, req, reply)
+	return err
 }
 
 // Raw sends a line as it is (for conformance checks of bad requests) and decodes the reply, which

@@ -1,0 +1,88 @@
+package clienttest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters/exec/exectest"
+)
+
+func TestMain(m *testing.M) {
+	exectest.Main()
+	os.Exit(m.Run())
+}
+
+// fake runs the kit against the fake client with a behaviour (set through the environment, which the
+// kit's client inherits).
+func fake(t *testing.T, behaviour, at string) (*Result, string, error) {
+	t.Helper()
+	for k, v := range exectest.Env(behaviour, at) {
+		t.Setenv(k, v.(string))
+	}
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Options{
+		Command: exectest.Command(), Size: 200, Timeout: 3 * time.Second, TempDir: t.TempDir(), Out: &out,
+	})
+	return res, out.String(), err
+}
+
+func TestConformingClientPasses(t *testing.T) {
+	res, out, err := fake(t, exectest.OK, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 0 || !strings.HasSuffix(out, "16 passed, 0 failed\n") {
+		t.Fatalf("%+v\n%s", res, out)
+	}
+	for _, check := range []string{"hello", "open", "load", "ping", "scan all", "scan partial", "lookup", "insert",
+		"insert again (a fresh store each time)", "concurrent", "run echo", "unknown op", "malformed request",
+		"close", "hello with protocol 99", "end of input"} {
+		if !strings.Contains(out, "ok   "+check+":") {
+			t.Errorf("no passing line for %q:\n%s", check, out)
+		}
+	}
+}
+
+func TestBrokenClientsFail(t *testing.T) {
+	tests := []struct {
+		behaviour, at string
+		failed        int
+		want          []string // FAIL lines (prefixes)
+	}{
+		{exectest.Checksum, "", 2, []string{"FAIL scan all: scan: 200 rows, checksum 0000000000003039; want 200 rows, checksum "}},
+		{exectest.Checksum, "insert", 2, []string{"FAIL insert: insert read-back: 100 rows, checksum 0000000000003039"}},
+		{exectest.IgnoreEOF, "", 2, []string{"FAIL close: client clienttest.test: did not exit within 5s", "FAIL end of input: did not exit within 5s"}},
+		{exectest.NoVersionOK, "", 1, []string{"FAIL hello with protocol 99: want an error reply refusing the version, got <nil>"}},
+		{exectest.Missing, "", 10, []string{"FAIL scan all: client clienttest.test: scan reply lacks checksum", "FAIL scan partial: not run"}},
+		{exectest.ExitMid, "lookup", 8, []string{"FAIL lookup: client clienttest.test: exited before replying to lookup (exit status 3)", "FAIL close: not run"}},
+		{exectest.ErrorReply, "concurrent", 1, []string{"FAIL concurrent: client clienttest.test: concurrent failed: the fake fails concurrent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour+"@"+tt.at, func(t *testing.T) {
+			res, out, err := fake(t, tt.behaviour, tt.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed != tt.failed {
+				t.Errorf("%d failed, want %d:\n%s", res.Failed, tt.failed, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no line %q in:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestClientThatCannotStart(t *testing.T) {
+	_, err := Run(context.Background(), Options{Command: []string{"no-such-dbbench-client"}, TempDir: t.TempDir(), Out: &bytes.Buffer{}})
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "no-such-dbbench-client") {
+		t.Fatalf("got %v", err)
+	}
+}
