@@ -1,0 +1,141 @@
+// The pg backend: node-postgres on the server and schema dbbench names in open.postgres, with the
+// reference SQL statements of docs/protocol.md. Rows come back as arrays (rowMode 'array') of email
+// and name strings and the age number. The DSN is a secret: it appears in no reply and no message.
+
+import pg from 'pg';
+import { Tally } from './rowsum.js';
+import { now, since } from './clock.js';
+import { packageVersion } from './meta.js';
+
+const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT $1';
+const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = $1';
+const LOAD_BATCH = 10000; // persons per multi-row INSERT of the load
+const table = (name) => `CREATE TABLE ${name} (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`;
+
+const quoteIdent = (s) => `"${s.replaceAll('"', '""')}"`;
+
+function fold(rows) {
+  const t = new Tally();
+  for (const r of rows) t.addStrings(r[0], r[1], r[2]);
+  return t;
+}
+
+export class Backend {
+  library = 'pg';
+  libraryVersion = packageVersion('pg');
+  options = [];
+
+  async open({ persons, postgres }) {
+    if (!postgres || typeof postgres.dsn !== 'string' || typeof postgres.schema !== 'string' || !postgres.schema) {
+      throw new Error('needs open.postgres {dsn, schema}: give the target postgres: true or a dsn');
+    }
+    this.persons = persons;
+    this.postgres = postgres;
+    this.readers = [];
+    this.client = await this.connect();
+    await this.client.query(table('persons'));
+    const version = (await this.client.query('SHOW server_version')).rows[0].server_version;
+    return {
+      info: {
+        server_version: version,
+        load: `multi-row INSERT ... SELECT FROM unnest($1::text[], $2::text[], $3::int[]), ${LOAD_BATCH} persons each, one transaction`,
+        lookup: 'one named prepared statement',
+        concurrency: 'one connection per reader, all queries in flight at once on one event loop',
+      },
+      scans_in_key_order: true,
+    };
+  }
+
+  // connect opens a connection whose tables live in the target's schema. Connection errors are
+  // reported without the DSN.
+  async connect() {
+    const c = new pg.Client({ connectionString: this.postgres.dsn });
+    c.on('error', () => {}); // a dropped connection fails the next query instead
+    try {
+      await c.connect();
+      await c.query(`SET search_path TO ${quoteIdent(this.postgres.schema)}`);
+    } catch (err) {
+      await c.end().catch(() => {});
+      throw new Error(`connect to PostgreSQL: ${err.message}`);
+    }
+    return c;
+  }
+
+  async load() {
+    const p = this.persons;
+    const c = this.client;
+    const t0 = now();
+    await c.query('BEGIN');
+    for (let j = 0; j < p.n; j += LOAD_BATCH) {
+      const idx = p.sorted.subarray(j, j + LOAD_BATCH);
+      await c.query('INSERT INTO persons (email, name, age) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])', [
+        Array.from(idx, (i) => p.emailString(i)), Array.from(idx, (i) => p.nameString(i)), Array.from(idx, (i) => p.ages[i]),
+      ]);
+    }
+    await c.query('COMMIT');
+    return { rows: p.n, elapsed_ns: since(t0) };
+  }
+
+  async scan(rows) {
+    return scanOn(this.client, rows);
+  }
+
+  async lookup(keys) {
+    const c = this.client;
+    const emails = Array.from(keys, (i) => this.persons.emailString(i)); // ready before the clock starts
+    const latencies = new Array(keys.length);
+    const t = new Tally();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const res = await c.query({ name: 'dbbench_lookup', text: LOOKUP, values: [emails[j]], rowMode: 'array' });
+      for (const r of res.rows) t.addStrings(r[0], r[1], r[2]);
+      const t1 = now();
+      latencies[j] = Number(t1 - t0);
+      t0 = t1;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  async insert(rows) {
+    const c = this.client;
+    const p = this.persons;
+    await c.query(table('persons_insert'));
+    try {
+      const text = 'INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)';
+      const t0 = now();
+      await c.query('BEGIN');
+      for (let i = 0; i < rows; i++) {
+        await c.query({ name: 'dbbench_insert', text, values: [p.emailString(i), p.nameString(i), p.ages[i]] });
+      }
+      await c.query('COMMIT');
+      const elapsed = since(t0);
+      const back = fold((await c.query({ text: 'SELECT email, name, age FROM persons_insert', rowMode: 'array' })).rows);
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      await c.query('DROP TABLE persons_insert');
+    }
+  }
+
+  async concurrent(readers, rows) {
+    while (this.readers.length < readers) this.readers.push(await this.connect());
+    const t0 = now();
+    const results = await Promise.all(this.readers.slice(0, readers).map(async (c) => ({ ...(await scanOn(c, rows)), end: now() })));
+    let end = t0;
+    for (const r of results) if (r.end > end) end = r.end;
+    return { wall_ns: Number(end - t0), readers: results.map(({ end, ...r }) => r) };
+  }
+
+  async close() {
+    const cs = [this.client, ...this.readers];
+    this.readers = [];
+    await Promise.all(cs.map((c) => c.end()));
+  }
+}
+
+// scanOn reads the first rows persons in email order on connection c: one statement, so one
+// (autocommit) read transaction.
+async function scanOn(c, rows) {
+  const t0 = now();
+  const t = fold((await c.query({ text: SCAN, values: [rows], rowMode: 'array' })).rows);
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
+}
