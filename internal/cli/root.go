@@ -124,6 +124,7 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		NewVersionCmd(f),
 		NewCompareCmd(f, nil),
 		NewReportCmd(f, nil),
+		NewClientTestCmd(f, nil),
 	)
 	return root
 }
