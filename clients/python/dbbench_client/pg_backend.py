@@ -50,7 +50,7 @@ class Backend(BaseBackend):
             "libpq_version": psycopg2.extensions.libpq_version(),
             "server_version": self.conn.server_version,
             "transactions": "autocommit; explicit BEGIN/COMMIT around the insert workload",
-            "load_path": "COPY persons FROM STDIN (cursor.copy_expert) in email order, then ANALYZE",
+            "load_path": "COPY persons FROM STDIN (cursor.copy_expert) in email order, then VACUUM ANALYZE",
             "scan_path": "one SELECT ... ORDER BY email LIMIT n, a client-side cursor (the whole result in one reply)",
             "lookup_path": "server-side PREPARE once, EXECUTE per key, each its own transaction",
             "insert_path": "server-side PREPARE once, EXECUTE per row between BEGIN and COMMIT",
@@ -74,7 +74,7 @@ class Backend(BaseBackend):
         with self.conn.cursor() as cur:
             cur.copy_expert("COPY persons (email, name, age) FROM STDIN", _ChunkReader(chunks))
             elapsed = time.perf_counter_ns() - start
-            cur.execute("ANALYZE persons")
+            cur.execute("VACUUM ANALYZE persons")  # hint bits set, no autovacuum mid-run (docs/protocol.md)
             cur.execute("SELECT count(*) FROM persons")
             return cur.fetchone()[0], elapsed
 

@@ -132,7 +132,7 @@ def serve(server, stdin, stdout, log):
         try:
             req = json.loads(line)
         except ValueError as e:
-            reply = {"id": None, "error": "request is not JSON: %s" % one_line(e)}
+            reply = {"id": 0, "error": "request is not JSON: %s" % one_line(e)}
         else:
             reply = answer(server, req, log)
         stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
@@ -140,11 +140,12 @@ def serve(server, stdin, stdout, log):
 
 
 def answer(server, req, log):
+    # 0 is no request's id: the reply to a request whose own id cannot be read (docs/protocol.md)
     if not isinstance(req, dict):
-        return {"id": None, "error": "request is not a JSON object"}
+        return {"id": 0, "error": "request is not a JSON object"}
     rid = req.get("id")
     if type(rid) is not int:
-        return {"id": None, "error": "request has no integer id"}
+        return {"id": 0, "error": "request has no integer id"}
     try:
         reply = server.handle(req)
     except RequestError as e:

@@ -201,7 +201,7 @@ class SessionTest(unittest.TestCase):
         for line in (b"not json\n", b"[1]\n", b'{"op":"ping"}\n'):
             with self.subTest(line=line):
                 r = c.send_line(line)
-                self.assertIsNone(r["id"])
+                self.assertEqual(r["id"], 0)
                 self.assertIsInstance(r["error"], str)
         c.ok("ping")
         c.end_input()  # without close: end of input alone ends the client
