@@ -1,5 +1,6 @@
 """py-lmdb: the key is the email, the value [age uint8][name], as in the Go and C LMDB targets."""
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -53,7 +54,7 @@ class Backend(BaseBackend):
             chunk = [(p.email(i), bytes((p.age(i),)) + p.name(i)) for i in itertools.islice(order, _LOAD_TXN_ROWS)]
             if not chunk:
                 break
-            with self.env.begin(write=True) as txn:
+            with self.env.begin(write=True) as txn, _map_full_hint(self.map_size):
                 stored += txn.cursor().putmulti(chunk, append=True)[1]
         return stored, time.perf_counter_ns() - start
 
@@ -82,11 +83,12 @@ class Backend(BaseBackend):
             env = _open(d, self.map_size)
             try:
                 start = time.perf_counter_ns()
-                txn = env.begin(write=True)
-                put = txn.put
-                for email, name, age in persons:
-                    put(email, bytes((age,)) + name)
-                txn.commit()
+                with _map_full_hint(self.map_size):
+                    txn = env.begin(write=True)
+                    put = txn.put
+                    for email, name, age in persons:
+                        put(email, bytes((age,)) + name)
+                    txn.commit()
                 elapsed = time.perf_counter_ns() - start
                 rows, total, _ = _scan(env, n + 1)
             finally:
@@ -104,6 +106,14 @@ class Backend(BaseBackend):
     def teardown(self):
         self.env.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _map_full_hint(map_size):
+    try:
+        yield
+    except lmdb.MapFullError:
+        raise ValueError("the LMDB map is full at map_size %d bytes: raise the map_size option" % map_size) from None
 
 
 def _open(path, map_size, readonly=False):

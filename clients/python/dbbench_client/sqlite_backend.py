@@ -69,7 +69,8 @@ class Backend(BaseBackend):
         return db
 
     def load(self):
-        rows = self.persons_str(self.persons.sorted)
+        p = self.persons
+        rows = ((p.email(i).decode(), p.name(i).decode(), p.age(i)) for i in p.sorted)
         start = time.perf_counter_ns()
         self.db.execute("BEGIN")
         self.db.executemany(INSERT % "persons", rows)
