@@ -1,0 +1,69 @@
+"""The backends in process: what they store, beyond what the protocol shows."""
+
+import importlib.util
+import shutil
+import tempfile
+import unittest
+
+import support
+
+
+class LMDBLayoutTest(unittest.TestCase):
+    def test_values_match_the_go_and_c_targets(self):
+        if importlib.util.find_spec("lmdb") is None:
+            if support.require_clients():
+                self.fail("lmdb is not installed and DBBENCH_REQUIRE_CLIENTS=1")
+            self.skipTest("python3-lmdb is not installed")
+        from dbbench_client.lmdb_backend import Backend
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        b = Backend()
+        info, _ = b.open({"options": {}, "temp_dir": d, "dataset": support.DATASET})
+        self.addCleanup(b.close)
+        self.assertIs(info["sync"], False)
+        self.assertEqual(b.load()[0], b.persons.n)
+        p0 = support.VECTORS["dataset"]["person0"]
+        with b.env.begin() as txn:
+            value = txn.get(p0["email"].encode())
+        self.assertEqual(value, bytes([p0["age"]]) + p0["name"].encode())
+        self.assertEqual(b.env.stat()["entries"], b.persons.n)
+
+
+class SQLiteSettingsTest(unittest.TestCase):
+    def test_settings(self):
+        from dbbench_client.sqlite_backend import Backend
+        cases = [
+            ({}, "wal", "normal"),
+            ({"journal_mode": "DELETE", "synchronous": "full"}, "delete", "full"),
+        ]
+        for options, journal, sync in cases:
+            with self.subTest(options=options):
+                d = tempfile.mkdtemp()
+                self.addCleanup(shutil.rmtree, d)
+                b = Backend()
+                info, _ = b.open({"options": options, "temp_dir": d, "dataset": support.DATASET})
+                b.close()
+                self.assertEqual((info["journal_mode"], info["synchronous"]), (journal, sync))
+
+    def test_bad_values(self):
+        from dbbench_client.sqlite_backend import Backend
+        for options in ({"journal_mode": "wal2"}, {"synchronous": 1}, {"concurrency": "fibers"}, {"map_size": 1}):
+            with self.subTest(options=options):
+                d = tempfile.mkdtemp()
+                self.addCleanup(shutil.rmtree, d)
+                with self.assertRaises(ValueError):
+                    Backend().open({"options": options, "temp_dir": d, "dataset": support.DATASET})
+
+
+class SizeTest(unittest.TestCase):
+    def test_parse_size(self):
+        from dbbench_client.backend import parse_size
+        for v, want in [(4096, 4096), ("1GiB", 1 << 30), ("512MB", 512 * 10**6), ("64 mib", 64 << 20), ("100", 100)]:
+            self.assertEqual(parse_size(v), want, v)
+        for v in (0, -1, "1XB", "", "GiB", True, 1.5):
+            with self.assertRaises(ValueError, msg=v):
+                parse_size(v)
+
+
+if __name__ == "__main__":
+    unittest.main()
