@@ -2,21 +2,26 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func TestMain(m *testing.M) {
 	exectest.Main()
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 const testSize = 1000
@@ -26,7 +31,9 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 	t.Helper()
 	raw := map[string]any{"command": toAny(exectest.Command()), "env": exectest.Env(behaviour, at), "timeout": "3s", "startup_timeout": "3s"}
 	for k, v := range extra {
-		raw[k] = v
+		if k != "pg" {
+			raw[k] = v
+		}
 	}
 	opts, err := adapters.ParseOptions(New().Info().Options, raw)
 	if err != nil {
@@ -38,6 +45,9 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 		TempDir: dir, Size: ds.Len(), Seed: 1, Workloads: []string{"scan", "lookup", "insert", "concurrent"},
 		Logf:        func(f string, a ...any) { logged = append(logged, f) },
 		DatasetFile: func() (string, error) { p := filepath.Join(dir, "persons.bin"); return p, ds.WriteFile(p) },
+	}
+	if dsn, ok := extra["pg"].(string); ok {
+		env.PostgreSQL = func(context.Context) (string, error) { return dsn, nil }
 	}
 	tg, err := New().Open(context.Background(), opts, env)
 	if err != nil {
@@ -95,7 +105,7 @@ func TestCorrectClient(t *testing.T) {
 		t.Errorf("protocol facts: %v (%d pings)", proto, len(c.RoundTrips["ping"]))
 	}
 	for _, op := range []string{"scan", "lookup", "insert", "concurrent", "run"} {
-		if _, ok := proto["cost_p50_ns"].(map[string]any)[op]; !ok {
+		if _, ok := proto["round_trip_minus_reported_p50_ns"].(map[string]any)[op]; !ok {
 			t.Errorf("no protocol cost for %s: %v", op, proto)
 		}
 	}
@@ -122,7 +132,7 @@ func TestBrokenClients(t *testing.T) {
 		{exectest.ExitStart, "", exitcode.Infra, "exited before replying to hello (exit status 1)"},
 		{exectest.ExitMid, "", exitcode.Infra, "exited before replying to scan (exit status 3)"},
 		{exectest.ExitMid, "lookup", exitcode.Infra, "exited before replying to lookup"},
-		{exectest.ExitAfter, "load", exitcode.Infra, "exited before replying to ping (exit status 0)"},
+		{exectest.ExitAfter, "load", exitcode.Infra, "ping (exit status 0)"},
 		{exectest.NonJSON, "", exitcode.Infra, `printed "loading the store..." on stdout, which is not a protocol reply`},
 		{exectest.WrongID, "", exitcode.Infra, "replied with id 205 to request 204 (scan)"},
 		{exectest.Missing, "", exitcode.Infra, "scan reply lacks checksum"},
@@ -197,5 +207,104 @@ func TestStartAndConfigErrors(t *testing.T) {
 				t.Error("a client was returned")
 			}
 		})
+	}
+}
+
+// TestCancel: Ctrl-C during a request ends the client's process group at once.
+func TestCancel(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	tg, c, err := open(t, ds, exectest.Hang, "", map[string]any{"timeout": "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := tg.Load(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err = tg.(adapters.TimedScanner).TimedScan(ctx, 10)
+	if err != context.DeadlineExceeded || time.Since(start) > 5*time.Second {
+		t.Fatalf("got %v after %s", err, time.Since(start))
+	}
+	if GroupAlive(c.PGID()) {
+		t.Error("process group alive after cancellation")
+	}
+	if err := tg.Close(); err != nil {
+		t.Errorf("close after cancellation: %v", err) // nothing left to fail: the group is gone
+	}
+}
+
+// TestStderrIsForwarded: the client's stderr lines reach the progress log, one by one.
+func TestStderrIsForwarded(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	c, err := Start(Config{
+		Command: []string{"sh", "-c", `echo one >&2; printf 'two\nthree\n' >&2; read x`},
+		Timeout: time.Second, StartupTimeout: time.Second,
+		Logf: func(f string, a ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(f, a...)); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.EndInput() {
+		t.Error("sh did not exit at the end of its input")
+	}
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(lines)
+		mu.Unlock()
+		if n == 3 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(lines, ",") != "one,two,three" {
+		t.Errorf("forwarded %q", lines)
+	}
+}
+
+// TestPostgresSchema: a target with a server gets a schema of its own, dropped at Close; nothing else
+// on the server is touched.
+func TestPostgresSchema(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TABLE mine (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	schemas := func() []string {
+		rows, _ := conn.Query(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_exec_%'")
+		s, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, extra := range []map[string]any{{"dsn": dsn}, {"postgres": true, "pg": dsn}} {
+		tg, _, err := open(t, ds, exectest.OK, "", extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := schemas()
+		if len(s) != 1 || tg.Info()["postgres_schema"] != s[0] {
+			t.Errorf("schemas %v, info %v", s, tg.Info()["postgres_schema"])
+		}
+		if err := tg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if s := schemas(); len(s) != 0 {
+			t.Errorf("schemas left: %v", s)
+		}
+	}
+	if _, err := conn.Exec(ctx, "SELECT * FROM mine"); err != nil {
+		t.Errorf("the user's table: %v", err)
 	}
 }
