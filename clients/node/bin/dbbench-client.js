@@ -16,6 +16,9 @@ if (process.argv.length !== 3 || !(library in backends)) {
   process.exit(2);
 }
 
+// A broken stdout means dbbench is gone: there is nobody left to answer.
+process.stdout.on('error', () => process.exit(1));
+
 try {
   const { Backend } = await import(backends[library]);
   await serve(new Backend());

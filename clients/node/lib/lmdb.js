@@ -62,7 +62,12 @@ export class Backend {
       this.created = true;
     }
     mkdirSync(this.dir, { recursive: true });
-    this.db = open(envOptions(this.dir, s));
+    try {
+      this.db = open(envOptions(this.dir, s));
+    } catch (err) {
+      if (this.created) rmSync(this.dir, { recursive: true, force: true });
+      throw err;
+    }
     this.pool = new ReaderPool(new URL(import.meta.url), { path: this.dir, settings: s });
     return {
       info: {
