@@ -41,7 +41,7 @@ class Backend(BaseBackend):
             "load_path": "Cursor.putmulti(append=True) in email order, %d rows per txn" % _LOAD_TXN_ROWS,
             "insert_path": "Transaction.put per row in one write txn on a fresh environment",
             "concurrency_why": "processes by default: RowSum is pure Python and holds the GIL, so reader "
-                               "threads take turns; forked readers each open the environment and scan in parallel",
+                               "threads take turns; forked readers each open the environment and can use every core",
         }
         return info, True
 
