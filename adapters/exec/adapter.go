@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/workloads/dataset"
@@ -84,7 +83,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 			tg.Close()
 		}
 	}()
-	if tg.hello, err = c.Hello(ctx, ProtocolVersion, buildinfo.Read().Version); err != nil {
+	if tg.hello, err = c.Hello(ctx, ProtocolVersion, DBBenchVersion()); err != nil {
 		return nil, err
 	}
 	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {

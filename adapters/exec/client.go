@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -133,7 +134,10 @@ func (c *Client) Raw(ctx context.Context, line []byte, id int64, reply any) erro
 
 func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64, reply any) (time.Duration, error) {
 	if c.broken != nil {
-		return 0, c.broken
+		if ctxErr := c.broken; errors.Is(ctxErr, context.Canceled) || errors.Is(ctxErr, context.DeadlineExceeded) {
+			return 0, ctxErr
+		}
+		return 0, exitcode.Infraf("client %s: %s not sent: the client was ended by an earlier failure", c.name, op)
 	}
 	timeout := c.cfg.Timeout
 	if op == "hello" {
@@ -239,6 +243,14 @@ func missingFields(v any) []string {
 		}
 	}
 	return out
+}
+
+// DBBenchVersion is what hello says this dbbench is.
+func DBBenchVersion() string {
+	if v := buildinfo.Read().Version; v != "" {
+		return v
+	}
+	return "devel"
 }
 
 // Hello is the client's handshake reply.

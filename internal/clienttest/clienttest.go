@@ -15,7 +15,6 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec"
-	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
@@ -138,7 +137,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	var hello *exec.Hello
 	if !k.check(c, "hello", func() (string, error) {
 		var err error
-		if hello, err = c.Hello(ctx, exec.ProtocolVersion, buildinfo.Read().Version); err != nil {
+		if hello, err = c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads %v; options %v", *hello.Client, *hello.ClientVersion,
@@ -329,7 +328,7 @@ func (k *checker) endOfInput(ctx context.Context) error {
 	}
 	defer c.Kill()
 	k.check(c, "hello with protocol 99", func() (string, error) {
-		_, err := c.Hello(ctx, 99, buildinfo.Read().Version)
+		_, err := c.Hello(ctx, 99, exec.DBBenchVersion())
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
 			return "", fmt.Errorf("want an error reply refusing the version, got %v", err)
@@ -337,7 +336,7 @@ func (k *checker) endOfInput(ctx context.Context) error {
 		return fmt.Sprintf("refused: %q", re.Msg), nil
 	})
 	k.check(c, "end of input", func() (string, error) {
-		if _, err := c.Hello(ctx, exec.ProtocolVersion, buildinfo.Read().Version); err != nil {
+		if _, err := c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
 		pgid := c.PGID()
