@@ -73,7 +73,11 @@ func writeList(w io.Writer, reg *adapters.Registry) {
 func writeAdapter(w io.Writer, info adapters.Info) {
 	fmt.Fprintf(w, "  %s: %s\n", info.Name, info.Summary)
 	if len(info.Builtin) > 0 {
-		fmt.Fprintf(w, "    workloads: %s\n", strings.Join(info.Builtin, ", "))
+		if info.ClientWorkloads {
+			fmt.Fprintf(w, "    workloads: %s, and those the client declares (run with any params)\n", strings.Join(info.Builtin, ", "))
+		} else {
+			fmt.Fprintf(w, "    workloads: %s\n", strings.Join(info.Builtin, ", "))
+		}
 	}
 	if len(info.Options) > 0 {
 		fmt.Fprintln(w, "    options:")
