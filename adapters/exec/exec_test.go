@@ -31,7 +31,7 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 	t.Helper()
 	raw := map[string]any{"command": toAny(exectest.Command()), "env": exectest.Env(behaviour, at), "timeout": "3s", "startup_timeout": "3s"}
 	for k, v := range extra {
-		if k != "pg" {
+		if k != "pg" && k != "workloads" {
 			raw[k] = v
 		}
 	}
@@ -41,8 +41,12 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 	}
 	dir := t.TempDir()
 	var logged []string
+	workloads := []string{"scan", "lookup", "insert", "concurrent"}
+	if w, ok := extra["workloads"].([]string); ok {
+		workloads = w
+	}
 	env := adapters.Env{
-		TempDir: dir, Size: ds.Len(), Seed: 1, Workloads: []string{"scan", "lookup", "insert", "concurrent"},
+		TempDir: dir, Size: ds.Len(), Seed: 1, Workloads: workloads,
 		Logf:        func(f string, a ...any) { logged = append(logged, f) },
 		DatasetFile: func() (string, error) { p := filepath.Join(dir, "persons.bin"); return p, ds.WriteFile(p) },
 	}
@@ -195,6 +199,7 @@ func TestStartAndConfigErrors(t *testing.T) {
 		{"not executable", map[string]any{"command": []any{notExec}}, "permission denied"},
 		{"no command", map[string]any{"command": []any{}}, "option command is required"},
 		{"undeclared option", map[string]any{"client": map[string]any{"colour": "red"}}, "client fake does not support option colour (it lists workloads: scan, lookup, insert, concurrent, echo; options: flavour, password)"},
+		{"undeclared workload", map[string]any{"workloads": []string{"scan", "range_read", "delete"}}, "client fake does not support workload delete, workload range_read (it lists workloads"},
 		{"both servers", map[string]any{"postgres": true, "dsn": "postgres://x@localhost/db"}, "give postgres: true or a dsn, not both"},
 	}
 	for _, tt := range tests {
