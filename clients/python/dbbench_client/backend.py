@@ -1,5 +1,6 @@
 """What every backend shares: the open request, its options, the dataset and the concurrent workload."""
 
+import contextlib
 import os
 import re
 
@@ -41,7 +42,12 @@ class BaseBackend:
         return info, in_key_order
 
     def concurrent(self, readers, rows):
-        return run_readers(readers, lambda: self.reader(rows), self.concurrency)
+        return run_readers(readers, lambda: self.reader(rows), self.concurrency, self.forking)
+
+    def forking(self):
+        """The context concurrent readers are forked in; a backend whose library must not cross a
+        fork open overrides it."""
+        return contextlib.nullcontext()
 
     def close(self):
         self.teardown()

@@ -5,6 +5,7 @@ turns instead of reading at once; processes read truly in parallel. Each backend
 kind that measures its library best and takes a `concurrency` option to choose the other.
 """
 
+import contextlib
 import gc
 import multiprocessing
 import queue
@@ -15,10 +16,11 @@ KINDS = ("processes", "threads")
 _READY_TIMEOUT = 120  # seconds: a worker that cannot get ready fails the request, never hangs it
 
 
-def run_readers(k, prepare, kind):
+def run_readers(k, prepare, kind, forking=contextlib.nullcontext):
     """Run k readers: prepare() runs in each worker and returns (read, close): read() returns
     (rows, checksum, elapsed_ns), close (or None) releases what prepare opened, after the reader's
-    end is taken. Returns (wall_ns, [(rows, checksum, elapsed_ns), ...])."""
+    end is taken. forking() is a context the processes are forked in. Returns
+    (wall_ns, [(rows, checksum, elapsed_ns), ...])."""
     if kind == "threads":
         sync, make = threading, threading.Thread
         results = queue.SimpleQueue()
@@ -34,8 +36,9 @@ def run_readers(k, prepare, kind):
     # copy the parent's pages.
     gc.freeze()
     try:
-        for w in workers:
-            w.start()
+        with forking() if kind == "processes" else contextlib.nullcontext():
+            for w in workers:
+                w.start()
     finally:
         gc.unfreeze()
     try:

@@ -6,6 +6,7 @@ BEGIN/COMMIT around the load and the insert workload, one statement per read tra
 otherwise. Rows come back as str, as sqlite3 users get them, and are encoded to bytes for RowSum.
 """
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -118,6 +119,16 @@ class Backend(BaseBackend):
     def reader(self, n):
         db = self.connect()  # each reader its own connection, in threads as in processes
         return (lambda: _scan(db, SCAN, (n,))), db.close
+
+    @contextlib.contextmanager
+    def forking(self):
+        # SQLite keeps per-process lock state for each open file: a child forked while this
+        # connection is open would inherit it. Close the connection around the fork.
+        self.db.close()
+        try:
+            yield
+        finally:
+            self.db = self.connect()
 
     def teardown(self):
         self.db.close()
