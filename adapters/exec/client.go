@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,9 +180,10 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		ID    *json.Number `json:"id"`
 		Error *string      `json:"error"`
 	}
-	d := json.NewDecoder(strings.NewReader(string(l.b)))
+	b := bytes.TrimSpace(l.b)
+	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
-	if err := d.Decode(&head); err != nil || d.More() || l.b[0] != '{' {
+	if err := d.Decode(&head); err != nil || d.More() || b[0] != '{' {
 		return 0, c.fail("printed %q on stdout, which is not a protocol reply (a JSON object); logs belong on stderr", abbrev(l.b))
 	}
 	if head.ID == nil {
@@ -194,7 +196,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		return rtt, &ReplyError{Client: c.name, Op: op, Msg: *head.Error}
 	}
 	if reply != nil {
-		if err := json.Unmarshal(l.b, reply); err != nil {
+		if err := json.Unmarshal(b, reply); err != nil {
 			return 0, c.fail("%s reply: %v", op, err)
 		}
 		if missing := missingFields(reply); len(missing) > 0 {
