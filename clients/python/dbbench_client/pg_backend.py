@@ -60,7 +60,10 @@ class Backend(BaseBackend):
         return info, True
 
     def connect(self):
-        conn = psycopg2.connect(self.dsn)
+        try:
+            conn = psycopg2.connect(self.dsn)
+        except psycopg2.Error as e:
+            raise ValueError("postgres: %s" % _redact(str(e), self.dsn)) from None
         conn.autocommit = True
         with conn.cursor() as cur:
             cur.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
@@ -124,6 +127,20 @@ class Backend(BaseBackend):
 
     def teardown(self):
         self.conn.close()  # dbbench drops the schema
+
+
+def _redact(msg, dsn):
+    """msg without the DSN or its password: libpq quotes pieces of a DSN it cannot parse."""
+    if "invalid dsn" in msg:
+        return "the dsn is not a valid connection string (not shown: it may hold a password)"
+    try:
+        password = psycopg2.extensions.parse_dsn(dsn).get("password")
+    except psycopg2.Error:
+        password = None
+    for secret in (dsn, password):
+        if secret:
+            msg = msg.replace(secret, "***")
+    return msg
 
 
 def _scan(conn, query, params):

@@ -55,6 +55,31 @@ class SQLiteSettingsTest(unittest.TestCase):
                     Backend().open({"options": options, "temp_dir": d, "dataset": support.DATASET})
 
 
+class PostgresSecretTest(unittest.TestCase):
+    def test_dsn_never_in_errors(self):
+        if importlib.util.find_spec("psycopg2") is None:
+            if support.require_clients():
+                self.fail("psycopg2 is not installed and DBBENCH_REQUIRE_CLIENTS=1")
+            self.skipTest("python3-psycopg2 is not installed")
+        from dbbench_client.pg_backend import Backend
+        cases = [
+            "postgres://bob:s3cret@127.0.0.1:1/db",  # refused: nothing listens on port 1
+            "host=127.0.0.1 port=1 user=bob password=s3cret",
+            "bob:s3cret junk",  # not a DSN: libpq quotes it
+            "host=127.0.0.1 password=s3cret bogus=1",
+        ]
+        for dsn in cases:
+            with self.subTest(dsn=dsn):
+                d = tempfile.mkdtemp()
+                self.addCleanup(shutil.rmtree, d)
+                req = {"options": {}, "temp_dir": d, "dataset": support.DATASET,
+                       "postgres": {"dsn": dsn, "schema": "s"}}
+                with self.assertRaises(ValueError) as cm:
+                    Backend().open(req)
+                self.assertNotIn("s3cret", str(cm.exception))
+                self.assertTrue(str(cm.exception).startswith("postgres: "), cm.exception)
+
+
 class SizeTest(unittest.TestCase):
     def test_parse_size(self):
         from dbbench_client.backend import parse_size
