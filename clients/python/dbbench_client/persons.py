@@ -78,7 +78,10 @@ class Persons:
             view = self.__dict__.pop(v, None)
             if isinstance(view, memoryview):
                 view.release()
-        self._mm.close()
+        try:
+            self._mm.close()
+        except BufferError:
+            pass  # a view of the map is still alive somewhere; the collector unmaps it with the view
 
 
 def _u32s(view):
