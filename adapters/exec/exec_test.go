@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,8 +27,42 @@ func TestMain(m *testing.M) {
 
 const testSize = 1000
 
+// fakeLog collects a fake client's stderr lines.
+type fakeLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *fakeLog) logf(f string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(f, a...))
+}
+
+// pgid returns the process group the fake announced on stderr (waiting a little for the line).
+func (l *fakeLog) pgid(t *testing.T) int {
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		l.mu.Lock()
+		for _, s := range l.lines {
+			if n, ok := strings.CutPrefix(s, exectest.PGIDLine); ok {
+				l.mu.Unlock()
+				id, _ := strconv.Atoi(n)
+				return id
+			}
+		}
+		l.mu.Unlock()
+	}
+	t.Fatal("the fake never said its process group")
+	return 0
+}
+
 // open opens an exec target on a fake client with the given behaviour and extra options.
 func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[string]any) (adapters.Target, *Client, error) {
+	tg, c, _, err := openLogged(t, ds, behaviour, at, extra)
+	return tg, c, err
+}
+
+func openLogged(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[string]any) (adapters.Target, *Client, *fakeLog, error) {
 	t.Helper()
 	raw := map[string]any{"command": toAny(exectest.Command()), "env": exectest.Env(behaviour, at), "timeout": "3s", "startup_timeout": "3s"}
 	for k, v := range extra {
@@ -40,14 +75,14 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var logged []string
+	log := &fakeLog{}
 	workloads := []string{"scan", "lookup", "insert", "concurrent"}
 	if w, ok := extra["workloads"].([]string); ok {
 		workloads = w
 	}
 	env := adapters.Env{
 		TempDir: dir, Size: ds.Len(), Seed: 1, Workloads: workloads,
-		Logf:        func(f string, a ...any) { logged = append(logged, f) },
+		Logf:        log.logf,
 		DatasetFile: func() (string, error) { p := filepath.Join(dir, "persons.bin"); return p, ds.WriteFile(p) },
 	}
 	if dsn, ok := extra["pg"].(string); ok {
@@ -55,9 +90,9 @@ func open(t *testing.T, ds *dataset.Persons, behaviour, at string, extra map[str
 	}
 	tg, err := New().Open(context.Background(), opts, env)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, log, err
 	}
-	return tg, tg.(*target).c, nil
+	return tg, tg.(*target).c, log, nil
 }
 
 func toAny(s []string) []any {
@@ -116,6 +151,9 @@ func TestCorrectClient(t *testing.T) {
 	if info["library"] != "dataset" || info["language"] != "Go" {
 		t.Errorf("handshake facts: %v", info)
 	}
+	if !GroupAlive(c.PGID()) {
+		t.Error("GroupAlive does not see the running client and its child")
+	}
 	if err := tg.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +197,7 @@ func TestBrokenClients(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.behaviour+"@"+tt.at, func(t *testing.T) {
 			t.Parallel()
-			tg, c, err := open(t, ds, tt.behaviour, tt.at, nil)
+			tg, c, log, err := openLogged(t, ds, tt.behaviour, tt.at, nil)
 			if err == nil {
 				err = exercise(tg, ds)
 				if cerr := tg.Close(); err == nil {
@@ -178,9 +216,9 @@ func TestBrokenClients(t *testing.T) {
 			}
 			if c != nil {
 				tg.Close()
-				if GroupAlive(c.PGID()) {
-					t.Error("process group alive after Close")
-				}
+			}
+			if GroupAlive(log.pgid(t)) {
+				t.Error("process group alive after Close")
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbbench/dbbench/workloads/dataset"
@@ -45,6 +46,10 @@ const (
 	NoVersionOK = "no-retry"     // answers an unsupported hello with a reply instead of an error
 )
 
+// PGIDLine starts the first line a fake prints on stderr, followed by its process group id, so that
+// a test can check the group is gone even when it never got hold of the client.
+const PGIDLine = "fake client, process group "
+
 // BreakAtEnv names the op at which a broken fake misbehaves (default scan).
 const BreakAtEnv = "DBBENCH_EXECTEST_AT"
 
@@ -72,6 +77,7 @@ func Main() {
 	}
 	child := osexec.Command("sleep", "600") // in our process group: dbbench must end it too
 	child.Start()
+	fmt.Fprintf(os.Stderr, "%s%d\n", PGIDLine, syscall.Getpgrp())
 	os.Exit(run(b, at))
 }
 
