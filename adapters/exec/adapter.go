@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -75,7 +76,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		Timeout: opts.Duration("timeout"), StartupTimeout: opts.Duration("startup_timeout"), Logf: env.Logf,
 	})
 	if err != nil {
-		return nil, err
+		return nil, unavailable{err}
 	}
 	tg := &target{c: c, logf: env.Logf}
 	defer func() {
@@ -84,6 +85,9 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		}
 	}()
 	if tg.hello, err = c.Hello(ctx, ProtocolVersion, DBBenchVersion()); err != nil {
+		if c.exited || errors.As(err, new(*ReplyError)) {
+			err = unavailable{err} // it could not start: a runtime or module missing here, most often
+		}
 		return nil, err
 	}
 	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {
@@ -111,6 +115,14 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	return tg, nil
 }
+
+// unavailable marks a client that could not be started or did not get through hello as missing
+// infrastructure (adapters.ErrUnavailable), so that an optional target is skipped with the reason;
+// the message and the exit code of a required one stay as they are.
+type unavailable struct{ err error }
+
+func (u unavailable) Error() string   { return u.err.Error() }
+func (u unavailable) Unwrap() []error { return []error{u.err, adapters.ErrUnavailable} }
 
 // checkDeclared refuses (exit 2) a config that needs a workload or option the client does not list.
 func checkDeclared(h *Hello, workloads []string, client map[string]any) error {

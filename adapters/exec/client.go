@@ -41,6 +41,7 @@ type Client struct {
 	p      *proc
 	id     int64
 	broken error // the first fatal protocol error; every later call returns it
+	exited bool  // the client exited by itself before a reply
 
 	// Round trips and protocol cost (round trip minus the time the client reported), per op.
 	RoundTrips map[string][]time.Duration
@@ -150,6 +151,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	c.p.stdin.SetWriteDeadline(start.Add(timeout))
 	if _, err := c.p.stdin.Write(msg); err != nil {
 		if st := c.exitWait(); st != "" {
+			c.exited = true
 			return 0, c.fail("exited before %s (%s)", op, st)
 		}
 		return 0, c.fail("does not read its input: sending %s: %v", op, err)
@@ -171,6 +173,8 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		st := c.exitWait()
 		if st == "" {
 			st = "closed its output"
+		} else {
+			c.exited = true
 		}
 		return 0, c.fail("exited before replying to %s (%s)", op, st)
 	case l.err != nil:

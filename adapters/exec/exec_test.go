@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -349,5 +350,34 @@ func TestPostgresSchema(t *testing.T) {
 	}
 	if _, err := conn.Exec(ctx, "SELECT * FROM mine"); err != nil {
 		t.Errorf("the user's table: %v", err)
+	}
+}
+
+// TestUnavailableAtStart: a client that cannot start here (no such program, or it dies before its
+// handshake: a missing runtime or module) lets an optional target be skipped; other failures do not.
+func TestUnavailableAtStart(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	tests := []struct {
+		behaviour, at string
+		extra         map[string]any
+		unavailable   bool
+	}{
+		{exectest.OK, "", map[string]any{"command": []any{"no-such-dbbench-client"}}, true},
+		{exectest.ExitStart, "", nil, true},
+		{exectest.ErrorReply, "hello", nil, true},
+		{exectest.Version, "hello", nil, false},
+		{exectest.Hang, "hello", map[string]any{"startup_timeout": "1s"}, false},
+		{exectest.ErrorReply, "open", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour+"@"+tt.at, func(t *testing.T) {
+			_, _, err := open(t, ds, tt.behaviour, tt.at, tt.extra)
+			if err == nil || errors.Is(err, adapters.ErrUnavailable) != tt.unavailable {
+				t.Errorf("got %v, want unavailable %v", err, tt.unavailable)
+			}
+			if strings.Contains(err.Error(), "unavailable on this machine") {
+				t.Errorf("message changed: %v", err)
+			}
+		})
 	}
 }
