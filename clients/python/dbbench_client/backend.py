@@ -31,8 +31,11 @@ class BaseBackend:
         if not isinstance(dataset, str):
             raise ValueError("open: no dataset path")
         self.persons = Persons(dataset)
-        rowsum.prepare(self.persons.length_pairs())
         try:
+            for field, have in (("size", self.persons.n), ("seed", self.persons.seed)):
+                if req.get(field, have) != have:
+                    raise ValueError("open: %s %r, the person file says %d" % (field, req[field], have))
+            rowsum.prepare(self.persons.length_pairs())
             info, in_key_order = self.setup(req)
         except Exception:
             self.persons.close()

@@ -177,6 +177,7 @@ class SessionTest(unittest.TestCase):
             ("open", {"options": {"nosuch": 1}, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
             ("open", {"options": {}, "temp_dir": self.temp_dir(), "dataset": "/nonexistent/persons.bin"}),
             ("open", {"options": {"concurrency": "fibers"}, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
+            ("open", {"options": {}, "size": 999, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
         ]
         for op, fields in cases:
             with self.subTest(op=op, fields=fields):
