@@ -33,7 +33,8 @@ class BaseBackend:
         self.persons = Persons(dataset)
         try:
             for field, have in (("size", self.persons.n), ("seed", self.persons.seed)):
-                if req.get(field, have) != have:
+                want = req.get(field, have)
+                if type(want) is not int or want % (1 << 64) != have:  # the file holds a seed as uint64
                     raise ValueError("open: %s %r, the person file says %d" % (field, req[field], have))
             rowsum.prepare(self.persons.length_pairs())
             info, in_key_order = self.setup(req)
