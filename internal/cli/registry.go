@@ -9,6 +9,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/triplex"
 	"github.com/dbbench/dbbench/adapters/typedb"
 	"github.com/dbbench/dbbench/baselines/lmdbc"
+	"github.com/dbbench/dbbench/baselines/sqlitec"
 )
 
 // builtinAdapters lists every adapter compiled into dbbench. Add one line per adapter.
@@ -20,6 +21,7 @@ func builtinAdapters() []adapters.Adapter {
 		triplex.New(),
 		typedb.New(),
 		sqladapter.New(),
+		sqlitec.New(),
 		exec.New(),
 	}
 }
