@@ -171,7 +171,8 @@ def main(argv):
         log(str(e))
         return 2
     except ImportError as e:
-        log("%s is not installed (%s); on Debian: apt-get install -y python3-lmdb python3-psycopg2" % (argv[1], e))
+        log("%s is not installed for %s (%s): on Debian, apt-get install -y python3-%s and run /usr/bin/python3"
+            % (argv[1], sys.executable, e, argv[1]))
         return 2
     # stdout carries the protocol only: anything a library prints goes to stderr instead.
     out = sys.stdout.buffer
