@@ -207,11 +207,23 @@ class SessionTest(unittest.TestCase):
         c.ok("ping")
         c.end_input()  # without close: end of input alone ends the client
 
-    def test_bad_library(self):
-        p = subprocess.run([PYTHON, support.CLIENT, "nosuchdb"], input=b"", capture_output=True, timeout=TIMEOUT)
-        self.assertEqual(p.returncode, 2)
-        self.assertEqual(p.stdout, b"")
-        self.assertIn(b"unknown library", p.stderr)
+    def test_bad_start(self):
+        # A module that fails to import stands in for a library that is not installed.
+        missing = self.temp_dir()
+        with open(os.path.join(missing, "lmdb.py"), "w") as f:
+            f.write("raise ImportError('not here')\n")
+        cases = [
+            ("unknown library", ["nosuchdb"], {}, b"unknown library 'nosuchdb'"),
+            ("no arguments", [], {}, b"usage: dbbench-client.py"),
+            ("library missing", ["lmdb"], {"PYTHONPATH": missing}, b"apt-get install -y python3-lmdb"),
+        ]
+        for name, args, env, want in cases:
+            with self.subTest(name):
+                p = subprocess.run([PYTHON, support.CLIENT] + args, input=b"", capture_output=True,
+                                   timeout=TIMEOUT, env=dict(os.environ, **env))
+                self.assertEqual(p.returncode, 2)
+                self.assertEqual(p.stdout, b"")
+                self.assertIn(want, p.stderr)
 
 
 if __name__ == "__main__":
