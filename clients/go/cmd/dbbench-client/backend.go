@@ -101,6 +101,9 @@ func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.
 	if err != nil {
 		return protocol.Opened{}, fmt.Errorf("open: %w", err)
 	}
+	if req.Size != 0 && req.Size != ds.Len() {
+		return protocol.Opened{}, fmt.Errorf("open: size %d, but the person file holds %d persons", req.Size, ds.Len())
+	}
 	env := adapters.Env{TempDir: req.TempDir, Logf: logf, Seed: req.Seed, Size: ds.Len()}
 	t, err := b.adapter.Open(ctx, opts, env)
 	if err != nil {

@@ -237,6 +237,7 @@ func TestBadInput(t *testing.T) {
 		{"lmdb", open(map[string]any{"map_size": "lots"}), `option "map_size"`},
 		{"postgres", open(map[string]any{}), "no postgres server given"},
 		{"lmdb", map[string]any{"op": "open", "options": map[string]any{}, "temp_dir": tmp, "dataset": "/nonexistent"}, "no such file"},
+		{"lmdb", map[string]any{"op": "open", "options": map[string]any{}, "size": 999, "temp_dir": tmp, "dataset": personFile}, "size 999, but the person file holds 1000 persons"},
 		{"lmdb", map[string]any{"op": "scan", "rows": 1}, "no store is open"},
 	}
 	for _, tt := range tests {
