@@ -75,9 +75,14 @@ func moduleVersion(path string) string {
 
 func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.Opened, error) {
 	raw := map[string]any{}
+	takes := b.Hello().Options
 	for k, v := range req.Options {
-		if b.hidden(k) {
-			return protocol.Opened{}, fmt.Errorf("open: option %q is not the config's to set: this client sets it", k)
+		if !slices.Contains(takes, k) {
+			known := strings.Join(takes, ", ")
+			if known == "" {
+				known = "none"
+			}
+			return protocol.Opened{}, fmt.Errorf("open: unknown option %q (%s takes: %s)", k, b.library, known)
 		}
 		raw[k] = v
 	}

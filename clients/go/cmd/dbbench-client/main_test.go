@@ -232,10 +232,11 @@ func TestBadInput(t *testing.T) {
 		req     map[string]any
 		want    string
 	}{
-		{"sqlite", open(map[string]any{"driver": "postgres"}), `option "driver" is not the config's to set`},
+		{"sqlite", open(map[string]any{"driver": "postgres"}), `unknown option "driver" (modernc.org/sqlite takes: storage, path)`},
 		{"sqlite", open(map[string]any{"nope": 1}), `unknown option "nope"`},
 		{"lmdb", open(map[string]any{"map_size": "lots"}), `option "map_size"`},
 		{"postgres", open(map[string]any{}), "no postgres server given"},
+		{"postgres", open(map[string]any{"dsn": "postgres://x"}), `unknown option "dsn" (github.com/jackc/pgx/v5 takes: none)`},
 		{"lmdb", map[string]any{"op": "open", "options": map[string]any{}, "temp_dir": tmp, "dataset": "/nonexistent"}, "no such file"},
 		{"lmdb", map[string]any{"op": "open", "options": map[string]any{}, "size": 999, "temp_dir": tmp, "dataset": personFile}, "size 999, but the person file holds 1000 persons"},
 		{"lmdb", map[string]any{"op": "scan", "rows": 1}, "no store is open"},
