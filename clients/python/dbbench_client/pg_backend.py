@@ -55,7 +55,8 @@ class Backend(BaseBackend):
             "lookup_path": "server-side PREPARE once, EXECUTE per key, each its own transaction",
             "insert_path": "server-side PREPARE once, EXECUTE per row between BEGIN and COMMIT",
             "concurrency_why": "threads by default, one connection each: psycopg2 releases the GIL while "
-                               "waiting for the server, which runs the K queries in parallel",
+                               "waiting for the server, which runs the K queries in parallel (decoding and "
+                               "RowSum take turns)",
         }
         return info, True
 
