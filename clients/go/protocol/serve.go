@@ -91,54 +91,77 @@ func Checksum(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 func Serve(ctx context.Context, r io.Reader, w io.Writer, b Backend) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	go func() {
-		// Read ahead on a goroutine of its own, so that the end of input cancels work in progress.
-		defer close(lines)
-		defer cancel()
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), MaxLine)
-		for sc.Scan() {
-			line := bytes.Clone(sc.Bytes())
-			select {
-			case lines <- line:
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr <- sc.Err()
-	}()
-
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	in := &requests{sc: sc}
 	s := &server{b: b}
 	out := bufio.NewWriter(w)
-	for line := range lines {
+	for in.next() {
+		line := sc.Bytes()
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		reply, err := json.Marshal(s.handle(ctx, line))
+		var reply any
+		req, bad := decode(line)
+		if bad != nil {
+			reply = *bad
+		} else {
+			if req.Op != "hello" && req.Op != "ping" && req.Op != "close" {
+				in.watch(cancel) // req holds no reference to line: the next read may reuse its buffer
+			}
+			reply = s.handle(ctx, req)
+		}
+		enc, err := json.Marshal(reply)
 		if err != nil {
 			return fmt.Errorf("encode a reply: %w", err)
 		}
-		if _, err := out.Write(append(reply, '\n')); err != nil {
+		if _, err := out.Write(append(enc, '\n')); err != nil {
 			return fmt.Errorf("write a reply: %w", err)
 		}
 		if err := out.Flush(); err != nil {
 			return fmt.Errorf("write a reply: %w", err)
 		}
 	}
-	var err error
-	select {
-	case err = <-readErr:
-		if err != nil {
-			err = fmt.Errorf("read requests: %w", err)
-		}
-	default: // the context ended first
+	err := sc.Err()
+	if err != nil {
+		err = fmt.Errorf("read requests: %w", err)
 	}
 	if s.open {
 		err = errors.Join(err, b.Close())
 	}
 	return err
+}
+
+// requests reads request lines. Between requests it reads on the serving goroutine, so that a quick
+// request (ping) costs one read and one write and no hand-over between goroutines. While a request
+// does work, watch reads the next line ahead on a goroutine of its own, so that the end of input
+// cancels the work in progress: the protocol is strictly alternating, so nothing but the next
+// request, or the end of input, can arrive meanwhile.
+type requests struct {
+	sc    *bufio.Scanner
+	ahead chan bool // set while a line is read ahead; receives its Scan result
+}
+
+func (q *requests) next() bool {
+	if q.ahead != nil {
+		ok := <-q.ahead
+		q.ahead = nil
+		return ok
+	}
+	return q.sc.Scan()
+}
+
+// watch starts reading the next line ahead, calling cancel if the input ends instead.
+func (q *requests) watch(cancel context.CancelFunc) {
+	ahead := make(chan bool, 1)
+	q.ahead = ahead
+	go func() {
+		ok := q.sc.Scan()
+		if !ok {
+			cancel()
+		}
+		ahead <- ok
+	}()
 }
 
 // server is the protocol state of one session.
@@ -147,25 +170,30 @@ type server struct {
 	open bool
 }
 
-// handle decodes and answers one request line. A failed request, and a panic in the backend, become
-// an error reply; a request without a readable id is answered with id 0.
-func (s *server) handle(ctx context.Context, line []byte) (reply any) {
+// decode reads one request line; a line that is not a request gets an error reply, with id 0 when
+// no id can be read from it.
+func decode(line []byte) (*request, *errorReply) {
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		var id struct{ ID int64 }
 		_ = json.Unmarshal(line, &id)
-		return errorReply{ID: id.ID, Error: "bad request: " + oneLine(err.Error())}
+		return nil, &errorReply{ID: id.ID, Error: "bad request: " + oneLine(err.Error())}
 	}
 	if req.ID == nil {
-		return errorReply{Error: "bad request: no id"}
+		return nil, &errorReply{Error: "bad request: no id"}
 	}
+	return &req, nil
+}
+
+// handle answers one request. A failed request, and a panic in the backend, become an error reply.
+func (s *server) handle(ctx context.Context, req *request) (reply any) {
 	id := *req.ID
 	defer func() {
 		if p := recover(); p != nil {
 			reply = errorReply{ID: id, Error: oneLine(fmt.Sprintf("%s failed: panic: %v", req.Op, p))}
 		}
 	}()
-	r, err := s.dispatch(ctx, id, &req)
+	r, err := s.dispatch(ctx, id, req)
 	if err != nil {
 		return errorReply{ID: id, Error: oneLine(err.Error())}
 	}
