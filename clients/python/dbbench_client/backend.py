@@ -21,7 +21,8 @@ class BaseBackend:
             raise ValueError("options must be an object")
         unknown = sorted(set(opts) - set(self.options))
         if unknown:
-            raise ValueError("unknown option %s; this client takes %s" % (", ".join(unknown), ", ".join(sorted(self.options))))
+            raise ValueError("unknown option %s; this client takes %s"
+                             % (", ".join(unknown), ", ".join(sorted(self.options))))
         self.opts = {k: self.options[k](v) for k, v in opts.items()}
         self.concurrency = self.opts.get("concurrency", self.concurrency)
         self.temp_dir = req.get("temp_dir")

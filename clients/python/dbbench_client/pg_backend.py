@@ -20,7 +20,8 @@ from .rowsum import rowsum
 CREATE = 'CREATE TABLE {} (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)'
 SCAN = "SELECT email, name, age FROM persons ORDER BY email LIMIT %s"
 PREPARE_LOOKUP = "PREPARE lookup(text) AS SELECT email, name, age FROM persons WHERE email = $1"
-PREPARE_INSERT = "PREPARE insert_person(text, text, integer) AS INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)"
+PREPARE_INSERT = ("PREPARE insert_person(text, text, integer) AS "
+                  "INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)")
 _COPY_ROWS = 10_000  # rows per chunk handed to COPY
 
 

@@ -77,7 +77,8 @@ def available(module):
     if importlib.util.find_spec(module) is not None:
         return True
     if support.require_clients():
-        raise AssertionError("%s is not installed and DBBENCH_REQUIRE_CLIENTS=1 (apt-get install -y python3-%s)" % (module, module))
+        raise AssertionError("%s is not installed and DBBENCH_REQUIRE_CLIENTS=1 (apt-get install -y python3-%s)"
+                             % (module, module))
     return False
 
 
@@ -90,7 +91,8 @@ class SessionTest(unittest.TestCase):
         out = []
         if available("lmdb"):
             out += [("lmdb", {}, {}), ("lmdb", {}, {"concurrency": "threads", "map_size": "64MiB"})]
-        out += [("sqlite3", {}, {}), ("sqlite3", {}, {"concurrency": "threads", "journal_mode": "delete", "synchronous": "full"})]
+        out += [("sqlite3", {}, {}),
+                ("sqlite3", {}, {"concurrency": "threads", "journal_mode": "delete", "synchronous": "full"})]
         dsn = os.environ.get("DBBENCH_TEST_PG_DSN")
         if dsn and available("psycopg2"):
             out.append(("psycopg2", {"postgres": {"dsn": dsn, "schema": self.schema(dsn)}}, {}))
