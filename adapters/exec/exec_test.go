@@ -198,7 +198,11 @@ func TestBrokenClients(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.behaviour+"@"+tt.at, func(t *testing.T) {
 			t.Parallel()
-			tg, c, log, err := openLogged(t, ds, tt.behaviour, tt.at, nil)
+			var extra map[string]any
+			if tt.behaviour == exectest.Huge {
+				extra = map[string]any{"timeout": "1m"} // 65 MiB take a while on a loaded machine
+			}
+			tg, c, log, err := openLogged(t, ds, tt.behaviour, tt.at, extra)
 			if err == nil {
 				err = exercise(tg, ds)
 				if cerr := tg.Close(); err == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,7 +75,24 @@ func startProc(argv []string, dir string, env []string, logf func(string, ...any
 		// dbbench dies without cleaning up.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	err = cmd.Start()
+	p := &proc{
+		cmd: cmd, stdin: inW, lines: make(chan line, 1),
+		done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{}),
+	}
+	// Linux sends Pdeathsig when the thread that forked the child exits, not the process: fork from
+	// a goroutine locked to its thread, and keep it there until the child has exited.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.watch()
+	}()
+	err = <-started
 	inR.Close() // the child holds its own copies
 	outW.Close()
 	errW.Close()
@@ -84,13 +102,9 @@ func startProc(argv []string, dir string, env []string, logf func(string, ...any
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{
-		cmd: cmd, pgid: cmd.Process.Pid, stdin: inW, lines: make(chan line, 1),
-		done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{}),
-	}
+	p.pgid = cmd.Process.Pid
 	go p.readLines(outR)
 	go forward(errR, logf)
-	go p.watch()
 	return p, nil
 }
 
