@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -232,5 +233,26 @@ func TestChecksum(t *testing.T) {
 		if got := Checksum(tt.sum); got != tt.want {
 			t.Errorf("Checksum(%#x) = %s, want %s", tt.sum, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkPing is the serving loop's own cost per request: decode, dispatch, encode, over in-memory
+// pipes (go test -bench Ping ./clients/go/protocol). A process round trip adds two pipe hops.
+func BenchmarkPing(b *testing.B) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), inR, outW, &fakeBackend{}) }()
+	replies := bufio.NewReader(outR)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		fmt.Fprintf(inW, "{\"id\":%d,\"op\":\"ping\"}\n", i+1)
+		if _, err := replies.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		b.Fatal(err)
 	}
 }
