@@ -26,7 +26,7 @@ func fake(t *testing.T, behaviour, at string) (*Result, string, error) {
 	}
 	var out bytes.Buffer
 	res, err := Run(context.Background(), Options{
-		Command: exectest.Command(), Size: 200, Timeout: 3 * time.Second, TempDir: t.TempDir(), Out: &out,
+		Command: exectest.Command(), Size: 200, Timeout: 20 * time.Second, TempDir: t.TempDir(), Out: &out,
 	})
 	return res, out.String(), err
 }
