@@ -25,7 +25,7 @@ class Backend(BaseBackend):
 
     def setup(self, req):
         p = self.persons
-        # The map is only reserved address space: default to ample room for the dataset twice.
+        # The map is only reserved address space: default to four times the file plus 64 bytes a row.
         self.map_size = self.opts.get("map_size", max(64 << 20, 4 * (p.n * 64 + os.path.getsize(req["dataset"]))))
         self.dir = tempfile.mkdtemp(prefix="lmdb-", dir=self.temp_dir)
         self.env = _open(self.dir, self.map_size)
@@ -34,7 +34,7 @@ class Backend(BaseBackend):
             "lmdb_version": self.library_version(),
             "map_size_bytes": self.map_size,
             "sync": False,
-            "env_flags": "NoSync (py-lmdb sync=False); NoTLS",
+            "env_flags": self.env.flags(),  # py-lmdb always adds MDB_NOTLS
             "scan_path": "Cursor.iternext in one read txn; keys and values as bytes (buffers=True measured "
                          "slower: RowSum reads bytes faster than memoryviews)",
             "lookup_path": "Transaction.get, each in its own read txn (py-lmdb renews a spare txn)",
