@@ -40,10 +40,10 @@ type Client struct {
 	name   string // the program, for messages
 	p      *proc
 	id     int64
-	broken error // the first fatal protocol error; every later call returns it
+	broken error // the first fatal protocol error (or cancellation); later requests are not sent
 	exited bool  // the client exited by itself before a reply
 
-	// Round trips and protocol cost (round trip minus the time the client reported), per op.
+	// Per op: every round trip, and the round trip minus the time the client reported.
 	RoundTrips map[string][]time.Duration
 	Cost       map[string][]time.Duration
 }
@@ -130,7 +130,7 @@ func (c *Client) Call(ctx context.Context, op string, req map[string]any, reply 
 // Raw sends a line as it is (for conformance checks of bad requests) and decodes the reply, which
 // must carry id.
 func (c *Client) Raw(ctx context.Context, line []byte, id int64, reply any) error {
-	_, err := c.roundTrip(ctx, "raw", append(slices.Clone(line), '\n'), id, reply)
+	_, err := c.roundTrip(ctx, "the raw request", append(slices.Clone(line), '\n'), id, reply)
 	return err
 }
 
