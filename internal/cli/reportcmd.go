@@ -28,7 +28,7 @@ type ReportOptions struct {
 }
 
 // reportFormats are the formats `dbbench report` writes.
-var reportFormats = []string{"text", "json", "benchstat", "hgrm"}
+var reportFormats = []string{"text", "json", "html", "benchstat", "hgrm"}
 
 // NewReportCmd builds `dbbench report`. runF replaces the run function in tests of flag parsing.
 func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
@@ -95,6 +95,8 @@ func reportRun(opts *ReportOptions) error {
 	switch opts.Format {
 	case "text":
 		err = render.Summary(out, r)
+	case "html":
+		err = render.HTML(out, r)
 	case "json":
 		var b []byte
 		b, err = json.MarshalIndent(r, "", "  ")
