@@ -34,7 +34,9 @@ type Point struct {
 }
 
 // Pt is a point without an interval.
-func Pt(x, y float64, title string) Point { return Point{X: x, Y: y, Lo: math.NaN(), Hi: math.NaN(), Title: title} }
+func Pt(x, y float64, title string) Point {
+	return Point{X: x, Y: y, Lo: math.NaN(), Hi: math.NaN(), Title: title}
+}
 
 // Series is one named set of points, drawn in one colour.
 type Series struct {
