@@ -19,10 +19,11 @@ const (
 	Text     Format = "text"     // aligned table for terminals
 	Markdown Format = "markdown" // GitHub-flavoured table for PR comments and $GITHUB_STEP_SUMMARY
 	JSON     Format = "json"     // the Comparison, for machines
+	HTML     Format = "html"     // a self-contained page with charts of every change
 )
 
 // Formats lists the formats Render accepts.
-var Formats = []Format{Text, Markdown, JSON}
+var Formats = []Format{Text, Markdown, JSON, HTML}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -31,7 +32,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (formats: text, markdown, json)", s)
+	return "", fmt.Errorf("unknown format %q (formats: text, markdown, json, html)", s)
 }
 
 // Render writes c in format f.
@@ -41,13 +42,22 @@ func Render(w io.Writer, c *Comparison, f Format) error {
 		return WriteMarkdown(w, c)
 	case JSON:
 		return WriteJSON(w, c)
+	case HTML:
+		return WriteHTML(w, c)
 	}
 	return WriteText(w, c)
 }
 
-// WriteJSON writes c as indented JSON.
+// JSONVersion is the version of compare's JSON, its schema_version field: the schema is
+// report/schema/compare.v<N>.schema.json. Fields are only added within a version.
+const JSONVersion = 1
+
+// WriteJSON writes c as indented JSON, with the schema version first.
 func WriteJSON(w io.Writer, c *Comparison) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := json.MarshalIndent(struct {
+		SchemaVersion int `json:"schema_version"`
+		*Comparison
+	}{JSONVersion, c}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,9 @@ type Chart struct {
 	YFormat        func(float64) string
 	// XCategories labels the x positions 0..n-1 instead of numeric ticks (for example figure names).
 	XCategories []string
-	Series      []Series
+	// Dodge spreads the series side by side within each category, so their points do not overlap.
+	Dodge  bool
+	Series []Series
 	Marks       []Mark
 	// Height in pixels (default 260).
 	Height int
@@ -288,6 +290,12 @@ func (c *Chart) WriteSVG(w io.Writer) {
 	}
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
+		xa := xa
+		if c.Dodge && c.XCategories != nil && len(c.Series) > 1 {
+			step := 0.7 / float64(len(c.Series))
+			off := (float64(i) - float64(len(c.Series)-1)/2) * step * (xa.to - xa.from) / (xa.hi - xa.lo)
+			xa.from, xa.to = xa.from+off, xa.to+off
+		}
 		fmt.Fprintf(w, "<g class=\"series\" data-name=\"%s\" style=\"color:%s\">\n", esc(s.Name), col)
 		if s.Line && len(s.Points) > 1 {
 			var d strings.Builder
@@ -327,7 +335,7 @@ func esc(s string) string { return html.EscapeString(s) }
 const pageStyle = `body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em auto;max-width:780px;color:#222;padding:0 1em}
 h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}h3{font-size:1em}
 table{border-collapse:collapse;margin:.6em 0;font-size:12px}td,th{padding:2px 6px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .pass{color:#0a7a2f;font-weight:600}.fail,.error,.worse{color:#b00020;font-weight:600}.skipped{color:#777}.better{color:#0a7a2f}
 .verdict{font-size:1.2em;padding:.3em .6em;border:2px solid currentColor;display:inline-block}
 figure.chart{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figcaption{font-weight:600;margin-bottom:.2em}
