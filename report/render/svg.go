@@ -69,7 +69,7 @@ type Chart struct {
 	// Dodge spreads the series side by side within each category, so their points do not overlap.
 	Dodge  bool
 	Series []Series
-	Marks       []Mark
+	Marks  []Mark
 	// Height in pixels (default 260).
 	Height int
 }
