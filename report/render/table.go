@@ -70,7 +70,9 @@ func (t *table) fit(width int, cols ...int) {
 	}
 }
 
-// shorten keeps the start and end of s in n characters: "lmdb-go-b…ed".
+// Shorten keeps the start and end of s in n characters: "lmdb-go-b…ed".
+func Shorten(s string, n int) string { return shorten(s, n) }
+
 func shorten(s string, n int) string {
 	rs := []rune(s)
 	if len(rs) <= n {

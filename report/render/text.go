@@ -200,8 +200,10 @@ func sidesText(a report.Assertion) string {
 	return s
 }
 
-// wrap breaks s at spaces so no line is wider than width; continuation lines start with indent.
+// Wrap breaks s at spaces so no line is wider than width; continuation lines start with indent.
 // A word longer than a line stays whole.
+func Wrap(s string, width int, indent string) string { return wrap(s, width, indent) }
+
 func wrap(s string, width int, indent string) string {
 	if utf8.RuneCountInString(s) <= width {
 		return s
