@@ -72,13 +72,18 @@ gate that cannot decide (too few repeats, a result failed in OLD).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail when a figure gets significantly worse by more than this (10%, 0.1, p99=20%, lookup.p99=30%)")
+	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
 	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
 	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
 	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
 	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
 	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
 	fl.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	formats := make([]string, len(compare.Formats))
+	for i, f := range compare.Formats {
+		formats[i] = string(f)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
@@ -34,7 +35,7 @@ var reportFormats = append([]string{"text", "json", "html", "benchstat", "hgrm"}
 func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "report FILE [--format text|json|html|benchstat|hgrm|customBiggerIsBetter|customSmallerIsBetter|bencher]",
+		Use:   "report FILE [--format FORMAT] [--out-dir DIR]",
 		Short: "Print a report again, or export it for benchstat and HdrHistogram tools",
 		Long: `Report reads a JSON report written by 'dbbench run' and prints it in one of these formats:
 
@@ -84,10 +85,12 @@ an .hgrm file that already exists; 3 the output could not be written.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: "+strings.Join(reportFormats, ", "))
+	fl.StringVarP(&opts.Format, "format", "f", "text", "output format (see above)")
 	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for the .hgrm files (hgrm only; created if missing)")
 	fl.StringVar(&opts.Unit, "unit", "us", "unit of .hgrm values: ns, us or ms")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite existing .hgrm files")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("unit", cobra.FixedCompletions([]string{"ns", "us", "ms"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -112,7 +115,7 @@ func reportRun(opts *ReportOptions) error {
 	out := opts.f.Out
 	switch opts.Format {
 	case "text":
-		err = render.Summary(out, r)
+		err = render.SummaryStyled(out, r, render.Style{Color: term.Color(out, os.Getenv)})
 	case "html":
 		err = render.HTML(out, r)
 	case "json":
