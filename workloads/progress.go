@@ -108,15 +108,23 @@ func (p *progress) target(name string) {
 	p.inLine = true
 }
 
-// eta estimates the time left from the target-repeats done so far (warm-ups included): workloads
-// differ in cost, so it firms up as the run goes.
+// eta says the time spent measuring and the estimated time left: ", 12s elapsed, ETA 40s".
 func (p *progress) eta() string {
-	if p.ticks < 2 || p.units <= p.ticks || p.measuring.IsZero() {
+	left := p.left()
+	if left == "" {
+		return ""
+	}
+	return fmt.Sprintf(", %s elapsed, ETA %s", roundDur(time.Since(p.measuring)), left)
+}
+
+// left estimates the time left from the target-repeats done so far (warm-ups included): workloads
+// differ in cost, so it firms up as the run goes. "" before there is anything to go on.
+func (p *progress) left() string {
+	if p.ticks < 2 || p.units < p.ticks || p.measuring.IsZero() {
 		return ""
 	}
 	el := time.Since(p.measuring)
-	left := time.Duration(float64(el) / float64(p.ticks-1) * float64(p.units-p.ticks+1))
-	return fmt.Sprintf(", %s elapsed, ETA %s", roundDur(el), roundDur(left))
+	return roundDur(time.Duration(float64(el) / float64(p.ticks-1) * float64(p.units-p.ticks+1)))
 }
 
 func roundDur(d time.Duration) string {
@@ -142,7 +150,11 @@ func (p *progress) done(workload string, size int, accs []*resultAcc) {
 		}
 		parts = append(parts, fmt.Sprintf("%s %s", a.key.target, render.Ns(report.Median(el))))
 	}
-	line := fmt.Sprintf("[%d/%d] %-12s size %-8d %s%s", p.run, p.runs, workload, size, strings.Join(parts, "  "), p.eta())
+	pos := fmt.Sprintf("[%d/%d]", p.run, p.runs)
+	if left := p.left(); left != "" && p.run < p.runs {
+		pos = fmt.Sprintf("[%d/%d, ETA %s]", p.run, p.runs, left)
+	}
+	line := fmt.Sprintf("%s %-12s size %-8d %s", pos, workload, size, strings.Join(parts, "  "))
 	p.printf("%s", render.Wrap(line, render.DefaultWidth-2, "    "))
 }
 
