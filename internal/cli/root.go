@@ -127,6 +127,7 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		NewVersionCmd(f),
 		NewCompareCmd(f, nil),
 		NewReportCmd(f, nil),
+		NewHistoryCmd(f, nil),
 	)
 	// `dbbench completion bash|zsh|fish|powershell` prints a shell completion script; added now (not
 	// lazily at Execute) so help and tests see it like every other command. It binds the output
