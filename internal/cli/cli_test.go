@@ -55,6 +55,11 @@ func validateOutputs(t *testing.T, args []string, stdout []byte) {
 			}
 		}
 	}
+	if len(args) > 0 && args[0] == "report" && slices.Contains(args, "json") && len(stdout) > 0 {
+		if err := schema.Validate(schema.Report, stdout); err != nil {
+			t.Errorf("report --format json does not match the report schema: %v", err)
+		}
+	}
 	if len(args) > 0 && args[0] == "compare" && slices.Contains(args, "json") && len(stdout) > 0 {
 		if err := schema.Validate(schema.Compare, stdout); err != nil {
 			t.Errorf("compare's JSON does not match its schema: %v", err)
