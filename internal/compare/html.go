@@ -41,7 +41,7 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 			charts[i].WriteSVG(ew)
 		}
 	}
-	fmt.Fprintln(ew, "<h2>Figures</h2>\n<table>")
+	fmt.Fprintln(ew, "<h2>Figures</h2>\n<table class=\"nowrap\">")
 	head, rows := table(c)
 	fmt.Fprint(ew, "<tr>")
 	for i, h := range head.cells {
