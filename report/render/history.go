@@ -61,7 +61,7 @@ func HistoryText(w io.Writer, hs []report.History) error {
 		if i > 0 {
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintln(ew, Wrap(fmt.Sprintf("config %s: %d runs, %s to %s", h.Config, len(h.Runs), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started), DefaultWidth, "  "))
+		fmt.Fprintln(ew, Wrap(fmt.Sprintf("config %s: %s, %s to %s", h.Config, plural(len(h.Runs), "run"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started), DefaultWidth, "  "))
 		sweep := false
 		for _, t := range h.Trends {
 			sweep = sweep || t.Size != h.Trends[0].Size
@@ -108,7 +108,7 @@ func HistoryText(w io.Writer, hs []report.History) error {
 func HistoryCharts(hs []report.History) []Section {
 	var secs []Section
 	for _, h := range hs {
-		sec := Section{Title: "config " + h.Config, Note: fmt.Sprintf("%d runs, %s to %s; x is the run, in start order; each point the median over that run's repeats.", len(h.Runs), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started)}
+		sec := Section{Title: "config " + h.Config, Note: fmt.Sprintf("%s, %s to %s; x is the run, in start order; each point the median over that run's repeats.", plural(len(h.Runs), "run"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started)}
 		type key struct {
 			wl, fig string
 			size    int
@@ -138,7 +138,7 @@ func HistoryCharts(hs []report.History) []Section {
 				if t.Workload != k.wl || t.Figure != k.fig || t.Size != k.size {
 					continue
 				}
-				s := Series{Name: t.Target, Line: true}
+				s := Series{Name: t.Target, Line: true, Gap: 1} // no line across a run without the result
 				for i, v := range t.Values {
 					if math.IsNaN(v) {
 						continue
@@ -183,4 +183,11 @@ func HistoryHTML(w io.Writer, hs []report.History) error {
 	}
 	WritePageEnd(ew)
 	return ew.Err()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/internal/browsertest"
+	"github.com/dbbench/dbbench/internal/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -176,5 +177,26 @@ func TestHTMLEscapes(t *testing.T) {
 	}
 	if s := b.String(); strings.Contains(s, "<script>") || strings.Contains(s, "<img") {
 		t.Error("names are not escaped")
+	}
+}
+
+// TestHTMLEdgeCases: pages for reports with nothing measured, one repeat, one operation or a constant
+// value render without NaN or infinite coordinates.
+func TestHTMLEdgeCases(t *testing.T) {
+	one := comparetest.Report("one",
+		comparetest.Result{Target: "a", Workload: "lookup", Latencies: [][]int64{{500}}, Figures: map[string][]float64{"p50": {500}}},
+		comparetest.Result{Target: "b", Workload: "lookup", Latencies: [][]int64{{500, 500, 500}}, Figures: map[string][]float64{"p50": {500}}},
+		comparetest.Result{Target: "c", Workload: "scan", Status: "failed", Error: "boom"},
+	)
+	empty := comparetest.Report("empty")
+	empty.Verdict = "error"
+	for name, r := range map[string]*report.Report{"one": one, "empty": empty} {
+		var b bytes.Buffer
+		if err := HTML(&b, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s := b.String(); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+			t.Errorf("%s: the page has NaN or Inf coordinates", name)
+		}
 	}
 }

@@ -44,6 +44,8 @@ type Series struct {
 	Points []Point
 	// Line joins the points in order.
 	Line bool
+	// Gap, when above 0, breaks the line between points further apart in x than this (a missing run).
+	Gap float64
 }
 
 // Mark is a reference drawn on a chart: a horizontal line at Y from X0 to X1 (the whole width when
@@ -301,7 +303,7 @@ func (c *Chart) WriteSVG(w io.Writer) {
 			var d strings.Builder
 			for j, p := range s.Points {
 				cmd := "L"
-				if j == 0 {
+				if j == 0 || s.Gap > 0 && p.X-s.Points[j-1].X > s.Gap {
 					cmd = "M"
 				}
 				fmt.Fprintf(&d, "%s%s %s", cmd, f1(xa.px(p.X)), f1(ya.px(p.Y)))
