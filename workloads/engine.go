@@ -362,6 +362,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			if a.acc.failed() {
 				continue
 			}
+			prog.target(a.s.plan.Name)
 			m, err := a.exec.run(ctx)
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/schema"
 )
 
 // binary is the dbbench built once for these end-to-end tests.
@@ -43,6 +44,7 @@ func dbbench(t *testing.T, tmp string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	validateReports(t, args)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode(), out.String(), errb.String()
@@ -51,6 +53,20 @@ func dbbench(t *testing.T, tmp string, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	return 0, out.String(), errb.String()
+}
+
+// validateReports checks every report a run wrote (--out) against the published JSON Schema.
+func validateReports(t *testing.T, args []string) {
+	t.Helper()
+	for i, a := range args {
+		if a == "--out" && i+1 < len(args) {
+			if b, err := os.ReadFile(args[i+1]); err == nil {
+				if err := schema.Validate(schema.Report, b); err != nil {
+					t.Errorf("the report %s does not match its schema: %v", args[i+1], err)
+				}
+			}
+		}
+	}
 }
 
 const tinyConfig = `name: e2e

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/schema"
 )
 
 // missingServer is an adapter whose server is never there, for the infrastructure exit code.
@@ -36,7 +38,33 @@ func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
 		},
 	}
 	code = Execute(context.Background(), f, args)
+	validateOutputs(t, args, out.Bytes())
 	return code, out.String(), errb.String()
+}
+
+// validateOutputs checks every report a test run writes (--out) and every compare JSON it prints
+// against the published JSON Schemas.
+func validateOutputs(t *testing.T, args []string, stdout []byte) {
+	t.Helper()
+	for i, a := range args {
+		if (a == "--out" || a == "-o") && i+1 < len(args) {
+			if b, err := os.ReadFile(args[i+1]); err == nil {
+				if err := schema.Validate(schema.Report, b); err != nil {
+					t.Errorf("the report %s does not match its schema: %v", args[i+1], err)
+				}
+			}
+		}
+	}
+	if len(args) > 0 && args[0] == "report" && slices.Contains(args, "json") && len(stdout) > 0 {
+		if err := schema.Validate(schema.Report, stdout); err != nil {
+			t.Errorf("report --format json does not match the report schema: %v", err)
+		}
+	}
+	if len(args) > 0 && args[0] == "compare" && slices.Contains(args, "json") && len(stdout) > 0 {
+		if err := schema.Validate(schema.Compare, stdout); err != nil {
+			t.Errorf("compare's JSON does not match its schema: %v", err)
+		}
+	}
 }
 
 func writeFile(t *testing.T, dir, name, body string) string {

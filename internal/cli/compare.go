@@ -25,7 +25,7 @@ type CompareOptions struct {
 func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
 	opts := &CompareOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "compare OLD.json NEW.json [--threshold 10%] [--normalize-by TARGET] [--format text|markdown|json]",
+		Use:   "compare OLD.json NEW.json [--threshold 10%] [--normalize-by TARGET] [--format text|markdown|json|html]",
 		Short: "Compare two reports and gate on significant regressions",
 		Long: `Compare pairs the results of two reports by target, workload and dataset size and, for each
 figure, prints the median over repeats in OLD and NEW, the change in percent with its confidence
@@ -57,10 +57,11 @@ Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure got signi
 its threshold, or a result failed in NEW); 2 unusable input (missing or corrupt report, a report from
 a newer dbbench, incompatible reports, unknown --normalize-by target, bad threshold or figure) or a
 gate that cannot decide (too few repeats, a result failed in OLD).`,
-		Example: `  dbbench compare baselines/default-ci.json reports/default-ci.json
+		Example: `  dbbench compare baselines/gate-ci.json reports/gate-ci.json
   dbbench compare old.json new.json --threshold 10% --threshold p99=25%
   dbbench compare laptop.json ci.json --normalize-by lmdb-c --format markdown >> "$GITHUB_STEP_SUMMARY"
-  dbbench compare old.json new.json --figures ns_per_op,p999 --format json`,
+  dbbench compare old.json new.json --figures ns_per_op,p999 --format json
+  dbbench compare old.json new.json --format html > compare.html`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.OldPath, opts.NewPath = args[0], args[1]
@@ -71,13 +72,18 @@ gate that cannot decide (too few repeats, a result failed in OLD).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail when a figure gets significantly worse by more than this (10%, 0.1, p99=20%, lookup.p99=30%)")
+	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
 	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
 	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
-	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown or json")
+	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
 	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
 	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
 	fl.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	formats := make([]string, len(compare.Formats))
+	for i, f := range compare.Formats {
+		formats[i] = string(f)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

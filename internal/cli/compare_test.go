@@ -24,6 +24,7 @@ func dbbench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 		Registry: func() (*adapters.Registry, error) { return adapters.NewRegistry(builtinAdapters()...) },
 	}
 	code = Execute(context.Background(), f, args)
+	validateOutputs(t, args, out.Bytes())
 	return code, out.String(), errb.String()
 }
 
@@ -92,7 +93,7 @@ func TestCompareCommand(t *testing.T) {
 		wantErr    string // the one stderr line, prefix "dbbench: " included; "" = no stderr
 		wantNotOut []string
 	}{
-		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s/ref", "  ~"}, "", []string{"gate:"}},
+		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"normalized: every figure is the target's divided by ref's", "sut     scan      rows_per_s  ", "  ~"}, "", []string{"gate:"}},
 		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
 		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold"}, "", nil},
 		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%"}, exitcode.OK, []string{"gate: PASS"}, "", nil},
@@ -113,7 +114,7 @@ func TestCompareCommand(t *testing.T) {
 		{"dataset sizes differ", []string{p["base"], p["big"]}, exitcode.Usage, nil, "dbbench: dataset sizes differ: " + p["base"] + " has 1000, " + p["big"] + " has 5000 (pass --allow-size-mismatch to compare them anyway)", nil},
 		{"sizes allowed to differ", []string{p["base"], p["big"], "--allow-size-mismatch"}, exitcode.OK, []string{"rows_per_s"}, "", nil},
 		{"unknown figure", []string{p["base"], p["same"], "--figures", "speed"}, exitcode.Usage, nil, `dbbench: unknown figure "speed" (figures: ` + strings.Join(report.FigureNames(), ", ") + ")", nil},
-		{"unknown format", []string{p["base"], p["same"], "--format", "html"}, exitcode.Usage, nil, `dbbench: --format: unknown format "html" (formats: text, markdown, json)`, nil},
+		{"unknown format", []string{p["base"], p["same"], "--format", "pdf"}, exitcode.Usage, nil, `dbbench: --format: unknown format "pdf" (formats: text, markdown, json, html)`, nil},
 		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: accepts 2 arg(s), received 1 (see 'dbbench compare --help')", nil},
 	}
 	for _, tt := range tests {
@@ -214,7 +215,7 @@ func TestReportCommand(t *testing.T) {
 		{"hgrm never overwrites", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "ns"}, exitcode.Usage, nil, "dbbench: " + filepath.Join(outDir, "a_lookup.hgrm") + " already exists (pass --force to overwrite)"},
 		{"hgrm bad unit", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "s"}, exitcode.Usage, nil, `dbbench: --unit: unknown unit "s" (units: ms, ns, us)`},
 		{"out-dir without hgrm", []string{lat, "--out-dir", outDir}, exitcode.Usage, nil, "dbbench: --out-dir is for --format hgrm; other formats go to standard output"},
-		{"unknown format", []string{lat, "--format", "csv"}, exitcode.Usage, nil, `dbbench: --format: unknown format "csv" (formats: text, json, benchstat, hgrm)`},
+		{"unknown format", []string{lat, "--format", "csv"}, exitcode.Usage, nil, `dbbench: --format: unknown format "csv" (formats: text, json, html, benchstat, hgrm, customBiggerIsBetter, customSmallerIsBetter, bencher)`},
 		{"missing report", []string{p["missing"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory"},
 		{"corrupt report", []string{p["corrupt.json"], "--format", "benchstat"}, exitcode.Usage, nil, "dbbench: " + p["corrupt.json"] + " is not a dbbench report: invalid character '}' looking for beginning of value (at byte 35)"},
 	}

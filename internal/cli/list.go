@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // builtinWorkloadHelp documents the four common workloads.
@@ -56,35 +57,35 @@ func writeList(w io.Writer, reg *adapters.Registry) {
 		writeAdapter(w, a.Info())
 	}
 	fmt.Fprintln(w, "WORKLOADS (every adapter that lists them)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, h := range builtinWorkloadHelp {
-		fmt.Fprintf(tw, "  %s\t%s\n", h[0], h[1])
+		rows = append(rows, []string{h[0], h[1]})
 	}
-	tw.Flush()
+	writeDefs(w, "  ", rows)
 	fmt.Fprintln(w, "\nFIGURES (for assertions: WORKLOAD.FIGURE[TARGET])")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	rows = nil
 	for _, fi := range report.Figures {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", fi.Name, fi.Unit, fi.Help)
+		rows = append(rows, []string{fi.Name, fi.Unit, fi.Help})
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nBUILT-IN CONFIGS (dbbench run -c NAME)\n  %s\n", strings.Join(configs.Names(), ", "))
+	writeDefs(w, "  ", rows)
+	fmt.Fprintf(w, "\nBUILT-IN CONFIGS (dbbench run -c NAME)\n%s\n", render.Wrap("  "+strings.Join(configs.Names(), ", "), render.DefaultWidth, "  "))
 }
 
 func writeAdapter(w io.Writer, info adapters.Info) {
-	fmt.Fprintf(w, "  %s: %s\n", info.Name, info.Summary)
+	fmt.Fprintln(w, render.Wrap(fmt.Sprintf("  %s: %s", info.Name, info.Summary), render.DefaultWidth, "    "))
 	if len(info.Builtin) > 0 {
+		workloads := strings.Join(info.Builtin, ", ")
 		if info.ClientWorkloads {
-			fmt.Fprintf(w, "    workloads: %s, and those the client declares (run with any params)\n", strings.Join(info.Builtin, ", "))
-		} else {
-			fmt.Fprintf(w, "    workloads: %s\n", strings.Join(info.Builtin, ", "))
+			workloads += ", and those the client declares (run with any params)"
 		}
+		fmt.Fprintln(w, render.Wrap("    workloads: "+workloads, render.DefaultWidth, "      "))
 	}
 	if len(info.Options) > 0 {
 		fmt.Fprintln(w, "    options:")
 		writeOptions(w, "      ", info.Options)
 	}
 	for _, wl := range info.Workloads {
-		fmt.Fprintf(w, "    workload %s: %s\n", wl.Name, wl.Help)
+		fmt.Fprintln(w, render.Wrap(fmt.Sprintf("    workload %s: %s", wl.Name, wl.Help), render.DefaultWidth, "      "))
 		if len(wl.Params) > 0 {
 			writeOptions(w, "      params: ", wl.Params)
 		}
@@ -93,7 +94,7 @@ func writeAdapter(w io.Writer, info adapters.Info) {
 }
 
 func writeOptions(w io.Writer, indent string, specs []adapters.OptionSpec) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var rows [][]string
 	for _, o := range specs {
 		kind := string(o.Kind)
 		if o.Kind == adapters.Enum {
@@ -107,7 +108,41 @@ func writeOptions(w io.Writer, indent string, specs []adapters.OptionSpec) {
 		if o.Secret {
 			secret = " [secret]"
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s%s%s\n", indent, o.Name, kind, o.Help, def, secret)
+		rows = append(rows, []string{o.Name, kind, o.Help + def + secret})
 	}
-	tw.Flush()
+	writeDefs(w, indent, rows)
+}
+
+// writeDefs writes aligned rows whose last column (the help) wraps within the 120-column width,
+// continuation lines under its start; when the other columns leave it too little room, the help
+// goes on its own lines below.
+func writeDefs(w io.Writer, indent string, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	cols := len(rows[0]) - 1
+	width := make([]int, cols)
+	for _, r := range rows {
+		for i := 0; i < cols; i++ {
+			width[i] = max(width[i], utf8.RuneCountInString(r[i]))
+		}
+	}
+	lead := utf8.RuneCountInString(indent)
+	for _, x := range width {
+		lead += x + 2
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i := 0; i < cols; i++ {
+			b.WriteString(r[i] + strings.Repeat(" ", width[i]-utf8.RuneCountInString(r[i])+2))
+		}
+		help := r[cols]
+		if render.DefaultWidth-lead < 40 { // too narrow: the help below, indented
+			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+			fmt.Fprintln(w, render.Wrap(indent+"    "+help, render.DefaultWidth, indent+"    "))
+			continue
+		}
+		fmt.Fprintln(w, render.Wrap(b.String()+help, render.DefaultWidth, strings.Repeat(" ", lead)))
+	}
 }

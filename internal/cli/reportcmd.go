@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
@@ -28,18 +29,22 @@ type ReportOptions struct {
 }
 
 // reportFormats are the formats `dbbench report` writes.
-var reportFormats = []string{"text", "json", "benchstat", "hgrm"}
+var reportFormats = append([]string{"text", "json", "html", "benchstat", "hgrm"}, render.DashboardFormats...)
 
 // NewReportCmd builds `dbbench report`. runF replaces the run function in tests of flag parsing.
 func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "report FILE [--format text|json|benchstat|hgrm] [--out-dir DIR]",
+		Use:   "report FILE [--format FORMAT] [--out-dir DIR]",
 		Short: "Print a report again, or export it for benchstat and HdrHistogram tools",
 		Long: `Report reads a JSON report written by 'dbbench run' and prints it in one of these formats:
 
   text       the run's summary table, assertions and verdict, as 'dbbench run' printed them
   json       the report itself, checked and re-indented
+  html       one self-contained page (charts drawn as inline SVG, nothing fetched, prints well):
+             the environment and verdict, the assertions with their inputs, per workload every
+             target's latency by percentile (HdrHistogram's 1/(1-p) axis) and every repeat as a
+             point; for a size sweep each figure against size with the growth assertions' limits
   benchstat  Go benchmark lines, one per measured repeat, named like
              BenchmarkScan/target=lmdb-go/size=20000, with ns/op, ns/row, rows/s, ops/s and
              p50-ns ... p99.9-ns; 'benchstat -col /target FILE' compares the targets of one run,
@@ -49,12 +54,26 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
              the latency histogram merged over all repeats, written to --out-dir as
              TARGET_WORKLOAD[_SIZE].hgrm; values in --unit (default us)
 
+For benchmark dashboards, one value per figure per target (the median over repeats, with the
+range the repeats spanned), named like assertions: scan.rows_per_s[lmdb-go] (lmdb-go@SIZE in a
+sweep). Failed results are left out.
+
+  customBiggerIsBetter   github-action-benchmark's custom JSON for 'tool: customBiggerIsBetter':
+                         the throughputs (rows_per_s, ops_per_s)
+  customSmallerIsBetter  the same for 'tool: customSmallerIsBetter': ns_per_row, ns_per_op,
+                         p50, p99, p99.9 (ns)
+  bencher                Bencher Metric Format (bencher run --adapter json): one benchmark per
+                         result (scan[lmdb-go]), one measure per figure (rows-per-s, latency-p99,
+                         ...) with the median as value and the repeats' range as lower/upper_value
+
 hgrm never overwrites a file unless --force is given.
 
 Exit codes: 0 written; 2 missing or corrupt report, a report from a newer dbbench, bad flags, or
 an .hgrm file that already exists; 3 the output could not be written.`,
-		Example: `  dbbench report reports/lmdb-20261130-101500.json
-  dbbench report baselines/default-ci.json --format benchstat > new.txt && benchstat old.txt new.txt
+		Example: `  dbbench report baselines/gate-ci.json
+  dbbench report baselines/gate-ci.json --format html > gate.html
+  dbbench report baselines/gate-ci.json --format benchstat > new.txt && benchstat old.txt new.txt
+  dbbench report baselines/gate-ci.json --format customSmallerIsBetter > bench-smaller.json
   dbbench report run.json --format hgrm --out-dir hgrm/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,10 +85,12 @@ an .hgrm file that already exists; 3 the output could not be written.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: "+strings.Join(reportFormats, ", "))
+	fl.StringVarP(&opts.Format, "format", "f", "text", "output format (see above)")
 	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for the .hgrm files (hgrm only; created if missing)")
 	fl.StringVar(&opts.Unit, "unit", "us", "unit of .hgrm values: ns, us or ms")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite existing .hgrm files")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("unit", cobra.FixedCompletions([]string{"ns", "us", "ms"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -94,7 +115,9 @@ func reportRun(opts *ReportOptions) error {
 	out := opts.f.Out
 	switch opts.Format {
 	case "text":
-		err = render.Summary(out, r)
+		err = render.SummaryStyled(out, r, render.Style{Color: term.Color(out, os.Getenv)})
+	case "html":
+		err = render.HTML(out, r)
 	case "json":
 		var b []byte
 		b, err = json.MarshalIndent(r, "", "  ")
@@ -103,6 +126,8 @@ func reportRun(opts *ReportOptions) error {
 		}
 	case "benchstat":
 		err = render.Benchstat(out, r)
+	case "customBiggerIsBetter", "customSmallerIsBetter", "bencher":
+		err = render.Dashboard(out, r, opts.Format)
 	case "hgrm":
 		return writeHGRM(opts, r)
 	}

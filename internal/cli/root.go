@@ -111,11 +111,14 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		Example: `  dbbench run                          # the built-in default config (LMDB: Go vs C)
   dbbench run -c configs/lmdb.yaml --ci --out lmdb.json
   dbbench validate -c configs/typedb.yaml
-  dbbench list`,
+  dbbench report lmdb.json --format html > lmdb.html
+  dbbench list
+  source <(dbbench completion bash)    # or: dbbench completion zsh|fish`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetVersionTemplate("dbbench {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
 	root.AddCommand(
 		NewRunCmd(f, nil),
@@ -125,6 +128,14 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		NewCompareCmd(f, nil),
 		NewReportCmd(f, nil),
 		NewClientTestCmd(f, nil),
+		NewHistoryCmd(f, nil),
 	)
+	// `dbbench completion bash|zsh|fish|powershell` prints a shell completion script; added now (not
+	// lazily at Execute) so help and tests see it like every other command. It binds the output
+	// writer when it is made, so that is set first.
+	if f.Out != nil {
+		root.SetOut(f.Out)
+	}
+	root.InitDefaultCompletionCmd()
 	return root
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads"
@@ -64,6 +66,7 @@ Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config erro
 	cmd.Flags().BoolVar(&opts.CI, "ci", false, "use the config's CI sizes and relaxed thresholds")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
+	_ = cmd.RegisterFlagCompletionFunc("config", completeConfig)
 	return cmd
 }
 
@@ -105,7 +108,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err := report.Write(out, rep); err != nil {
 		return exitcode.Infraf("%v", err)
 	}
-	if err := render.Summary(f.Out, rep); err != nil {
+	if err := render.SummaryStyled(f.Out, rep, render.Style{Color: term.Color(f.Out, os.Getenv)}); err != nil {
 		return exitcode.Infraf("write summary: %v", err)
 	}
 	fmt.Fprintf(f.Out, "report: %s\n", out)
@@ -153,4 +156,15 @@ func planSummary(p *config.Plan) string {
 	}
 	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s persons, warm-up %d, repeats %d",
 		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), p.Warmup, p.Repeats)
+}
+
+// completeConfig offers the built-in config names and YAML files for -c.
+func completeConfig(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, n := range configs.Names() {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveDefault // and files
 }

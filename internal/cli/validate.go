@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // ValidateOptions are the flags of `dbbench validate`.
@@ -24,7 +26,7 @@ workloads, valid sizes, and assertions that name existing targets, workloads and
 error names the file and line. Without --ci it checks both the full and the CI form (if the config
 has a ci: section); with --ci only the CI form. Nothing is opened or started.`,
 		Example: `  dbbench validate -c configs/lmdb.yaml
-  dbbench validate -c my.yaml --ci`,
+  dbbench validate -c configs/triplex-sqlite.yaml --ci`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -48,14 +50,14 @@ func runValidate(opts *ValidateOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.f.Out, "%s: ok: %s\n", c.Source, planSummary(p))
+		fmt.Fprintln(opts.f.Out, render.Wrap(fmt.Sprintf("%s: ok: %s", c.Source, planSummary(p)), render.DefaultWidth, "  "))
 	}
 	if opts.CI || c.CI != nil {
 		p, _, err := resolve(opts.f, c, true)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.f.Out, "%s: ok with --ci: %s, thresholds relaxed %g%%\n", c.Source, planSummary(p), p.Relax*100)
+		fmt.Fprintln(opts.f.Out, render.Wrap(fmt.Sprintf("%s: ok with --ci: %s, thresholds relaxed %g%%", c.Source, planSummary(p), p.Relax*100), render.DefaultWidth, "  "))
 	}
 	return nil
 }

@@ -17,10 +17,14 @@ func NewVersionCmd(f *Factory) *cobra.Command {
 		Example: "  dbbench version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bi := buildinfo.Read()
-			fmt.Fprintf(f.Out, "dbbench %s (commit %s, %s %s, report schema %d)\n",
-				bi.Version, bi.Commit, bi.GoVersion, bi.Platform, report.SchemaVersion)
+			fmt.Fprintln(f.Out, "dbbench "+versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `dbbench version` and `dbbench --version` print after the name.
+func versionLine() string {
+	bi := buildinfo.Read()
+	return fmt.Sprintf("%s (commit %s, %s %s, report schema %d)", bi.Version, bi.Commit, bi.GoVersion, bi.Platform, report.SchemaVersion)
 }

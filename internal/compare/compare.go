@@ -543,7 +543,7 @@ func (c *comparer) compareResult(or, nr, oldRef, newRef *report.Result) error {
 		row.New = side(st.new.Center, st.new.Lo, st.new.Hi, newS)
 		row.Change, row.ChangeLo, row.ChangeHi = Num(st.change), Num(st.lo), Num(st.hi)
 		row.CIConfidence = st.ciConfidence
-		row.P = st.cmp.P
+		row.P = math.Min(st.cmp.P, 1) // benchmath's sum can round to just above 1
 		row.Verdict, row.Reason = verdict(st, info.HigherBetter)
 		c.out.Rows = append(c.out.Rows, row)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,10 +20,11 @@ const (
 	Text     Format = "text"     // aligned table for terminals
 	Markdown Format = "markdown" // GitHub-flavoured table for PR comments and $GITHUB_STEP_SUMMARY
 	JSON     Format = "json"     // the Comparison, for machines
+	HTML     Format = "html"     // a self-contained page with charts of every change
 )
 
 // Formats lists the formats Render accepts.
-var Formats = []Format{Text, Markdown, JSON}
+var Formats = []Format{Text, Markdown, JSON, HTML}
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
@@ -31,7 +33,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (formats: text, markdown, json)", s)
+	return "", fmt.Errorf("unknown format %q (formats: text, markdown, json, html)", s)
 }
 
 // Render writes c in format f.
@@ -41,13 +43,22 @@ func Render(w io.Writer, c *Comparison, f Format) error {
 		return WriteMarkdown(w, c)
 	case JSON:
 		return WriteJSON(w, c)
+	case HTML:
+		return WriteHTML(w, c)
 	}
 	return WriteText(w, c)
 }
 
-// WriteJSON writes c as indented JSON.
+// JSONVersion is the version of compare's JSON, its schema_version field: the schema is
+// report/schema/compare.v<N>.schema.json. Fields are only added within a version.
+const JSONVersion = 1
+
+// WriteJSON writes c as indented JSON, with the schema version first.
 func WriteJSON(w io.Writer, c *Comparison) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := json.MarshalIndent(struct {
+		SchemaVersion int `json:"schema_version"`
+		*Comparison
+	}{JSONVersion, c}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -58,30 +69,53 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 // WriteText writes the comparison as an aligned table with the notes and the gate's verdict.
 func WriteText(w io.Writer, c *Comparison) error {
 	ew := render.NewErrWriter(w)
-	fmt.Fprintf(ew, "old: %s\nnew: %s\n", describe(c.Old), describe(c.New))
+	line := func(s string) { fmt.Fprintln(ew, render.Wrap(s, render.DefaultWidth, "  ")) }
+	line("old: " + describe(c.Old))
+	line("new: " + describe(c.New))
 	if c.NormalizeBy != "" {
-		fmt.Fprintf(ew, "normalized: every figure is the target's divided by %s's in the same repeat\n", c.NormalizeBy)
+		line(fmt.Sprintf("normalized: every figure is the target's divided by %s's in the same repeat", c.NormalizeBy))
 	}
 	fmt.Fprintln(ew)
 	head, rows := table(c)
+	// the text table fits a 120-column terminal: the normalization is said above, not in every
+	// row, and long names are shortened
+	for i, h := range head.cells {
+		switch {
+		case h == "MERGED OLD→NEW":
+			head.cells[i] = "MERGED" // the legend says what it is
+		case h == "FIGURE" && c.NormalizeBy != "":
+			for _, r := range rows {
+				r.cells[i] = strings.TrimSuffix(r.cells[i], "/"+c.NormalizeBy)
+			}
+		case h == "CI":
+			for _, r := range rows {
+				r.cells[i] = strings.Replace(strings.Trim(r.cells[i], "[]"), ", ", "…", 1)
+			}
+		}
+	}
+	if n := slices.Index(head.cells, "N"); n >= 0 && sameRepeats(c) {
+		head, rows = dropColumn(head, rows, n) // every row has the repeats the header lines state
+	}
+	fitNames(head, rows, render.DefaultWidth)
 	writeAligned(ew, head, rows)
 	if len(c.Failed)+len(c.Unpaired)+len(c.Notes) > 0 {
 		fmt.Fprintln(ew)
 	}
 	for _, f := range c.Failed {
-		fmt.Fprintf(ew, "FAILED in %s: %s %s%s: %s\n", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), f.Error)
+		line(fmt.Sprintf("FAILED in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), f.Error))
 	}
 	for _, u := range c.Unpaired {
-		fmt.Fprintf(ew, "not compared: %s %s%s: %s\n", u.Target, u.Workload, sizeSuffix(c, u.Size), u.Reason)
+		line(fmt.Sprintf("not compared: %s %s%s: %s", u.Target, u.Workload, sizeSuffix(c, u.Size), u.Reason))
 	}
 	for _, n := range c.Notes {
-		fmt.Fprintf(ew, "note: %s\n", n)
+		line("note: " + n)
 	}
-	fmt.Fprintf(ew, "\n%s\n", legend(c))
+	fmt.Fprintln(ew)
+	line(legend(c))
 	if c.Gate.Enabled {
-		fmt.Fprintf(ew, "%s\n", gateLine(c))
+		line(gateLine(c))
 		for _, r := range c.Gate.Reasons {
-			fmt.Fprintf(ew, "  %s\n", r)
+			fmt.Fprintln(ew, render.Wrap("  "+r, render.DefaultWidth, "    "))
 		}
 	}
 	return ew.Err()
@@ -345,6 +379,60 @@ func writeAligned(w io.Writer, head line, rows []line) {
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// sameRepeats reports whether every row compares the repeat counts both reports state.
+func sameRepeats(c *Comparison) bool {
+	for _, r := range c.Rows {
+		if r.Old.N() != c.Old.Repeats || r.New.N() != c.New.Repeats {
+			return false
+		}
+	}
+	return true
+}
+
+func dropColumn(head line, rows []line, i int) (line, []line) {
+	cut := func(l line) line {
+		l.cells = slices.Delete(slices.Clone(l.cells), i, i+1)
+		l.right = slices.Delete(slices.Clone(l.right), i, i+1)
+		l.emphasize = slices.Delete(slices.Clone(l.emphasize), i, i+1)
+		return l
+	}
+	out := make([]line, len(rows))
+	for j, r := range rows {
+		out[j] = cut(r)
+	}
+	return cut(head), out
+}
+
+// fitNames shortens the TARGET and WORKLOAD cells, longest first, until the table fits width.
+func fitNames(head line, rows []line, width int) {
+	const minName = 8
+	for {
+		ws := make([]int, len(head.cells))
+		for _, r := range append([]line{head}, rows...) {
+			for i, c := range r.cells {
+				ws[i] = max(ws[i], utf8.RuneCountInString(c))
+			}
+		}
+		total := 2 * (len(ws) - 1)
+		for _, w := range ws {
+			total += w
+		}
+		widest := -1
+		for i, h := range head.cells {
+			if (h == "TARGET" || h == "WORKLOAD") && ws[i] > minName && (widest < 0 || ws[i] > ws[widest]) {
+				widest = i
+			}
+		}
+		if total <= width || widest < 0 {
+			return
+		}
+		limit := max(minName, ws[widest]-(total-width))
+		for _, r := range rows {
+			r.cells[widest] = render.Shorten(r.cells[widest], limit)
+		}
 	}
 }
 

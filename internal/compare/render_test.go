@@ -184,13 +184,13 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range []string{"text", "markdown", "json"} {
+	for _, f := range []string{"text", "markdown", "json", "html"} {
 		if _, err := ParseFormat(f); err != nil {
 			t.Errorf("ParseFormat(%q): %v", f, err)
 		}
 	}
-	if _, err := ParseFormat("html"); err == nil || !strings.Contains(err.Error(), `unknown format "html"`) {
-		t.Errorf("ParseFormat(html): %v", err)
+	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), `unknown format "pdf"`) {
+		t.Errorf("ParseFormat(pdf): %v", err)
 	}
 }
 

@@ -8,21 +8,80 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dbbench/dbbench/report"
 )
 
+// Style says how text output may look: colour (ANSI, only on a terminal) and the width it must fit.
+type Style struct {
+	Color bool
+	// Width is the column count tables must fit (0: DefaultWidth).
+	Width int
+}
+
+// DefaultWidth is the widest a line of text output gets: a 120-column terminal shows every row whole.
+const DefaultWidth = 120
+
+func (st Style) width() int {
+	if st.Width <= 0 {
+		return DefaultWidth
+	}
+	return st.Width
+}
+
+// verdictWord colours PASS/FAIL/ERROR/SKIPPED when colour is on.
+func (st Style) verdictWord(s string) string {
+	if !st.Color {
+		return s
+	}
+	switch strings.ToLower(s) {
+	case "pass", "ok":
+		return "\033[32m" + s + "\033[0m"
+	case "fail", "failed", "error":
+		return "\033[1;31m" + s + "\033[0m"
+	case "skipped":
+		return "\033[33m" + s + "\033[0m"
+	}
+	return s
+}
+
 // Summary writes the results table, warnings, failures and the assertions table.
-func Summary(w io.Writer, r *report.Report) error {
+func Summary(w io.Writer, r *report.Report) error { return SummaryStyled(w, r, Style{}) }
+
+// SummaryStyled is Summary with a style (colour, width).
+func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	ew := NewErrWriter(w)
-	Results(ew, r)
-	Assertions(ew, r)
-	VerdictLine(ew, r)
+	Results(ew, r, st)
+	Assertions(ew, r, st)
+	VerdictLine(ew, r, st)
 	return ew.Err()
 }
 
+// resultsLegend says where the table's figures come from: the tails from all repeats' operations,
+// since a median of per-repeat tails understates the tail.
+const resultsLegend = "OPS, ROWS/S, NS/ROW, P50-P99: medians over repeats; P99.9 and MAX: from the histogram merged over all repeats"
+
+// resultCells are a result's figure cells in table order (OPS ... ERRORS) and its status mark.
+// P99.9 and MAX come from the merged histogram when the report has it.
+func resultCells(x *report.Result) []string {
+	if len(x.Repeats) == 0 {
+		return []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", strings.ToUpper(x.Status)}
+	}
+	f := x.Figures
+	tail := func(k string) string {
+		if v, ok := x.MergedTail(k); ok {
+			return Ns(v)
+		}
+		return ns(f, k)
+	}
+	return []string{Count(f["ops"]), rate(f, "rows_per_s"), ns(f, "ns_per_row"),
+		ns(f, "p50"), ns(f, "p90"), ns(f, "p99"), tail("p999"), tail("max"),
+		Count(f["errors"]), statusMark(x.Status)}
+}
+
 // Results writes one row per target, workload (and size, in a sweep).
-func Results(w io.Writer, r *report.Report) {
+func Results(w io.Writer, r *report.Report, st Style) {
 	sweep := len(r.Run.Sizes) > 1
 	head := []string{"TARGET", "WORKLOAD"}
 	if sweep {
@@ -36,40 +95,39 @@ func Results(w io.Writer, r *report.Report) {
 			t.alignRight(i)
 		}
 	}
-	for _, x := range r.Results {
-		f := x.Figures
+	hasMerged := false
+	for i := range r.Results {
+		x := &r.Results[i]
 		row := []string{x.Target, x.Workload}
 		if sweep {
 			row = append(row, fmt.Sprint(x.Size))
 		}
-		if len(x.Repeats) == 0 {
-			row = append(row, "-", "-", "-", "-", "-", "-", "-", "-", "-", strings.ToUpper(x.Status))
-		} else {
-			row = append(row,
-				Count(f["ops"]), rate(f, "rows_per_s"), ns(f, "ns_per_row"),
-				ns(f, "p50"), ns(f, "p90"), ns(f, "p99"), ns(f, "p999"), ns(f, "max"),
-				Count(f["errors"]), statusMark(x.Status))
-		}
-		t.add(row...)
+		t.add(append(row, resultCells(x)...)...)
+		hasMerged = hasMerged || len(x.Merged) > 0
 	}
+	t.fit(st.width(), 0, 1)
+	t.color = st.verdictWord
 	t.write(w)
+	if hasMerged {
+		fmt.Fprintln(w, resultsLegend)
+	}
 	for _, t := range r.Targets {
 		if t.Status == "skipped" {
-			fmt.Fprintf(w, "skipped %s: %s\n", t.Name, t.Reason)
+			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s: %s", st.verdictWord("skipped"), t.Name, t.Reason), st.width(), "  "))
 			continue
 		}
 		for _, in := range t.Instances {
 			if in.Skipped != "" {
-				fmt.Fprintf(w, "skipped %s at size %d: %s\n", t.Name, in.Size, in.Skipped)
+				fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s at size %d: %s", st.verdictWord("skipped"), t.Name, in.Size, in.Skipped), st.width(), "  "))
 			}
 		}
 	}
 	for _, x := range r.Results {
 		if x.Status != "ok" {
-			fmt.Fprintf(w, "FAILED %s %s%s: %s\n", x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error)
+			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s %s%s: %s", st.verdictWord("FAILED"), x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error), st.width(), "  "))
 		}
 		for _, warn := range x.Warnings {
-			fmt.Fprintf(w, "warning %s %s%s: %s\n", x.Target, x.Workload, sizeSuffix(r, x.Size), warn)
+			fmt.Fprintln(w, wrap(fmt.Sprintf("warning %s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), warn), st.width(), "  "))
 		}
 	}
 }
@@ -104,55 +162,91 @@ func rate(f map[string]float64, k string) string {
 	return Rate(v)
 }
 
-// Assertions writes one row per evaluated assertion: the check, both sides, the decided value against
-// the (relaxed) threshold, and the verdict.
-func Assertions(w io.Writer, r *report.Report) {
+// Assertions writes each evaluated assertion on two lines: the verdict and the check, then (indented)
+// both sides' values and the decided value against the (relaxed) threshold. Long lines wrap.
+func Assertions(w io.Writer, r *report.Report, st Style) {
 	if len(r.Assertions) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
-	t := newTable("ASSERTION", "LEFT", "RIGHT", "DECIDED ON", "VERDICT").alignRight(1, 2)
+	fmt.Fprintln(w, "ASSERTIONS")
+	const indent = "         "
 	for _, a := range r.Assertions {
 		check := a.Expr
 		if a.Name != "" {
 			check = a.Name + ": " + a.Expr
 		}
-		if len(r.Run.Sizes) > 1 && !strings.Contains(a.Expr, a.Left) {
-			check += "  (" + a.Left
-			if a.Right != "" {
-				check += " vs " + a.Right
-			}
-			check += ")"
-		}
+		verdict := strings.ToUpper(a.Verdict)
+		head := fmt.Sprintf("%-7s  %s", verdict, check)
+		head = wrap(head, st.width(), indent)
+		head = st.verdictWord(verdict) + head[len(verdict):]
+		fmt.Fprintln(w, head)
+		var detail string
 		if a.Verdict == "skipped" {
-			t.add(check, "-", "-", a.Reason, "SKIPPED")
-			continue
+			detail = a.Reason
+		} else {
+			detail = sidesText(a) + ": " + decidedOn(a)
 		}
-		left := FigureValue(figureOf(a.Left), a.LeftValue)
-		right := "-"
-		if a.Form != "absolute" {
-			right = FigureValue(figureOf(a.Right), a.RightValue)
-		}
-		t.add(check, left, right, decidedOn(a), strings.ToUpper(a.Verdict))
+		fmt.Fprintln(w, wrap(indent+detail, st.width(), indent))
 	}
-	t.write(w)
 }
 
-// decidedOn explains the comparison: "ratio 0.57 >= 0.45 (0.5 relaxed 10%)".
+// sidesText names both sides with their medians: "a@200 96.5M/s vs b@200 105M/s".
+func sidesText(a report.Assertion) string {
+	s := fmt.Sprintf("%s %s", a.Left, FigureValue(figureOf(a.Left), a.LeftValue))
+	if a.Form != "absolute" {
+		s += fmt.Sprintf(" vs %s %s", a.Right, FigureValue(figureOf(a.Right), a.RightValue))
+	}
+	return s
+}
+
+// Wrap breaks s at spaces so no line is wider than width; continuation lines start with indent.
+// A word longer than a line stays whole.
+func Wrap(s string, width int, indent string) string { return wrap(s, width, indent) }
+
+func wrap(s string, width int, indent string) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	words := strings.Split(s, " ")
+	var b strings.Builder
+	col := 0
+	for i, wd := range words {
+		n := utf8.RuneCountInString(wd)
+		if i > 0 {
+			if col+1+n > width && col > len(indent) {
+				b.WriteString("\n" + indent)
+				col = len(indent)
+			} else {
+				b.WriteByte(' ')
+				col++
+			}
+		}
+		b.WriteString(wd)
+		col += n
+	}
+	return b.String()
+}
+
+// decidedOn explains the comparison in the figure's unit: "median ratio 0.57 >= 0.45 (relaxed from
+// 0.5)", "median diff 57ns <= 110ns (relaxed from 100ns)".
 func decidedOn(a report.Assertion) string {
 	var s string
+	format := trimFloat
 	switch a.Form {
 	case "ratio":
 		s = fmt.Sprintf("median ratio %s %s %s", trimFloat(a.Value), a.Op, trimFloat(a.RelaxedThreshold))
 	case "difference":
 		u := figureOf(a.Left)
+		format = func(v float64) string { return FigureValue(u, v) }
 		s = fmt.Sprintf("median diff %s %s %s", FigureValue(u, a.Value), a.Op, FigureValue(u, a.RelaxedThreshold))
 	default:
 		u := figureOf(a.Left)
+		format = func(v float64) string { return FigureValue(u, v) }
 		s = fmt.Sprintf("median %s %s %s", FigureValue(u, a.Value), a.Op, FigureValue(u, a.RelaxedThreshold))
 	}
 	if a.RelaxedThreshold != a.Threshold {
-		s += fmt.Sprintf(" (relaxed from %s)", trimFloat(a.Threshold))
+		s += fmt.Sprintf(" (relaxed from %s)", format(a.Threshold))
 	}
 	return s
 }
@@ -195,7 +289,17 @@ func trimFloat(v float64) string {
 }
 
 // VerdictLine writes the one-line outcome.
-func VerdictLine(w io.Writer, r *report.Report) {
+func VerdictLine(w io.Writer, r *report.Report, st Style) {
+	var b strings.Builder
+	verdictLine(&b, r)
+	line := b.String()
+	if word := strings.ToUpper(r.Verdict); st.Color {
+		line = strings.Replace(line, "verdict: "+word, "verdict: "+st.verdictWord(word), 1)
+	}
+	fmt.Fprint(w, line)
+}
+
+func verdictLine(w io.Writer, r *report.Report) {
 	pass, fail, skip := 0, 0, 0
 	for _, a := range r.Assertions {
 		switch a.Verdict {

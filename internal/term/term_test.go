@@ -1,0 +1,59 @@
+package term
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/dbbench/dbbench/internal/term/ptytest"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// TestNotTerminals: /dev/null is a character device but no terminal; pipes, files and buffers are not
+// terminals either.
+func TestNotTerminals(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.Create(t.TempDir() + "/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, out := range map[string]io.Writer{"/dev/null": null, "pipe": w, "file": f, "buffer": &bytes.Buffer{}} {
+		if IsTerminal(out) {
+			t.Errorf("%s counts as a terminal", name)
+		}
+		if Color(out, env(nil)) {
+			t.Errorf("%s gets colour", name)
+		}
+	}
+}
+
+// TestRealTerminal opens a pseudo-terminal: it is one, it gets colour, and NO_COLOR or TERM=dumb
+// turn the colour off.
+func TestRealTerminal(t *testing.T) {
+	_, tty := ptytest.Open(t)
+	if !IsTerminal(tty) {
+		t.Fatal("a pseudo-terminal is not recognised as a terminal")
+	}
+	if !Color(tty, env(map[string]string{"TERM": "xterm-256color"})) {
+		t.Error("no colour on a terminal")
+	}
+	if Color(tty, env(map[string]string{"NO_COLOR": "1"})) {
+		t.Error("colour despite NO_COLOR")
+	}
+	if Color(tty, env(map[string]string{"TERM": "dumb"})) {
+		t.Error("colour on TERM=dumb")
+	}
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+var nan = math.NaN()
+
+// History is the trend of each figure across a set of reports of one config, oldest first.
+type History struct {
+	Config string
+	// Runs are the reports in the order they started.
+	Runs   []HistoryRun
+	Trends []Trend
+}
+
+// HistoryRun identifies one report of a history.
+type HistoryRun struct {
+	Path    string
+	Started string
+	Commit  string
+	CI      bool
+}
+
+// Trend is one figure of one (target, workload, size) across the runs: Values[i] is run i's median
+// over repeats, NaN where that run has no ok result for it.
+type Trend struct {
+	Target, Workload string
+	Size             int
+	Figure           string
+	Values           []float64
+}
+
+// HistoryFigures picks the figures a history shows by default, as compare does: the throughput
+// (rows_per_s, else ops_per_s) and, for results timing many operations, the p50 and p99 latencies.
+func HistoryFigures(x *Result) []string {
+	var out []string
+	if _, ok := x.Figures["rows_per_s"]; ok {
+		out = append(out, "rows_per_s")
+	} else if _, ok := x.Figures["ops_per_s"]; ok {
+		out = append(out, "ops_per_s")
+	}
+	if x.Unit == "lookup" || x.Unit == "op" {
+		for _, f := range []string{"p50", "p99"} {
+			if _, ok := x.Figures[f]; ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// ReadDir reads every *.json file in dir that is a dbbench report (JSON documents of other kinds,
+// such as compare output, are left out; a corrupt file or a report that cannot be read is an error
+// naming it) and returns them with their paths, oldest first.
+func ReadDir(dir string) ([]*Report, []string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read directory %s: %w", dir, unwrapPath(err))
+	}
+	type item struct {
+		r    *Report
+		path string
+	}
+	var items []item
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
+		}
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(b, &probe) == nil && (probe["results"] == nil || probe["run"] == nil) {
+			continue // JSON of another kind; corrupt JSON is Read's to name
+		}
+		r, err := Read(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, item{r, p})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].r.Run.StartedAt.Before(items[j].r.Run.StartedAt) })
+	reps := make([]*Report, len(items))
+	paths := make([]string, len(items))
+	for i, it := range items {
+		reps[i], paths[i] = it.r, it.path
+	}
+	return reps, paths, nil
+}
+
+// Histories groups reports (oldest first) by config and collects each figure's trend. figures
+// overrides HistoryFigures when not empty.
+func Histories(reps []*Report, paths []string, figures []string) []History {
+	var out []History
+	for i, r := range reps {
+		j := slices.IndexFunc(out, func(h History) bool { return h.Config == r.Run.ConfigName })
+		if j < 0 {
+			out = append(out, History{Config: r.Run.ConfigName})
+			j = len(out) - 1
+		}
+		h := &out[j]
+		run := len(h.Runs)
+		h.Runs = append(h.Runs, HistoryRun{Path: paths[i], Started: r.Run.StartedAt.UTC().Format("2006-01-02 15:04"), Commit: r.Tool.Commit, CI: r.Run.CI})
+		for k := range h.Trends {
+			h.Trends[k].Values = append(h.Trends[k].Values, nan)
+		}
+		for x := range r.Results {
+			res := &r.Results[x]
+			if res.Status != "ok" {
+				continue
+			}
+			figs := figures
+			if len(figs) == 0 {
+				figs = HistoryFigures(res)
+			}
+			for _, f := range figs {
+				v, ok := res.Figures[f]
+				if !ok {
+					continue
+				}
+				k := slices.IndexFunc(h.Trends, func(t Trend) bool {
+					return t.Target == res.Target && t.Workload == res.Workload && t.Size == res.Size && t.Figure == f
+				})
+				if k < 0 {
+					vals := make([]float64, run+1)
+					for n := range vals {
+						vals[n] = nan
+					}
+					h.Trends = append(h.Trends, Trend{Target: res.Target, Workload: res.Workload, Size: res.Size, Figure: f, Values: vals})
+					k = len(h.Trends) - 1
+				}
+				h.Trends[k].Values[run] = v
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/internal/browsertest"
+	"github.com/dbbench/dbbench/internal/compare/comparetest"
+	"github.com/dbbench/dbbench/report"
+)
+
+// historyDir writes four runs of one config, out of order on disk, the third without target b's
+// lookup (failed), plus a compare JSON and a text file that history must leave out.
+func historyDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, k := range []float64{1, 1.1, 0.9, 1.3} {
+		status := ""
+		if i == 2 {
+			status = "failed"
+		}
+		r := comparetest.Report("hist",
+			comparetest.Result{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"rows_per_s": comparetest.Noisy(1e6*k, 0.01, 4, uint64(i))}},
+			comparetest.Result{Target: "b", Workload: "lookup", Status: status, Figures: map[string][]float64{"ops_per_s": comparetest.Noisy(2e5*k, 0.01, 4, uint64(i)), "p50": comparetest.Noisy(500/k, 0.01, 4, uint64(i)), "p99": comparetest.Noisy(900/k, 0.01, 4, uint64(i))}},
+		)
+		r.Run.StartedAt = comparetest.Started.Add(time.Duration(i) * time.Hour)
+		if err := report.Write(filepath.Join(dir, []string{"d.json", "b.json", "a.json", "c.json"}[i]), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "compare.json"), []byte(`{"schema_version": 1, "rows": []}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	return dir
+}
+
+func TestHistories(t *testing.T) {
+	reps, paths, err := report.ReadDir(historyDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 4 || filepath.Base(paths[0]) != "d.json" || filepath.Base(paths[3]) != "c.json" {
+		t.Fatalf("read %v, want the four reports in start order d, b, a, c", paths)
+	}
+	hs := report.Histories(reps, paths, nil)
+	if len(hs) != 1 || len(hs[0].Runs) != 4 {
+		t.Fatalf("histories %+v", hs)
+	}
+	want := map[string]int{"a scan rows_per_s": 4, "b lookup ops_per_s": 3, "b lookup p50": 3, "b lookup p99": 3}
+	if len(hs[0].Trends) != len(want) {
+		t.Errorf("%d trends, want %d", len(hs[0].Trends), len(want))
+	}
+	for _, tr := range hs[0].Trends {
+		n := 0
+		for _, v := range tr.Values {
+			if !math.IsNaN(v) {
+				n++
+			}
+		}
+		if key := tr.Target + " " + tr.Workload + " " + tr.Figure; want[key] != n || len(tr.Values) != 4 {
+			t.Errorf("%s: %d of %d values, want %d of 4", key, n, len(tr.Values), want[key])
+		}
+		if tr.Figure == "ops_per_s" && !math.IsNaN(tr.Values[2]) {
+			t.Error("the failed run's value is in the trend")
+		}
+	}
+}
+
+func TestHistoryTextGolden(t *testing.T) {
+	dir := historyDir(t)
+	reps, paths, err := report.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range paths {
+		paths[i] = filepath.Base(paths[i])
+	}
+	var b bytes.Buffer
+	if err := HistoryText(&b, report.Histories(reps, paths, nil)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "history.txt", b.Bytes())
+}
+
+func TestHistoryHTMLInBrowser(t *testing.T) {
+	reps, paths, err := report.ReadDir(historyDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := report.Histories(reps, paths, nil)
+	var b bytes.Buffer
+	if err := HistoryHTML(&b, hs); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "history.html")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := browsertest.Open(t, p)
+	browsertest.Check(t, page, expectations(HistoryCharts(hs)))
+	browsertest.SaveArtifact(t, "history.png", page.Screenshot)
+}

@@ -1,0 +1,202 @@
+package render
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/internal/browsertest"
+	"github.com/dbbench/dbbench/internal/compare/comparetest"
+	"github.com/dbbench/dbbench/report"
+)
+
+// htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml)
+// and a two-size sweep with a failed result, a skipped target and a growth assertion.
+var htmlReports = []string{"lmdb.json", "sweep.json"}
+
+func readReport(t *testing.T, name string) *report.Report {
+	t.Helper()
+	r, err := report.Read(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// expectations turns the page's chart model into what the browser must show.
+func expectations(secs []Section) []browsertest.Expect {
+	var out []browsertest.Expect
+	for _, s := range secs {
+		for _, c := range s.Charts {
+			e := browsertest.Expect{ID: c.ID}
+			for _, se := range c.Series {
+				e.Series = append(e.Series, browsertest.SeriesSeen{Name: se.Name, Points: len(se.Points)})
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestHTMLInBrowser opens each page in headless Chromium: every chart drawn with its series and
+// points inside the chart, no request, no console message (a CSP violation would show there).
+func TestHTMLInBrowser(t *testing.T) {
+	for _, name := range htmlReports {
+		t.Run(name, func(t *testing.T) {
+			r := readReport(t, name)
+			var b bytes.Buffer
+			if err := HTML(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "report.html")
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			page := browsertest.Open(t, path)
+			secs, err := ReportCharts(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Title != "dbbench "+r.Run.ConfigName {
+				t.Errorf("title %q", page.Title)
+			}
+			browsertest.Check(t, page, expectations(secs))
+			browsertest.SaveArtifact(t, "report-"+strings.TrimSuffix(name, ".json")+".png", page.Screenshot)
+		})
+	}
+}
+
+// TestHTMLSelfContained: nothing to fetch, a size budget, and every chart the model has.
+func TestHTMLSelfContained(t *testing.T) {
+	for _, name := range htmlReports {
+		r := readReport(t, name)
+		var b bytes.Buffer
+		if err := HTML(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if name == "lmdb.json" && b.Len() > 300_000 {
+			t.Errorf("%s: the page is %d bytes, over the 300 KB budget", name, b.Len())
+		}
+		for _, bad := range []string{"http://", "https://", "src=", "<script", "<link", "@import", "url("} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s: the page contains %q: it must load nothing", name, bad)
+			}
+		}
+		if !strings.Contains(page, "default-src 'none'") {
+			t.Errorf("%s: no content security policy", name)
+		}
+		secs, _ := ReportCharts(r)
+		for _, e := range expectations(secs) {
+			if !strings.Contains(page, `id="`+e.ID+`"`) {
+				t.Errorf("%s: chart %s missing", name, e.ID)
+			}
+		}
+	}
+}
+
+// TestReportCharts checks the chart model against the report's own data.
+func TestReportCharts(t *testing.T) {
+	r := readReport(t, "sweep.json")
+	secs, err := ReportCharts(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := map[string]Chart{}
+	for _, s := range secs {
+		for _, c := range s.Charts {
+			charts[c.ID] = c
+		}
+	}
+	for _, x := range r.Results {
+		if len(x.Repeats) == 0 {
+			continue
+		}
+		rc, ok := charts[chartID("repeats", x.Workload, x.Size)]
+		if !ok {
+			t.Fatalf("no repeats chart for %s %d", x.Workload, x.Size)
+		}
+		fig := report.PrimaryFigure(&x)
+		found := false
+		for _, s := range rc.Series {
+			if s.Name != x.Target {
+				continue
+			}
+			found = true
+			if len(s.Points) != len(x.Repeats) {
+				t.Errorf("%s %s %d: %d repeat points, want %d", x.Target, x.Workload, x.Size, len(s.Points), len(x.Repeats))
+			}
+			for i, p := range s.Points {
+				if p.X != float64(i+1) || p.Y != x.Repeats[i].Figures[fig] {
+					t.Errorf("%s %s repeat %d: point (%v, %v), want (%d, %v)", x.Target, x.Workload, i, p.X, p.Y, i+1, x.Repeats[i].Figures[fig])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s %s %d: no series in the repeats chart", x.Target, x.Workload, x.Size)
+		}
+		dc := charts[chartID("dist", x.Workload, x.Size)]
+		h, _ := x.MergedHistogram()
+		for _, s := range dc.Series {
+			if s.Name != x.Target {
+				continue
+			}
+			first, last := s.Points[0], s.Points[len(s.Points)-1]
+			if !h.ValuesAreEquivalent(int64(first.Y), h.Min()) || last.Y != float64(h.Max()) {
+				t.Errorf("%s %s: distribution from %v to %v, want min %d to max %d", x.Target, x.Workload, first.Y, last.Y, h.Min(), h.Max())
+			}
+			for i := 1; i < len(s.Points); i++ {
+				if s.Points[i].X <= s.Points[i-1].X || s.Points[i].Y < s.Points[i-1].Y || s.Points[i].X >= 100 {
+					t.Errorf("%s %s: distribution point %d goes backwards or reaches 100%%: %+v", x.Target, x.Workload, i, s.Points[i])
+				}
+			}
+		}
+	}
+	// the growth assertion (lookup.p50[a@max] <= 0.0001 * lookup.p50[a@min]) is drawn at the largest size
+	sc, ok := charts[chartID("sweep", "lookup", "p50")]
+	if !ok {
+		t.Fatal("no sweep chart for lookup p50")
+	}
+	if len(sc.Marks) != 1 || sc.Marks[0].Y != 0.0001*176 || !sc.Marks[0].Bad {
+		t.Errorf("growth marks %+v, want one limit at 0.0001 x 176ns", sc.Marks)
+	}
+	if len(sc.Series) != 2 || len(sc.Series[0].Points) != 2 {
+		t.Errorf("lookup sweep: %d series, want a and b over 2 sizes", len(sc.Series))
+	}
+}
+
+func TestHTMLEscapes(t *testing.T) {
+	r := readReport(t, "sweep.json")
+	r.Results[0].Target = `<script>alert(1)</script>`
+	r.Run.ConfigName = `"><img src=x>`
+	var b bytes.Buffer
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "<script>") || strings.Contains(s, "<img") {
+		t.Error("names are not escaped")
+	}
+}
+
+// TestHTMLEdgeCases: pages for reports with nothing measured, one repeat, one operation or a constant
+// value render without NaN or infinite coordinates.
+func TestHTMLEdgeCases(t *testing.T) {
+	one := comparetest.Report("one",
+		comparetest.Result{Target: "a", Workload: "lookup", Latencies: [][]int64{{500}}, Figures: map[string][]float64{"p50": {500}}},
+		comparetest.Result{Target: "b", Workload: "lookup", Latencies: [][]int64{{500, 500, 500}}, Figures: map[string][]float64{"p50": {500}}},
+		comparetest.Result{Target: "c", Workload: "scan", Status: "failed", Error: "boom"},
+	)
+	empty := comparetest.Report("empty")
+	empty.Verdict = "error"
+	for name, r := range map[string]*report.Report{"one": one, "empty": empty} {
+		var b bytes.Buffer
+		if err := HTML(&b, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s := b.String(); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+			t.Errorf("%s: the page has NaN or Inf coordinates", name)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package workloads
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/dbbench/dbbench/internal/config"
+)
+
+// TestProgressPosition drives the progress line as the engine does, on a terminal: every line says
+// which workload run of how many, which target and which repeat, an ETA once a turn is done, and
+// fits the terminal.
+func TestProgressPosition(t *testing.T) {
+	pl := &config.Plan{
+		Name: "t", Sizes: []int{100, 200}, Warmup: 1, Repeats: 2,
+		Workloads: []config.WorkloadPlan{{Name: "scan"}, {Name: "lookup"}},
+		Targets: []config.TargetPlan{
+			{Name: "a", Workloads: []string{"scan", "lookup"}},
+			{Name: "a-target-with-a-very-long-name-" + strings.Repeat("x", 100), Workloads: []string{"scan"}},
+		},
+	}
+	var b bytes.Buffer
+	p := newProgress(&b)
+	p.tty = true // as on a terminal
+	p.start(pl)
+	if p.runs != 4 || p.units != 2*(2+1)*3 {
+		t.Fatalf("planned %d workload runs and %d target-repeats, want 4 and 18", p.runs, p.units)
+	}
+	for _, size := range pl.Sizes {
+		for _, w := range pl.Workloads {
+			for rep := 0; rep < pl.Warmup+pl.Repeats; rep++ {
+				p.step(w.Name, size, rep, pl.Warmup, pl.Repeats)
+				for _, tp := range pl.Targets {
+					if tp.Runs(w.Name) {
+						p.target(tp.Name)
+					}
+				}
+			}
+		}
+	}
+	p.finish()
+	out := b.String()
+	for _, want := range []string{"[1/4] scan (size 100) a: warm-up 1/1", "[2/4] lookup (size 100) a: repeat 2/2", "[4/4] lookup (size 200) a: repeat 1/2", "ETA "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q", want)
+		}
+	}
+	if p.ticks != p.units {
+		t.Errorf("%d target-repeats counted, %d planned", p.ticks, p.units)
+	}
+	for _, l := range strings.Split(strings.ReplaceAll(out, "\r\033[K", "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("a progress line of %d columns: %q", n, l)
+		}
+	}
+}
+
+// TestProgressNotTerminal: off a terminal, no redrawn line and no escape codes.
+func TestProgressNotTerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b)
+	p.start(&config.Plan{Name: "t", Sizes: []int{10}, Repeats: 1, Workloads: []config.WorkloadPlan{{Name: "scan"}}, Targets: []config.TargetPlan{{Name: "a", Workloads: []string{"scan"}}}})
+	p.step("scan", 10, 0, 0, 1)
+	p.target("a")
+	p.finish()
+	if strings.Contains(b.String(), "\033") || strings.Contains(b.String(), "repeat 1/1") {
+		t.Errorf("progress off a terminal redraws: %q", b.String())
+	}
+}
