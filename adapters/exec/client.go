@@ -160,6 +160,15 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	var ok bool
 	select {
 	case l, ok = <-c.p.lines:
+	case <-c.p.exited:
+		// Its output may outlive it (a child holds the pipe), so its exit ends the wait; a reply
+		// written just before it is still read.
+		select {
+		case l, ok = <-c.p.lines:
+		case <-time.After(100 * time.Millisecond):
+			c.exited = true
+			return 0, c.fail("exited before replying to %s (%s)", op, c.p.exitStatus())
+		}
 	case <-timer.C:
 		return 0, c.fail("no reply to %s within %s (timeout); killed it", op, timeout)
 	case <-ctx.Done():

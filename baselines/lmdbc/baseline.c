@@ -1,17 +1,9 @@
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../csupport/baseline.h"
 #include "baseline.h"
-
-static int64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 void dbb_base_consts_get(dbb_base_consts *out) {
 	out->first = DBB_MDB_FIRST;
@@ -28,36 +20,6 @@ typedef struct person {
 	size_t name_len;
 	int age;
 } person;
-
-/* dataset.RowSum, operation for operation. */
-#define ROW_MUL 0x9e3779b97f4a7c15ULL
-
-static inline uint64_t le64(const unsigned char *s) {
-	return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
-	       (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
-}
-
-static inline uint64_t fold(uint64_t h, const unsigned char *s, size_t n) {
-	if (n < 8) {
-		uint64_t v = 0;
-		for (size_t i = 0; i < n; i++)
-			v |= (uint64_t)s[i] << (8 * i);
-		return (h ^ v) * ROW_MUL;
-	}
-	const unsigned char *tail = s + n - 8;
-	for (; n > 8; s += 8, n -= 8)
-		h = (h ^ le64(s)) * ROW_MUL;
-	return (h ^ le64(tail)) * ROW_MUL;
-}
-
-static inline uint64_t rowsum(const unsigned char *email, size_t en, const unsigned char *name, size_t nn,
-                              int age) {
-	uint64_t h = (uint64_t)en << 40 ^ (uint64_t)nn << 32 ^ (uint64_t)(uint32_t)age;
-	h = fold(h, email, en);
-	h = fold(h, name, nn);
-	h *= ROW_MUL;
-	return h ^ h >> 29;
-}
 
 uint64_t dbb_rowsum(const unsigned char *email, size_t en, const unsigned char *name, size_t nn, int age) {
 	return rowsum(email, en, name, nn, age);
@@ -199,14 +161,8 @@ int dbb_insert(MDB_env *env, MDB_dbi dbi, const char *emails, const uint32_t *eo
 	return rc;
 }
 
-/* The concurrent workload: readers threads start together, each scanning rows pairs in its own read
- * transaction. The start gate spins (yielding the CPU) instead of sleeping on a condition variable, so
- * that waking the readers costs about what waking parked goroutines costs the Go side. */
-typedef struct gate {
-	atomic_int ready; /* readers waiting at the gate */
-	atomic_int state; /* 0: wait, 1: go, -1: give up (a thread could not be started) */
-} gate;
-
+/* The concurrent workload: readers threads start together at the gate, each scanning rows pairs in its
+ * own read transaction. */
 typedef struct reader {
 	MDB_env *env;
 	MDB_dbi dbi;
@@ -220,11 +176,7 @@ typedef struct reader {
 static void *reader_main(void *arg) {
 	reader *r = arg;
 	MDB_txn *txn;
-	int state;
-	atomic_fetch_add_explicit(&r->g->ready, 1, memory_order_release);
-	while ((state = atomic_load_explicit(&r->g->state, memory_order_acquire)) == 0)
-		sched_yield();
-	if (state < 0)
+	if (gate_wait(r->g) < 0)
 		return NULL;
 	r->start = now_ns();
 	r->rc = mdb_txn_begin(r->env, NULL, DBB_MDB_RDONLY, &txn);
@@ -250,8 +202,7 @@ int dbb_scan_concurrent(MDB_env *env, MDB_dbi dbi, int readers, int64_t rows, in
 		free(th);
 		return DBB_NO_MEMORY;
 	}
-	atomic_init(&g.ready, 0);
-	atomic_init(&g.state, 0);
+	gate_init(&g);
 	for (i = 0; i < readers; i++) {
 		rs[i] = (reader){.env = env, .dbi = dbi, .rows = rows, .g = &g};
 		if (pthread_create(&th[i], NULL, reader_main, &rs[i]) != 0) {
@@ -261,12 +212,9 @@ int dbb_scan_concurrent(MDB_env *env, MDB_dbi dbi, int readers, int64_t rows, in
 		started++;
 	}
 	if (rc == 0) {
-		while (atomic_load_explicit(&g.ready, memory_order_acquire) < readers)
-			sched_yield();
-		t0 = now_ns();
-		atomic_store_explicit(&g.state, 1, memory_order_release);
+		t0 = gate_open(&g, readers);
 	} else {
-		atomic_store_explicit(&g.state, -1, memory_order_release);
+		gate_abort(&g);
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

@@ -1,10 +1,8 @@
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../csupport/baseline.h"
 #include "baseline.h"
 
 /* The reference statements (docs/protocol.md), as the sql adapter runs them. */
@@ -13,42 +11,6 @@
 #define INSERT_FRESH_SQL "INSERT INTO persons_insert (email, name, age) VALUES (?, ?, ?)"
 /* The settings of the sql adapter's SQLite files. */
 #define PRAGMAS "PRAGMA busy_timeout=5000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"
-
-static int64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* dataset.RowSum, operation for operation. */
-#define ROW_MUL 0x9e3779b97f4a7c15ULL
-
-static inline uint64_t le64(const unsigned char *s) {
-	return (uint64_t)s[0] | (uint64_t)s[1] << 8 | (uint64_t)s[2] << 16 | (uint64_t)s[3] << 24 |
-	       (uint64_t)s[4] << 32 | (uint64_t)s[5] << 40 | (uint64_t)s[6] << 48 | (uint64_t)s[7] << 56;
-}
-
-static inline uint64_t fold(uint64_t h, const unsigned char *s, size_t n) {
-	if (n < 8) {
-		uint64_t v = 0;
-		for (size_t i = 0; i < n; i++)
-			v |= (uint64_t)s[i] << (8 * i);
-		return (h ^ v) * ROW_MUL;
-	}
-	const unsigned char *tail = s + n - 8;
-	for (; n > 8; s += 8, n -= 8)
-		h = (h ^ le64(s)) * ROW_MUL;
-	return (h ^ le64(tail)) * ROW_MUL;
-}
-
-static inline uint64_t rowsum(const unsigned char *email, size_t en, const unsigned char *name, size_t nn,
-                              int age) {
-	uint64_t h = (uint64_t)en << 40 ^ (uint64_t)nn << 32 ^ (uint64_t)(uint32_t)age;
-	h = fold(h, email, en);
-	h = fold(h, name, nn);
-	h *= ROW_MUL;
-	return h ^ h >> 29;
-}
 
 /* Each connection is used by one thread at a time, so it needs no mutex of its own (NOMUTEX). */
 int dbbsq_open(const char *path, sqlite3 **db) {
@@ -210,12 +172,7 @@ int dbbsq_read_all(sqlite3 *db, const char *sql, dbbsq_tally *out) {
 }
 
 /* The concurrent workload: one connection per reader, opened before the gate (as a pool's would be),
- * threads released together; the gate spins (yielding) as in baselines/lmdbc. */
-typedef struct gate {
-	atomic_int ready;
-	atomic_int state; /* 0: wait, 1: go, -1: give up */
-} gate;
-
+ * threads released together at the gate. */
 typedef struct reader {
 	sqlite3 *db;
 	int64_t rows;
@@ -227,11 +184,7 @@ typedef struct reader {
 
 static void *reader_main(void *arg) {
 	reader *r = arg;
-	int state;
-	atomic_fetch_add_explicit(&r->g->ready, 1, memory_order_release);
-	while ((state = atomic_load_explicit(&r->g->state, memory_order_acquire)) == 0)
-		sched_yield();
-	if (state < 0)
+	if (gate_wait(r->g) < 0)
 		return NULL;
 	r->start = now_ns();
 	r->rc = scan_conn(r->db, r->rows, &r->tally);
@@ -251,8 +204,7 @@ int dbbsq_scan_concurrent(const char *path, int readers, int64_t rows, int64_t *
 		free(th);
 		return DBBSQ_NO_MEMORY;
 	}
-	atomic_init(&g.ready, 0);
-	atomic_init(&g.state, 0);
+	gate_init(&g);
 	for (i = 0; i < readers && rc == SQLITE_OK; i++) {
 		rs[i] = (reader){.rows = rows, .g = &g};
 		rc = dbbsq_open(path, &rs[i].db);
@@ -265,12 +217,9 @@ int dbbsq_scan_concurrent(const char *path, int readers, int64_t rows, int64_t *
 			started++;
 	}
 	if (rc == SQLITE_OK) {
-		while (atomic_load_explicit(&g.ready, memory_order_acquire) < readers)
-			sched_yield();
-		t0 = now_ns();
-		atomic_store_explicit(&g.state, 1, memory_order_release);
+		t0 = gate_open(&g, readers);
 	} else {
-		atomic_store_explicit(&g.state, -1, memory_order_release);
+		gate_abort(&g);
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);

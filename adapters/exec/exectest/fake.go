@@ -75,7 +75,10 @@ func Main() {
 	if at == "" {
 		at = "scan"
 	}
-	child := osexec.Command("sleep", "600") // in our process group: dbbench must end it too
+	// A child in our process group, holding our stdout: dbbench must end it too, and must notice our
+	// exit although the pipe stays open.
+	child := osexec.Command("sleep", "600")
+	child.Stdout = os.Stdout
 	child.Start()
 	fmt.Fprintf(os.Stderr, "%s%d\n", PGIDLine, syscall.Getpgrp())
 	os.Exit(run(b, at))

@@ -121,6 +121,9 @@ func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.
 	info := t.Info()
 	info["timing"] = "Go time.Now around each call, where the engine times the in-process adapter"
 	info["concurrent_readers"] = "goroutines"
+	if b.postgres {
+		info["server"] = "open.postgres (the DSN is dbbench's secret: not repeated here)"
+	}
 	ord, ok := t.(adapters.OrderedScanner)
 	return protocol.Opened{Info: info, ScansInKeyOrder: ok && ord.ScansInKeyOrder()}, nil
 }

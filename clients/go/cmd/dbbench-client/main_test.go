@@ -166,7 +166,9 @@ func TestLibraries(t *testing.T) {
 			if hello["protocol"] != 1.0 || hello["language"] != "Go" || hello["library_version"] == "unknown" {
 				t.Errorf("hello %v", hello)
 			}
-			s.ok(open)
+			if r := s.ok(open); strings.Contains(fmt.Sprint(r), "127.0.0.1") {
+				t.Errorf("open info repeats the DSN: %v", r["info"])
+			}
 			if r := s.ok(map[string]any{"op": "load"}); r["rows"] != 1000.0 {
 				t.Errorf("load: %v", r)
 			}
