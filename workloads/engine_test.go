@@ -49,6 +49,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
 			{Name: "cancel_at", Kind: adapters.Int, Default: "-1"},
+			{Name: "fail_close", Kind: adapters.Bool},
 		},
 		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
 	}
@@ -88,6 +89,9 @@ func (t *fakeTarget) Close() error {
 	t.log.mu.Lock()
 	t.log.close++
 	t.log.mu.Unlock()
+	if t.o.Bool("fail_close") {
+		return errors.New("server gone")
+	}
 	return nil
 }
 
@@ -444,12 +448,48 @@ targets:
 	// The op cancels the run mid-workload, as Ctrl-C would.
 	p.Targets[0].Adapter = cancelling{fake: fake{log: log}, cancel: cancel}
 	rep, err := r.Run(ctx)
-	if rep != nil || err == nil || !strings.Contains(err.Error(), "interrupted") || exitcode.Of(err) != exitcode.Infra {
+	if rep == nil || err == nil || !strings.Contains(err.Error(), "interrupted") || exitcode.Of(err) != exitcode.Infra {
 		t.Fatalf("report %v, err %v", rep != nil, err)
+	}
+	// The report keeps what was measured, marked as interrupted.
+	if !rep.Run.Interrupted || rep.Verdict != "error" || len(rep.Run.Errors) != 1 || len(rep.Results) != 1 {
+		t.Errorf("interrupted %v, verdict %s, errors %q, %d results", rep.Run.Interrupted, rep.Verdict, rep.Run.Errors, len(rep.Results))
 	}
 	left, _ := os.ReadDir(dir)
 	if len(left) != 0 || log.close != 1 {
 		t.Errorf("left %d entries, closed %d targets", len(left), log.close)
+	}
+}
+
+// TestCleanupErrorKeepsResults: a failure to clean up (the server died after the workloads) is
+// reported after the run's own outcome and never loses the results; the first failure comes first.
+func TestCleanupErrorKeepsResults(t *testing.T) {
+	for _, tt := range []struct {
+		name, options string
+		wantErr       string
+	}{
+		{"only cleanup fails", "{fail_close: true}", "cleaning up: close a: server gone"},
+		{"a workload and the cleanup fail", "{fail_close: true, fail_load: true}", "target a: load 10 persons: disk on fire; then cleaning up: close a: server gone"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &callLog{}
+			p := plan(t, log, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 2
+workloads: [scan]
+targets:
+  - {name: b, adapter: fake}
+  - {name: a, adapter: fake, options: `+tt.options+`}
+`)
+			rep, err := (&Runner{Plan: p, TempDir: t.TempDir()}).Run(context.Background())
+			if err == nil || err.Error() != tt.wantErr || exitcode.Of(err) != exitcode.Infra {
+				t.Fatalf("err %v (exit %d), want %q", err, exitcode.Of(err), tt.wantErr)
+			}
+			if rep == nil || rep.Verdict != "error" || len(rep.Run.Errors) != len(strings.Split(tt.wantErr, "; then ")) {
+				t.Fatalf("report %+v", rep)
+			}
+		})
 	}
 }
 

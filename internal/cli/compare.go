@@ -82,6 +82,9 @@ gate that cannot decide (too few repeats, a result failed in OLD).`,
 }
 
 func compareRun(opts *CompareOptions) error {
+	if !(opts.Alpha > 0 && opts.Alpha < 1) {
+		return exitcode.Usagef("--alpha must lie strictly between 0 and 1, got %g", opts.Alpha)
+	}
 	format, err := compare.ParseFormat(opts.Format)
 	if err != nil {
 		return exitcode.Usagef("--format: %v", err)
@@ -114,11 +117,15 @@ func compareRun(opts *CompareOptions) error {
 	if err := compare.Render(opts.f.Out, c, format); err != nil {
 		return exitcode.Infraf("write comparison: %v", err)
 	}
+	msg := "see the table above"
+	if len(c.Gate.Reasons) > 0 {
+		msg = c.Gate.Reasons[0]
+	}
 	switch c.Gate.Verdict {
 	case compare.GateFail:
-		return &silentError{code: exitcode.Failed}
+		return &silentError{code: exitcode.Failed, msg: "the regression gate failed: " + msg}
 	case compare.GateUndecided:
-		return &silentError{code: exitcode.Usage}
+		return &silentError{code: exitcode.Usage, msg: "the regression gate cannot decide: " + msg}
 	}
 	return nil
 }

@@ -94,12 +94,12 @@ func TestCompareCommand(t *testing.T) {
 	}{
 		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s/ref", "  ~"}, "", []string{"gate:"}},
 		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
-		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold"}, "", nil},
+		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold"}, "dbbench: the regression gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold", nil},
 		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%"}, exitcode.OK, []string{"gate: PASS"}, "", nil},
 		{"threshold file", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold-file", p["thresholds.yaml"]}, exitcode.OK, []string{"ok ≤20%", "gate: PASS"}, "", nil},
 		{"improvement passes", []string{p["base"], p["faster"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.OK, []string{"better", "gate: PASS"}, "", nil},
-		{"too few repeats cannot decide", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Usage, []string{"too few repeats", "gate: UNDECIDED", "need >= 4 samples"}, "", nil},
-		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "", nil},
+		{"too few repeats cannot decide", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Usage, []string{"too few repeats", "gate: UNDECIDED", "need >= 4 samples"}, "dbbench: the regression gate cannot decide: sut scan rows_per_s/ref: cannot decide with 3 and 3 repeats (need >= 4 samples to detect a difference at alpha level 0.05)", nil},
+		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "dbbench: the regression gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold", nil},
 		{"absolute figures", []string{p["base"], p["same"], "--figures", "rows_per_s"}, exitcode.OK, []string{"ref     scan      rows_per_s", "sut     scan      rows_per_s"}, "", nil},
 
 		{"missing report", []string{p["missing"], p["base"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory", nil},
@@ -115,6 +115,8 @@ func TestCompareCommand(t *testing.T) {
 		{"unknown figure", []string{p["base"], p["same"], "--figures", "speed"}, exitcode.Usage, nil, `dbbench: unknown figure "speed" (figures: ` + strings.Join(report.FigureNames(), ", ") + ")", nil},
 		{"unknown format", []string{p["base"], p["same"], "--format", "html"}, exitcode.Usage, nil, `dbbench: --format: unknown format "html" (formats: text, markdown, json)`, nil},
 		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: accepts 2 arg(s), received 1 (see 'dbbench compare --help')", nil},
+		{"alpha zero", []string{p["base"], p["same"], "--alpha", "0"}, exitcode.Usage, nil, "dbbench: --alpha must lie strictly between 0 and 1, got 0", nil},
+		{"empty normalize-by", []string{p["base"], p["same"], "--normalize-by", ""}, exitcode.Usage, nil, "dbbench: --normalize-by: empty value (leave the flag out for the default) (see 'dbbench compare --help')", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +137,7 @@ func TestCompareCommand(t *testing.T) {
 			if got := strings.TrimSuffix(errOut, "\n"); got != tt.wantErr {
 				t.Errorf("stderr\n%q\nwant\n%q", got, tt.wantErr)
 			}
-			if tt.wantErr != "" && out != "" {
+			if tt.wantErr != "" && out != "" && tt.wantCode != exitcode.Failed && !strings.Contains(tt.wantErr, "cannot decide") {
 				t.Errorf("unusable input still printed to stdout:\n%s", out)
 			}
 		})

@@ -1,0 +1,48 @@
+// Package cleanup keeps the list of things this process created outside itself and has not removed
+// yet (temporary directories, servers, schemas, databases), each described as what a person would do
+// to remove it by hand. When an interrupted run cannot finish cleaning up in time, dbbench prints
+// that list instead of hanging or leaving things behind silently.
+package cleanup
+
+import (
+	"sort"
+	"sync"
+)
+
+var (
+	mu      sync.Mutex
+	next    int
+	pending = map[int]string{}
+)
+
+// Register records a pending cleanup, described as the manual step ("rm -rf /tmp/x",
+// "DROP SCHEMA s CASCADE in database d"), and returns the function that marks it done. done may be
+// called more than once.
+func Register(how string) (done func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	id := next
+	next++
+	pending[id] = how
+	return func() {
+		mu.Lock()
+		delete(pending, id)
+		mu.Unlock()
+	}
+}
+
+// Pending returns the cleanups not done yet, oldest first.
+func Pending() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	ids := make([]int, 0, len(pending))
+	for id := range pending {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = pending[id]
+	}
+	return out
+}
