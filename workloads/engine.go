@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -33,6 +34,9 @@ type Runner struct {
 	// Environment describes the machine; nil uses report.CollectEnvironment.
 	Environment func() report.Environment
 }
+
+// runDirPrefix names the temporary directory of a run (its targets' stores live inside).
+const runDirPrefix = "dbbench-run-"
 
 // targetState is one configured target through the run.
 type targetState struct {
@@ -78,11 +82,20 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if base == "" {
 		base = os.TempDir()
 	}
-	runDir, err := os.MkdirTemp(base, "dbbench-run-")
+	// Run directories of runs that died (SIGKILL, a crash) are marked with their owner: remove those,
+	// and only those, before making this run's.
+	for _, d := range cleanup.SweepDirs(base, runDirPrefix) {
+		prog.printf("removed %s, left by a dbbench run that did not finish", d)
+	}
+	runDir, err := os.MkdirTemp(base, runDirPrefix)
 	if err != nil {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
 	}
-	defer os.RemoveAll(runDir) // only what this run created
+	done := cleanup.Register("rm -rf " + runDir)
+	defer func() { os.RemoveAll(runDir); done() }() // only what this run created
+	if err := cleanup.MarkDir(runDir); err != nil {
+		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
 
 	states := make([]*targetState, len(p.Targets))
 	rep.Targets = make([]report.Target, len(p.Targets))

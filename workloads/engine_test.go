@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -600,5 +603,38 @@ func TestSlowdownAmount(t *testing.T) {
 	}
 	if got := s.add(500*time.Nanosecond, 1); got != 100*time.Nanosecond {
 		t.Errorf("20%% of 500ns = %v, want 100ns", got)
+	}
+}
+
+// TestStaleRunDirsRemoved: run directories left by a dead run (SIGKILL) are removed by the next run;
+// anything without a dead owner's mark stays.
+func TestStaleRunDirsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	stale := filepath.Join(dir, "dbbench-run-111")
+	os.MkdirAll(filepath.Join(stale, "lmdb-go-1"), 0o755)
+	os.WriteFile(filepath.Join(stale, cleanup.OwnerFile), []byte(fmt.Sprintf("dbbench pid=%d host=%s\n", dead.Process.Pid, host)), 0o644)
+	unmarked := filepath.Join(dir, "dbbench-run-222")
+	os.MkdirAll(unmarked, 0o755)
+	live := filepath.Join(dir, "dbbench-run-333")
+	os.MkdirAll(live, 0o755)
+	os.WriteFile(filepath.Join(live, cleanup.OwnerFile), []byte(cleanup.Owner()), 0o644)
+
+	log := &callLog{}
+	p := plan(t, log, "name: t\ndataset: {persons: 10}\nrepeats: 1\nworkloads: [scan]\ntargets: [{name: a, adapter: fake}]\n")
+	if _, err := (&Runner{Plan: p, TempDir: dir}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a dead run's directory was not removed")
+	}
+	for _, d := range []string{unmarked, live} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed", d)
+		}
 	}
 }
