@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic("cannot build dbbench: " + err.Error())
 	}
-	code := m.Run()
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
