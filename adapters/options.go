@@ -3,7 +3,6 @@ package adapters
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Kind is the type of an option value.
@@ -297,21 +298,22 @@ func (o Options) Redacted() map[string]any {
 	return out
 }
 
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+// RedactDSN removes the password from a URL or key=value connection string (see internal/redact).
+func RedactDSN(dsn string) string { return redact.DSN(dsn) }
 
-// RedactDSN removes the password from a URL or key=value connection string.
-func RedactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
-		if u.User != nil {
-			if _, has := u.User.Password(); has {
-				u.User = url.UserPassword(u.User.Username(), "xxx")
-			}
+// Secrets returns what must never be shown of these options: the values of secret options and the
+// passwords inside any string value (a dsn, an address with credentials).
+func (o Options) Secrets() []string {
+	var out []string
+	for k, v := range o.values {
+		str, ok := v.(string)
+		if !ok {
+			continue
 		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxx")
-			u.RawQuery = q.Encode()
+		if o.specs[k].Secret {
+			out = append(out, str)
 		}
-		return strings.Replace(u.String(), ":xxx@", ":***@", 1) // url escapes '*' in userinfo
+		out = append(out, redact.Passwords(str)...)
 	}
-	return kvPassword.ReplaceAllString(dsn, "${1}***")
+	return out
 }

@@ -89,7 +89,9 @@ func TestRedactDSN(t *testing.T) {
 	tests := map[string]string{
 		"postgres://u:pw@h/db":                  "postgres://u:***@h/db",
 		"postgres://u@h/db":                     "postgres://u@h/db",
-		"postgres://h/db?password=pw&sslmode=x": "postgres://h/db?password=xxx&sslmode=x",
+		"postgres://h/db?password=pw&sslmode=x": "postgres://h/db?password=***&sslmode=x",
+		`host=h password='a\' b' dbname=d`:      "host=h password=*** dbname=d",
+		"postgres://u:p@ss@h/db":                "postgres://u:***@h/db",
 		"host=h user=u password=pw dbname=d":    "host=h user=u password=*** dbname=d",
 		"host=h password='p w' dbname=d":        "host=h password=*** dbname=d",
 	}

@@ -90,7 +90,9 @@ func writeAtomic(path string, b []byte, check func() error) error {
 // Reservation is a report path claimed before a run: either a new empty file this process created
 // (so that no other run picks the same name) or an earlier dbbench report the user asked to replace.
 type Reservation struct {
-	Path    string
+	Path string
+	// Redact, if set, masks secrets in the report's text before it is written.
+	Redact  func(string) string
 	created bool        // the placeholder is ours; removed again if no report is written
 	claimed os.FileInfo // what was at Path when reserved; Write replaces only that file
 }
@@ -237,6 +239,9 @@ func (res *Reservation) Write(r *Report) error {
 	b, err := Encode(r)
 	if err != nil {
 		return err
+	}
+	if res.Redact != nil {
+		b = []byte(res.Redact(string(b)))
 	}
 	err = writeAtomic(res.Path, b, func() error {
 		fi, err := os.Lstat(res.Path)

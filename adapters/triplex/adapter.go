@@ -11,7 +11,6 @@ package triplex
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
@@ -158,12 +157,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	return &target{cfg: c, b: b, env: env, logf: logf}, nil
 }
 
-// userinfo matches the password of a URL that does not parse, which RedactDSN leaves alone.
-var userinfo = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
-
-func redact(dsn string) string {
-	return userinfo.ReplaceAllString(adapters.RedactDSN(dsn), "${1}***@")
-}
+func redact(dsn string) string { return adapters.RedactDSN(dsn) }
 
 // errNoPersons is returned by the common workloads of a target opened with persons: false.
 func errNoPersons(w string) error {

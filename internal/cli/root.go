@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Factory holds what commands need from the outside world; tests replace parts of it.
@@ -87,7 +88,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	var silent *silentError
 	if errors.As(err, &silent) {
 		if silent.msg != "" {
-			fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(silent.msg))
+			fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(redact.DSN(silent.msg)))
 		}
 		return silent.code
 	}
@@ -98,7 +99,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		// commands, wrong argument counts.
 		code = exitcode.Usage
 	}
-	msg := strings.TrimSpace(err.Error())
+	msg := redact.DSN(strings.TrimSpace(err.Error()))
 	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}

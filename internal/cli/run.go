@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads"
@@ -88,15 +90,43 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	defer res.Release() // the placeholder of a run that wrote no report
 
-	var progress io.Writer = f.Err
-	if opts.Quiet {
-		progress = nil
+	// Every secret of the config is masked in whatever the run prints or stores, including what
+	// drivers put in their errors.
+	sec := plan.Secrets
+	for _, env := range secretEnv {
+		sec.AddSecret(os.Getenv(env))
+	}
+	res.Redact = sec.String
+	out := sec.Writer(f.Out)
+	var progress io.Writer
+	if !opts.Quiet {
+		progress = sec.Writer(f.Err)
 	}
 	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
 	rep, runErr := runner.Run(cmd.Context())
 	if rep == nil {
-		return runErr
+		return redactErr(runErr, sec)
 	}
+	return redactErr(finishRun(opts, out, res, rep, runErr), sec)
+}
+
+// secretEnv are environment variables adapters read credentials from.
+var secretEnv = []string{"TYPEDB_PASSWORD", "PGPASSWORD"}
+
+// redactErr masks the secrets in an error's message, keeping its exit code.
+func redactErr(err error, sec *redact.Set) error {
+	if err == nil {
+		return nil
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return &silentError{code: silent.code, msg: sec.String(silent.msg)}
+	}
+	return &exitcode.Error{Code: exitcode.Of(err), Err: errors.New(sec.String(err.Error()))}
+}
+
+// finishRun prints the summary, writes the report and turns the outcome into the command's error.
+func finishRun(opts *RunOptions, out io.Writer, res *report.Reservation, rep *report.Report, runErr error) error {
 	bi := buildinfo.Read()
 	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
 	rep.Run.CommandLine = commandLine(opts.Args)
@@ -104,11 +134,11 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	// then every failure is reported, the first one first.
 	// A run that measured nothing (it stopped before the first result, or every target was skipped)
 	// writes no report: there would be nothing in it to compare or gate on.
-	sumErr := render.Summary(f.Out, rep)
+	sumErr := render.Summary(out, rep)
 	var writeErr error
 	if len(rep.Results) > 0 {
 		if writeErr = res.Write(rep); writeErr == nil {
-			fmt.Fprintf(f.Out, "report: %s\n", res.Path)
+			fmt.Fprintf(out, "report: %s\n", res.Path)
 		}
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/assertion"
+	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -27,6 +28,9 @@ type Plan struct {
 	Relax       float64
 	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
 	AsRun map[string]any
+	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
+	// to be masked wherever the run prints or stores text.
+	Secrets *redact.Set
 }
 
 // WorkloadPlan is a workload with its parameters; a zero Rows/Ops/Readers means "the default for the
@@ -98,7 +102,8 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
-		Source: c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
+		Secrets: &redact.Set{},
+		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
@@ -143,6 +148,9 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
 		}
 		tp := TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}}
+		for _, sec := range opts.Secrets() {
+			p.Secrets.AddSecret(sec)
+		}
 		if t.Workloads != nil {
 			for _, w := range t.Workloads {
 				if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
