@@ -112,10 +112,34 @@ func ExpandEnv(s string) string {
 	})
 }
 
+// ExpandEnvStrict is ExpandEnv for config values: a ${NAME} without a default whose variable is
+// unset or empty is an error, never an empty string (an empty dsn would silently mean a throwaway
+// server).
+func ExpandEnvStrict(s string) (string, error) {
+	var missing string
+	out := envRef.ReplaceAllStringFunc(s, func(m string) string {
+		g := envRef.FindStringSubmatch(m)
+		if v, ok := os.LookupEnv(g[1]); ok && v != "" {
+			return v
+		}
+		if g[2] == "" && missing == "" {
+			missing = g[1]
+		}
+		return g[3]
+	})
+	if missing != "" {
+		return "", fmt.Errorf("${%s} is not set (set it, or write ${%s:-default})", missing, missing)
+	}
+	return out, nil
+}
+
 func convert(s OptionSpec, raw any) (any, error) {
 	str, isStr := raw.(string)
 	if isStr {
-		str = ExpandEnv(str)
+		var err error
+		if str, err = ExpandEnvStrict(str); err != nil {
+			return nil, err
+		}
 	}
 	switch s.Kind {
 	case String, DSN:

@@ -101,17 +101,6 @@ func positiveInt(n *yaml.Node, what string) (int, error) {
 	return v, nil
 }
 
-func nonNegativeInt(n *yaml.Node, what string) (int, error) {
-	v, err := wholeNumber(n, what)
-	if err != nil {
-		return 0, err
-	}
-	if v < 0 {
-		return 0, errAt(n, "%s must not be negative, got %d", what, v)
-	}
-	return v, nil
-}
-
 func wholeNumber(n *yaml.Node, what string) (int, error) {
 	s, err := scalarString(n, what)
 	if err != nil {
@@ -175,19 +164,32 @@ func ParseFraction(s string) (float64, bool) {
 	return f, true
 }
 
+// maxPlainNodes bounds the values one options or params mapping may expand to. YAML aliases may
+// refer to aliases, so a few lines can stand for billions of values; no real config comes close.
+const maxPlainNodes = 10_000
+
 // plain converts a node to plain Go values (map[string]any, []any, string, int, float64, bool, nil)
-// for adapter options, params and the config-as-run in the report.
+// for adapter options, params and the config-as-run in the report. Aliases are expanded up to
+// maxPlainNodes values in all.
 func plain(n *yaml.Node) (any, error) {
+	budget := maxPlainNodes
+	return plainBudget(n, &budget, n)
+}
+
+func plainBudget(n *yaml.Node, budget *int, top *yaml.Node) (any, error) {
+	if *budget--; *budget < 0 {
+		return nil, errAt(top, "this mapping expands to more than %d values (aliases referring to aliases?)", maxPlainNodes)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return plain(n.Content[0])
+		return plainBudget(n.Content[0], budget, top)
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := plain(n.Content[i+1])
+			v, err := plainBudget(n.Content[i+1], budget, top)
 			if err != nil {
 				return nil, err
 			}
@@ -197,7 +199,7 @@ func plain(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		var l []any
 		for _, c := range n.Content {
-			v, err := plain(c)
+			v, err := plainBudget(c, budget, top)
 			if err != nil {
 				return nil, err
 			}
@@ -205,7 +207,10 @@ func plain(n *yaml.Node) (any, error) {
 		}
 		return l, nil
 	case yaml.AliasNode:
-		return plain(n.Alias)
+		if n.Alias == nil {
+			return nil, errAt(n, "unknown alias")
+		}
+		return plainBudget(n.Alias, budget, top)
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
@@ -213,6 +218,24 @@ func plain(n *yaml.Node) (any, error) {
 	}
 	if u, ok := v.(uint64); ok && u <= math.MaxInt64 {
 		v = int64(u)
+	}
+	return v, nil
+}
+
+// boundedInt parses a whole number in [min, max]; max keeps a typo from exhausting memory.
+func boundedInt(n *yaml.Node, what string, min, max int) (int, error) {
+	v, err := wholeNumber(n, what)
+	if err != nil {
+		return 0, err
+	}
+	if v < min {
+		if min == 1 {
+			return 0, errAt(n, "%s must be positive, got %d", what, v)
+		}
+		return 0, errAt(n, "%s must be at least %d, got %d", what, min, v)
+	}
+	if v > max {
+		return 0, errAt(n, "%s must be at most %d, got %d", what, max, v)
 	}
 	return v, nil
 }
