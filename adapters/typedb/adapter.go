@@ -35,6 +35,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -44,6 +45,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Lookup modes.
@@ -105,7 +107,14 @@ type settings struct {
 	maxConns                           int
 }
 
-var dbNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
+// dbNameRE is what TypeDB accepts as a database name: it refuses a leading digit, '_' or '-'.
+var dbNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
+
+// Check reports the option mistakes Open would find before connecting (see adapters.Checker).
+func (adapter) Check(o adapters.Options, _ int, _ map[string]adapters.Options) error {
+	_, err := resolve(o)
+	return err
+}
 
 func resolve(opts adapters.Options) (settings, error) {
 	s := settings{
@@ -125,7 +134,10 @@ func resolve(opts adapters.Options) (settings, error) {
 		maxConns:       int(opts.Int("max_conns")),
 	}
 	if s.database != "" && !dbNameRE.MatchString(s.database) {
-		return s, exitcode.Usagef("typedb: database name %q: use letters, digits, '_' and '-' (at most 63, not starting with '_' or '-')", s.database)
+		return s, exitcode.Usagef("typedb: database name %q: use letters, digits, '_' and '-', starting with a letter (at most 63)", s.database)
+	}
+	if u, err := url.Parse(s.address); err == nil && u.User != nil || strings.Contains(s.address, "@") {
+		return s, exitcode.Usagef("typedb: address %s holds credentials: give them as the username and password options (or TYPEDB_USERNAME and TYPEDB_PASSWORD)", redact.DSN(s.address))
 	}
 	if s.txTimeout <= 0 {
 		s.txTimeout = time.Hour

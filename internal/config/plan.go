@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,6 +228,27 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
 				}
 			}
+		}
+	}
+
+	// What the adapters would refuse when opening a target or preparing a workload, found now, so
+	// that validate and run agree.
+	paths := map[string]string{}
+	for i, tp := range p.Targets {
+		line := c.Targets[i].Line
+		if ck, ok := tp.Adapter.(adapters.Checker); ok {
+			for _, size := range p.Sizes {
+				if err := ck.Check(tp.Options, size, tp.Params); err != nil {
+					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
+				}
+			}
+		}
+		if path := tp.Options.String("path"); path != "" {
+			key := filepath.Clean(path)
+			if other, dup := paths[key]; dup {
+				return nil, &lineError{line: line, msg: fmt.Sprintf("targets %s and %s both use path %s: give each its own", other, tp.Name, path)}
+			}
+			paths[key] = tp.Name
 		}
 	}
 
