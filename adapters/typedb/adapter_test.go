@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -436,4 +437,54 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSilentServer: an address that accepts connections and never answers fails the start-up
+// within its deadline, with one line saying so, instead of waiting for the request timeout.
+func TestSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	defer typedb.SetStartupTimeout(300 * time.Millisecond)()
+	start := time.Now()
+	_, err = open(t, map[string]any{"address": ln.Addr().String()})
+	if exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		t.Fatalf("silent server: %v (exit %d)", err, exitcode.Of(err))
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+// TestInsertSessionDropsOnce: the engine closes an insert session twice; its database is dropped
+// once.
+func TestInsertSessionDropsOnce(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	tg := mustOpen(t, map[string]any{"address": srv.URL})
+	s, err := tg.(adapters.Inserter).NewInsertSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Requests("databases")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests("databases") - before; n != 1 {
+		t.Errorf("closing twice made %d database requests, want one drop", n)
+	}
 }
