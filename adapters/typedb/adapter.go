@@ -336,7 +336,7 @@ type target struct {
 	createdDB bool
 	runCtx    context.Context // the run's context: cleaning up after Ctrl-C gets a short deadline
 	pending   func()          // marks the manual cleanup of the database done
-	rows      int // persons in the database after Load
+	rows      int             // persons in the database after Load
 
 	mu       sync.Mutex
 	insertDB []string // insert-workload databases not yet dropped
