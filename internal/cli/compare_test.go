@@ -201,6 +201,18 @@ func TestReportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	outDir := filepath.Join(t.TempDir(), "hgrm")
+	// Target a_b with workload lookup and target a with workload b_lookup share a file name.
+	clash := filepath.Join(t.TempDir(), "clash.json")
+	cr := comparetest.Report("clash",
+		comparetest.Result{Target: "a_b", Workload: "lookup", Latencies: comparetest.Latencies(500, 0.2, 3, 100, 1), Figures: map[string][]float64{"ns_per_op": {500, 510, 490}}},
+		comparetest.Result{Target: "a", Workload: "b_lookup", Latencies: comparetest.Latencies(700, 0.2, 3, 100, 2), Figures: map[string][]float64{"ns_per_op": {700, 710, 690}}},
+	)
+	if err := report.Write(clash, cr); err != nil {
+		t.Fatal(err)
+	}
+	clashDir := filepath.Join(t.TempDir(), "clash")
+	garbage := filepath.Join(t.TempDir(), "garbage.json")
+	os.WriteFile(garbage, []byte(`{"schema_version": 1, "verdict": "pass"}`), 0o644)
 
 	tests := []struct {
 		name     string
@@ -214,6 +226,8 @@ func TestReportCommand(t *testing.T) {
 		{"hgrm needs a directory", []string{lat, "--format", "hgrm"}, exitcode.Usage, nil, "dbbench: --format hgrm writes one file per result: give the directory with --out-dir"},
 		{"hgrm", []string{lat, "--format", "hgrm", "--out-dir", outDir}, exitcode.OK, []string{filepath.Join(outDir, "a_lookup.hgrm"), filepath.Join(outDir, "b_lookup.hgrm")}, ""},
 		{"hgrm never overwrites", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "ns"}, exitcode.Usage, nil, "dbbench: " + filepath.Join(outDir, "a_lookup.hgrm") + " already exists (pass --force to overwrite)"},
+		{"hgrm names never clash", []string{clash, "--format", "hgrm", "--out-dir", clashDir}, exitcode.OK, []string{filepath.Join(clashDir, "a_b_lookup.hgrm"), filepath.Join(clashDir, "a_b_lookup_2.hgrm")}, ""},
+		{"a report without results is no PASS", []string{garbage}, exitcode.Usage, nil, "dbbench: " + garbage + " is not a valid dbbench report: it has no results"},
 		{"hgrm bad unit", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "s"}, exitcode.Usage, nil, `dbbench: --unit: unknown unit "s" (units: ms, ns, us)`},
 		{"out-dir without hgrm", []string{lat, "--out-dir", outDir}, exitcode.Usage, nil, "dbbench: --out-dir is for --format hgrm; other formats go to standard output"},
 		{"unknown format", []string{lat, "--format", "csv"}, exitcode.Usage, nil, `dbbench: --format: unknown format "csv" (formats: text, json, benchstat, hgrm)`},

@@ -112,6 +112,18 @@ func reportRun(opts *ReportOptions) error {
 	return nil
 }
 
+// uniqueName returns name, or name with _2, _3 ... before its extension when an earlier result of the
+// same export already took it (target "a_b" with workload "c", and "a" with "b_c").
+func uniqueName(used map[string]bool, name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("%s_%d%s", base, i, ext)
+	}
+	used[name] = true
+	return name
+}
+
 // writeHGRM writes one .hgrm file per result. It decodes every histogram and checks every target
 // path before writing anything, so a corrupt report or an existing file leaves the directory as it
 // was.
@@ -130,6 +142,7 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		body []byte
 	}
 	var files []file
+	used := map[string]bool{}
 	sweep := len(r.Run.Sizes) > 1
 	for _, x := range r.Results {
 		if len(x.Repeats) == 0 {
@@ -150,7 +163,7 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		if err := render.PercentileDistribution(&b, h, scale); err != nil {
 			return exitcode.Infraf("%v", err)
 		}
-		p := filepath.Join(opts.OutDir, render.HGRMFileName(x, sweep))
+		p := filepath.Join(opts.OutDir, uniqueName(used, render.HGRMFileName(x, sweep)))
 		if _, err := os.Stat(p); err == nil && !opts.Force {
 			return exitcode.Usagef("%s already exists (pass --force to overwrite)", p)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
