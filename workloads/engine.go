@@ -91,7 +91,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
 	}
-	done := cleanup.Register("rm -rf " + runDir)
+	done := cleanup.RegisterLocal("rm -rf "+runDir, func() { os.RemoveAll(runDir) })
 	defer func() { os.RemoveAll(runDir); done() }() // only what this run created
 	if err := cleanup.MarkDir(runDir); err != nil {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)

@@ -136,6 +136,87 @@ func TestInterruptStalledServer(t *testing.T) {
 	}
 }
 
+// TestInterruptStalledThrowawayServer: Ctrl-C while dbbench's own throwaway PostgreSQL is stalled (its
+// whole process group stopped) ends the run within 2 seconds, and the server, its processes and its
+// directory are gone.
+func TestInterruptStalledThrowawayServer(t *testing.T) {
+	pgtest.ForTest(t) // PostgreSQL binaries are needed; skipped with DBBENCH_SKIP_POSTGRES=1
+	dir, tmp := t.TempDir(), t.TempDir()
+	os.Chmod(tmp, 0o755) // the postgres user must reach its directory when the test runs as root
+	cfg := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
+
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded pg") {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
+	if postmaster == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("no postmaster under dbbench\n%s", strings.Join(lines, "\n"))
+	}
+	syscall.Kill(-postmaster, syscall.SIGSTOP)
+	defer syscall.Kill(-postmaster, syscall.SIGCONT) // in case the test fails before dbbench kills it
+
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	took := time.Since(t0)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	t.Logf("exit 3 after %v: %s", took, lines[len(lines)-1])
+	if took > 2*time.Second {
+		t.Errorf("Ctrl-C took %v to end the run, want at most 2 s", took)
+	}
+	if err := syscall.Kill(-postmaster, 0); err == nil {
+		t.Errorf("processes of the server (group %d) survived", postmaster)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// childNamed returns the pid of a child of parent whose command is name, or 0.
+func childNamed(t *testing.T, parent int, name string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i, j := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(string(b[j+1:]))
+		if string(b[i+1:j]) == name && len(f) > 1 && f[1] == strconv.Itoa(parent) {
+			return pid
+		}
+	}
+	return 0
+}
+
 func schemas(t *testing.T, conn *pgx.Conn) []string {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_triplex_%' ORDER BY 1`)

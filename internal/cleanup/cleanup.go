@@ -13,6 +13,7 @@ var (
 	mu      sync.Mutex
 	next    int
 	pending = map[int]string{}
+	aborts  = map[int]func(){}
 )
 
 // Register records a pending cleanup, described as the manual step ("rm -rf /tmp/x",
@@ -27,7 +28,33 @@ func Register(how string) (done func()) {
 	return func() {
 		mu.Lock()
 		delete(pending, id)
+		delete(aborts, id)
 		mu.Unlock()
+	}
+}
+
+// RegisterLocal is Register for a cleanup this process can still do when it gives up waiting for the
+// rest (removing a local file or directory): Abort runs undo instead of listing the step.
+func RegisterLocal(how string, undo func()) (done func()) {
+	d := Register(how)
+	mu.Lock()
+	aborts[next-1] = undo
+	mu.Unlock()
+	return d
+}
+
+// Abort runs the local cleanups still pending and marks them done; the others stay in Pending.
+func Abort() {
+	mu.Lock()
+	var fns []func()
+	for id, fn := range aborts {
+		fns = append(fns, fn)
+		delete(aborts, id)
+		delete(pending, id)
+	}
+	mu.Unlock()
+	for _, fn := range fns {
+		fn()
 	}
 }
 

@@ -22,6 +22,20 @@ func TestPending(t *testing.T) {
 	}
 }
 
+func TestAbortRunsLocalCleanups(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x")
+	os.Mkdir(dir, 0o755)
+	Register("DROP SCHEMA s CASCADE")
+	RegisterLocal("rm -rf "+dir, func() { os.RemoveAll(dir) })
+	Abort()
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("a local cleanup did not run")
+	}
+	if got := Pending(); len(got) != 1 || got[0] != "DROP SCHEMA s CASCADE" {
+		t.Errorf("pending %q, want only the remote step", got)
+	}
+}
+
 // deadPID returns the pid of a process that has exited and been reaped.
 func deadPID(t *testing.T) int {
 	cmd := exec.Command("true")

@@ -67,6 +67,7 @@ func executeWithin(ctx context.Context, f *Factory, args []string, grace time.Du
 		return code
 	case <-time.After(grace):
 	}
+	cleanup.Abort() // what is local can still be removed
 	msg := fmt.Sprintf("interrupted: cleaning up did not finish within %s", grace)
 	if left := cleanup.Pending(); len(left) > 0 {
 		msg += "; left behind, remove by hand: " + strings.Join(left, "; ")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/redact"
@@ -89,6 +90,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		return exitcode.Usagef("%v", err)
 	}
 	defer res.Release() // the placeholder of a run that wrote no report
+	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
 
 	// Every secret of the config is masked in whatever the run prints or stores, including what
 	// drivers put in their errors.
