@@ -299,7 +299,7 @@ func (t *target) claimDatabase(ctx context.Context) error {
 			continue
 		case exists && t.set.reuse:
 			t.db, t.createdDB = name, false
-			t.logf("typedb: reusing the existing database %s (it will not be dropped)", name)
+			t.logf("reusing the existing database %s (it will not be dropped)", name)
 			return nil
 		case exists:
 			return exitcode.Usagef("typedb: database %q already exists on %s: choose another name, or set reuse_database: true to use it as it is (dbbench only drops databases it created)", name, t.c.Address())

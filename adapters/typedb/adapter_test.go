@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -486,5 +487,35 @@ func TestInsertSessionDropsOnce(t *testing.T) {
 	}
 	if n := srv.Requests("databases") - before; n != 1 {
 		t.Errorf("closing twice made %d database requests, want one drop", n)
+	}
+}
+
+// TestProgressLinesNotPrefixed: the engine prefixes progress lines with the target's name (usually
+// "typedb"), so the adapter's own lines must not say "typedb:" again.
+func TestProgressLinesNotPrefixed(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	var lines []string
+	opts, err := adapters.ParseOptions(typedb.New().Info().Options, map[string]any{"address": srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	tg, err := typedb.New().Open(context.Background(), opts, adapters.Env{Logf: logf, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ds, _ := dataset.Generate(20, 1)
+	if err := tg.Load(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatal("no progress line")
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "typedb:") {
+			t.Errorf("progress line %q repeats the prefix the engine adds", l)
+		}
 	}
 }

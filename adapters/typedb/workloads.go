@@ -127,7 +127,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		}
 		switch {
 		case tl.Rows == int64(ds.Len()) && tl.Sum == ds.SumFirst(ds.Len()):
-			t.logf("typedb: database %s already holds this dataset (%d persons): not loading", t.db, ds.Len())
+			t.logf("database %s already holds this dataset (%d persons): not loading", t.db, ds.Len())
 			t.rows = ds.Len()
 			return nil
 		case tl.Rows != 0:
@@ -163,7 +163,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		}
 	}
 	t.rows = ds.Len()
-	t.logf("typedb: loaded %d persons into %s in %v", ds.Len(), t.db, time.Since(t0).Round(time.Millisecond))
+	t.logf("loaded %d persons into %s in %v", ds.Len(), t.db, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
