@@ -131,6 +131,12 @@ func (adapter) Check(o adapters.Options, size int, params map[string]adapters.Op
 		return err
 	}
 	for name, p := range params {
+		// Upper bounds a 24 GiB machine survives: a batch is built in memory, pages are queried in turn.
+		for param, limit := range map[string]int64{"batch": 1_000_000, "pages": 100_000} {
+			if p.Int(param) > limit {
+				return exitcode.Usagef("triplex: workload %s: %s must be at most %d, got %d", name, param, limit, p.Int(param))
+			}
+		}
 		if p.Has("page") && p.Int("page") > maxPage {
 			return exitcode.Usagef("triplex: workload %s: page %d is larger than Triplex's maximum of %d", name, p.Int("page"), maxPage)
 		}

@@ -141,6 +141,9 @@ func resolve(opts adapters.Options) (settings, error) {
 	if u, err := url.Parse(s.address); err == nil && u.User != nil || strings.Contains(s.address, "@") {
 		return s, exitcode.Usagef("typedb: address %s holds credentials: give them as the username and password options (or TYPEDB_USERNAME and TYPEDB_PASSWORD)", redact.DSN(s.address))
 	}
+	if s.maxConns > 4096 {
+		return s, exitcode.Usagef("typedb: max_conns must be at most 4096, got %d", s.maxConns)
+	}
 	if s.txTimeout <= 0 {
 		s.txTimeout = time.Hour
 	}

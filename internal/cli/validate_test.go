@@ -22,6 +22,8 @@ func TestValidateRefusesWhatRunRefuses(t *testing.T) {
 		{"file storage on postgres", "[scan]", "[{name: a, adapter: triplex, options: {backend: postgres, storage: file}}]", "storage is a sqlite option"},
 		{"two targets on one path", "[scan]", "[{name: a, adapter: lmdb, options: {path: DIR/x}}, {name: b, adapter: lmdb, options: {path: DIR/x/}}]", "targets a and b both use path"},
 		{"typedb database with a leading digit", "[scan]", "[{name: a, adapter: typedb, options: {database: 1db}}]", `database name "1db"`},
+		{"triplex batch without bound", "[{name: insert_facts, ops: 2, params: {batch: 2000000000}}]", "[{name: a, adapter: triplex}]", "batch must be at most 1000000"},
+		{"typedb max_conns without bound", "[scan]", "[{name: a, adapter: typedb, options: {max_conns: 10000000}}]", "max_conns must be at most 4096"},
 		{"typedb address with credentials", "[scan]", `[{name: a, adapter: typedb, options: {address: "http://u:pw_secret@h:8000"}}]`, "holds credentials"},
 	}
 	for _, tt := range tests {
