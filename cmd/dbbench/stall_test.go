@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/report"
 )
 
 const stallConfig = `name: stall
@@ -186,6 +187,59 @@ func TestInterruptStalledThrowawayServer(t *testing.T) {
 	}
 	if err := syscall.Kill(-postmaster, 0); err == nil {
 		t.Errorf("processes of the server (group %d) survived", postmaster)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestServerDiesMidRun: the throwaway server is killed (SIGKILL) during the workloads: the run ends
+// with exit 3, the workload's failure is the first thing on the error line, the failure to stop the
+// server comes after it, and the report keeps the results.
+func TestServerDiesMidRun(t *testing.T) {
+	pgtest.ForTest(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	os.Chmod(tmp, 0o755)
+	cfg := filepath.Join(dir, "die.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
+	out := filepath.Join(dir, "r.json")
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded pg") {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // into the measured repeats
+	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
+	if postmaster == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("no postmaster under dbbench\n%s", strings.Join(lines, "\n"))
+	}
+	syscall.Kill(-postmaster, syscall.SIGKILL)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	last := lines[len(lines)-1]
+	t.Logf("%s", last)
+	if !strings.HasPrefix(last, "dbbench: workload page_all failed on target pg") || !strings.Contains(last, "; then cleaning up: close pg: stop PostgreSQL: postgres exited unexpectedly") {
+		t.Errorf("the error line does not give the workload's failure, then the cleanup's: %q", last)
+	}
+	r, err := report.Read(out)
+	if err != nil || r.Verdict != "error" || len(r.Results) == 0 {
+		t.Fatalf("report of the run whose server died: %v", err)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)

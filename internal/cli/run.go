@@ -143,6 +143,14 @@ func finishRun(opts *RunOptions, out io.Writer, res *report.Reservation, rep *re
 			fmt.Fprintf(out, "report: %s\n", res.Path)
 		}
 	}
+	// A failed workload is recorded in its result, not in the run's error: when only cleaning up
+	// failed after it, the workload's failure still comes first.
+	var re *workloads.RunError
+	if errors.As(runErr, &re) && re.Err == nil {
+		if first := firstFailure(rep); first != "" {
+			runErr = exitcode.AsInfra(fmt.Errorf("%s; then %w", first, runErr))
+		}
+	}
 	switch {
 	case runErr != nil && writeErr != nil:
 		return exitcode.AsInfra(fmt.Errorf("%w; and the report was not written: %v", runErr, writeErr))
@@ -201,6 +209,17 @@ func errorReason(rep *report.Report) string {
 	if len(rep.Run.Errors) > 0 {
 		return rep.Run.Errors[0]
 	}
+	if first := firstFailure(rep); first != "" {
+		return first
+	}
+	if len(rep.Results) == 0 {
+		return "nothing was measured: every target was skipped"
+	}
+	return "the run failed (see the report)"
+}
+
+// firstFailure names the first failed result or target of a report, or "".
+func firstFailure(rep *report.Report) string {
 	for _, x := range rep.Results {
 		if x.Status != "ok" {
 			return fmt.Sprintf("workload %s failed on target %s: %s", x.Workload, x.Target, exitcode.OneLine(x.Error))
@@ -211,10 +230,7 @@ func errorReason(rep *report.Report) string {
 			return fmt.Sprintf("target %s failed: %s", t.Name, exitcode.OneLine(t.Reason))
 		}
 	}
-	if len(rep.Results) == 0 {
-		return "nothing was measured: every target was skipped"
-	}
-	return "the run failed (see the report)"
+	return ""
 }
 
 func commandLine(args []string) string {
