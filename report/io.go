@@ -201,8 +201,8 @@ func replaceable(path string, fi os.FileInfo, o ReserveOptions) error {
 	return nil
 }
 
-// maxReportBytes bounds what is read to decide whether a file is a report.
-const maxReportBytes = 1 << 30
+// maxReportBytes bounds what is read as a report (a sweep with histograms per repeat is a few MiB).
+const maxReportBytes = 256 << 20
 
 // isReportFile says whether path holds a dbbench report (any schema version).
 func isReportFile(path string) bool {
@@ -280,9 +280,18 @@ func unwrapPath(err error) error {
 
 // Read loads a report and checks that this build understands it.
 func Read(path string) (*Report, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read report %s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	// Bounded, so that a device such as /dev/zero is refused instead of filling memory.
+	b, err := io.ReadAll(io.LimitReader(f, maxReportBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read report %s: %w", path, unwrapPath(err))
+	}
+	if len(b) > maxReportBytes {
+		return nil, fmt.Errorf("%s is not a dbbench report: larger than %d MiB", path, maxReportBytes>>20)
 	}
 	return Parse(path, b)
 }

@@ -107,6 +107,7 @@ func TestReadErrors(t *testing.T) {
 		path, want string
 	}{
 		{filepath.Join(dir, "missing.json"), "cannot read report"},
+		{"/dev/zero", "larger than 256 MiB"},
 		{write("corrupt.json", `{"schema_version": 1, "results": [`), "not a dbbench report"},
 		{write("other.json", `{"hello": "world"}`), "no schema_version"},
 		{write("newer.json", string(newer)), "newer than this dbbench understands"},

@@ -98,6 +98,7 @@ func TestExitCodes(t *testing.T) {
 		{"out is an earlier report", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json")}, exitcode.Usage, "", "pass --force"},
 		{"out replaces an earlier report with --force", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json"), "--force"}, exitcode.OK, "verdict: PASS", ""},
 		{"empty validate config", []string{"validate", "-c", ""}, exitcode.Usage, "", "--config: empty value"},
+		{"config is an endless device", []string{"validate", "-c", "/dev/zero"}, exitcode.Usage, "", "larger than 4 MiB"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
 		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},

@@ -68,9 +68,9 @@ func executeWithin(ctx context.Context, f *Factory, args []string, grace time.Du
 	case <-time.After(grace):
 	}
 	cleanup.Abort() // what is local can still be removed
-	msg := fmt.Sprintf("interrupted: cleaning up did not finish within %s", grace)
+	msg := "interrupted"
 	if left := cleanup.Pending(); len(left) > 0 {
-		msg += "; left behind, remove by hand: " + strings.Join(left, "; ")
+		msg = fmt.Sprintf("interrupted: cleaning up did not finish within %s; left behind, remove by hand: %s", grace, strings.Join(left, "; "))
 	}
 	fmt.Fprintln(f.Err, "dbbench: "+msg)
 	return exitcode.Infra
