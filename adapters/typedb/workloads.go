@@ -119,8 +119,9 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	}
 	if !t.createdDB {
 		tl, err := t.scanIn(ctx, t.db, ds.Len()+1, false)
-		if errors.Is(err, errTruncated) {
-			return exitcode.Usagef("typedb: the reused database %q holds more persons than this dataset of %d: use an empty database or another name", t.db, ds.Len())
+		if errors.Is(err, errTruncated) && exitcode.Of(err) == exitcode.Infra {
+			// Not the user's answer_limit: the database answers with more than this dataset holds.
+			return exitcode.Usagef("typedb: the reused database %q holds data that is not this dataset of %d persons (its answer exceeds the limit): use an empty database or another name", t.db, ds.Len())
 		}
 		if err != nil {
 			return err

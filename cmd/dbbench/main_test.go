@@ -111,9 +111,15 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-// TestInterrupt sends SIGINT in the middle of a run: exit 3, one line saying so, no report, and
-// nothing left in the temp dir.
+// TestInterrupt sends SIGINT, SIGTERM or SIGHUP in the middle of a run: exit 3, one line saying so,
+// the report with what was measured, and nothing left in the temp dir.
 func TestInterrupt(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, sig) })
+	}
+}
+
+func testInterrupt(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	tmp := t.TempDir()
 	cfg := filepath.Join(dir, "long.yaml")
@@ -140,7 +146,7 @@ targets: [{name: memory, adapter: memory}]
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // into the workloads
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
