@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Write stores r at path atomically: it writes a temporary file in the same directory, syncs it and
@@ -92,7 +93,9 @@ func writeAtomic(path string, b []byte, check func() error) error {
 type Reservation struct {
 	Path string
 	// Redact, if set, masks secrets in the report's text before it is written.
-	Redact  func(string) string
+	Redact func(string) string
+
+	mu      sync.Mutex  // Release may come from an interrupt watchdog while Write runs
 	created bool        // the placeholder is ours; removed again if no report is written
 	claimed os.FileInfo // what was at Path when reserved; Write replaces only that file
 }
@@ -243,6 +246,8 @@ func (res *Reservation) Write(r *Report) error {
 	if res.Redact != nil {
 		b = []byte(res.Redact(string(b)))
 	}
+	res.mu.Lock()
+	defer res.mu.Unlock()
 	err = writeAtomic(res.Path, b, func() error {
 		fi, err := os.Lstat(res.Path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -261,7 +266,12 @@ func (res *Reservation) Write(r *Report) error {
 
 // Release removes the empty placeholder of a run that wrote no report; an existing report stays.
 func (res *Reservation) Release() {
-	if res == nil || !res.created {
+	if res == nil {
+		return
+	}
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	if !res.created {
 		return
 	}
 	if fi, err := os.Lstat(res.Path); err == nil && os.SameFile(fi, res.claimed) && fi.Size() == 0 {
