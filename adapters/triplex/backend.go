@@ -188,6 +188,10 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		dsn = srv.DSN("postgres")
 	}
 	b.dsn = redact(dsn)
+	// Setting up (version, schema, pools) gets a deadline of its own: a server that accepts the
+	// connection and then stalls must not hold the run.
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		b.close()
@@ -254,8 +258,9 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 // schemaPrefix names the schemas the adapter creates on a server.
 const schemaPrefix = "dbbench_triplex_"
 
-// Deadlines of dropping the schema at the end of a run, and after Ctrl-C.
+// Deadlines of setting up on a server, of dropping the schema at the end of a run, and after Ctrl-C.
 const (
+	setupTimeout              = time.Minute
 	cleanupTimeout            = 30 * time.Second
 	interruptedCleanupTimeout = 500 * time.Millisecond
 )
