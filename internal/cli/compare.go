@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+	"os"
 
 	"github.com/dbbench/dbbench/internal/compare"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -90,6 +91,10 @@ func compareRun(opts *CompareOptions) error {
 		return exitcode.Usagef("--format: %v", err)
 	}
 	if opts.ThresholdFile != "" {
+		// A device (/dev/zero) or a huge file is refused before it is read into memory.
+		if fi, err := os.Stat(opts.ThresholdFile); err == nil && (fi.Mode()&os.ModeDevice != 0 || fi.Size() > 1<<20) {
+			return exitcode.Usagef("thresholds file %s is not a small YAML file", opts.ThresholdFile)
+		}
 		if err := compare.LoadThresholds(opts.ThresholdFile, &opts.Thresholds); err != nil {
 			return exitcode.Usagef("%v", err)
 		}

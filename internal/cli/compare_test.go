@@ -115,6 +115,7 @@ func TestCompareCommand(t *testing.T) {
 		{"unknown figure", []string{p["base"], p["same"], "--figures", "speed"}, exitcode.Usage, nil, `dbbench: unknown figure "speed" (figures: ` + strings.Join(report.FigureNames(), ", ") + ")", nil},
 		{"unknown format", []string{p["base"], p["same"], "--format", "html"}, exitcode.Usage, nil, `dbbench: --format: unknown format "html" (formats: text, markdown, json)`, nil},
 		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: accepts 2 arg(s), received 1 (see 'dbbench compare --help')", nil},
+		{"thresholds file is a device", []string{p["base"], p["same"], "--threshold-file", "/dev/zero"}, exitcode.Usage, nil, "dbbench: thresholds file /dev/zero is not a small YAML file", nil},
 		{"alpha zero", []string{p["base"], p["same"], "--alpha", "0"}, exitcode.Usage, nil, "dbbench: --alpha must lie strictly between 0 and 1, got 0", nil},
 		{"empty normalize-by", []string{p["base"], p["same"], "--normalize-by", ""}, exitcode.Usage, nil, "dbbench: --normalize-by: empty value (leave the flag out for the default) (see 'dbbench compare --help')", nil},
 	}
@@ -211,6 +212,10 @@ func TestReportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	clashDir := filepath.Join(t.TempDir(), "clash")
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("not an export"), 0o644)
+	linkDir := t.TempDir()
+	os.Symlink(victim, filepath.Join(linkDir, "a_lookup.hgrm"))
 	garbage := filepath.Join(t.TempDir(), "garbage.json")
 	os.WriteFile(garbage, []byte(`{"schema_version": 1, "verdict": "pass"}`), 0o644)
 
@@ -227,6 +232,7 @@ func TestReportCommand(t *testing.T) {
 		{"hgrm", []string{lat, "--format", "hgrm", "--out-dir", outDir}, exitcode.OK, []string{filepath.Join(outDir, "a_lookup.hgrm"), filepath.Join(outDir, "b_lookup.hgrm")}, ""},
 		{"hgrm never overwrites", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "ns"}, exitcode.Usage, nil, "dbbench: " + filepath.Join(outDir, "a_lookup.hgrm") + " already exists (pass --force to overwrite)"},
 		{"hgrm names never clash", []string{clash, "--format", "hgrm", "--out-dir", clashDir}, exitcode.OK, []string{filepath.Join(clashDir, "a_b_lookup.hgrm"), filepath.Join(clashDir, "a_b_lookup_2.hgrm")}, ""},
+		{"hgrm --force never follows a symlink", []string{lat, "--format", "hgrm", "--out-dir", linkDir, "--force"}, exitcode.Usage, nil, "dbbench: " + filepath.Join(linkDir, "a_lookup.hgrm") + " exists and is not a regular file: refusing to replace it"},
 		{"a report without results is no PASS", []string{garbage}, exitcode.Usage, nil, "dbbench: " + garbage + " is not a valid dbbench report: it has no results"},
 		{"hgrm bad unit", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "s"}, exitcode.Usage, nil, `dbbench: --unit: unknown unit "s" (units: ms, ns, us)`},
 		{"out-dir without hgrm", []string{lat, "--out-dir", outDir}, exitcode.Usage, nil, "dbbench: --out-dir is for --format hgrm; other formats go to standard output"},
@@ -251,6 +257,9 @@ func TestReportCommand(t *testing.T) {
 		})
 	}
 
+	if b, _ := os.ReadFile(victim); string(b) != "not an export" {
+		t.Error("an export wrote through a symlink")
+	}
 	// The refused second export left the first files alone; --force rewrites them in another unit.
 	before, err := os.ReadFile(filepath.Join(outDir, "a_lookup.hgrm"))
 	if err != nil {

@@ -164,7 +164,10 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 			return exitcode.Infraf("%v", err)
 		}
 		p := filepath.Join(opts.OutDir, uniqueName(used, render.HGRMFileName(x, sweep)))
-		if _, err := os.Stat(p); err == nil && !opts.Force {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			// --force replaces earlier exports, never a link, a device or a directory.
+			return exitcode.Usagef("%s exists and is not a regular file: refusing to replace it", p)
+		} else if err == nil && !opts.Force {
 			return exitcode.Usagef("%s already exists (pass --force to overwrite)", p)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return exitcode.Infraf("cannot write %s: %v", p, err)
@@ -178,10 +181,31 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		return exitcode.Infraf("cannot create %s: %v", opts.OutDir, err)
 	}
 	for _, f := range files {
-		if err := os.WriteFile(f.path, f.body, 0o644); err != nil {
+		if err := replaceFile(f.path, f.body); err != nil {
 			return exitcode.Infraf("cannot write %s: %v", f.path, err)
 		}
 		fmt.Fprintln(opts.f.Out, f.path)
 	}
 	return nil
+}
+
+// replaceFile writes body to a temporary file next to path and renames it over path, so that a file
+// linked to path elsewhere (a hard link) is never written through.
+func replaceFile(path string, body []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // no-op after the rename
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
