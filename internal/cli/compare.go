@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"github.com/spf13/cobra"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/compare"
 	"github.com/dbbench/dbbench/internal/exitcode"
