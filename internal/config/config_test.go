@@ -176,6 +176,7 @@ func TestConfigErrors(t *testing.T) {
 		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
+		{"not a config", "root:$6$saltsalt$secrethash:20228:0:99999:7:::\n", false, "x.yaml:1: the config: this is not a key dbbench knows, nor a word"},
 		{"alias bomb in params", strings.Replace(good, "    params: {page: 10}", aliasBomb("    params", "page"), 1), false, "expands to more than 10000 values"},
 		{"alias bomb in options", strings.Replace(good, "      password: hunter2", aliasBomb("      x_bomb", "password"), 1), false, "expands to more than 10000 values"},
 		{"readers without bound", strings.Replace(good, "  - scan\n", "  - scan\n  - {name: concurrent, readers: 10000000}\n", 1), false, "concurrent.readers must be at most 1024"},

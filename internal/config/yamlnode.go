@@ -48,6 +48,10 @@ func mapping(n *yaml.Node, what string, allowed ...string) (map[string]field, []
 			return nil, nil, errAt(k, "%s: %q appears twice", what, k.Value)
 		}
 		if len(allowed) > 0 && !contains(allowed, k.Value) {
+			if !keyPattern.MatchString(k.Value) {
+				// Not a word: probably not a config at all (-c /etc/shadow); its text is not repeated.
+				return nil, nil, errAt(k, "%s: this is not a key dbbench knows, nor a word (known: %s)", what, strings.Join(allowed, ", "))
+			}
 			return nil, nil, errAt(k, "unknown key %q in %s (known: %s)", k.Value, what, strings.Join(allowed, ", "))
 		}
 		out[k.Value] = field{k, v}
@@ -74,6 +78,9 @@ func kindName(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
 			return "nothing"
+		}
+		if len(n.Value) > 40 {
+			return "a long single value" // not repeated: it may not be a config at all
 		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.AliasNode:
@@ -239,6 +246,9 @@ func boundedInt(n *yaml.Node, what string, min, max int) (int, error) {
 	}
 	return v, nil
 }
+
+// keyPattern is what a misspelt key looks like; anything else is not echoed in errors.
+var keyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,39}$`)
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
