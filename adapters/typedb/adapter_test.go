@@ -519,3 +519,29 @@ func TestProgressLinesNotPrefixed(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedDatabaseHoldingMore: a reused database holding more persons than the dataset answers the
+// check with more rows than the answer limit (HTTP 206); that is the user's mistake (exit 2, said
+// plainly), not a server error.
+func TestReusedDatabaseHoldingMore(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	ctx := context.Background()
+	big, _ := dataset.Generate(120, 1)
+	small, _ := dataset.Generate(50, 1)
+	reuse := map[string]any{"address": srv.URL, "database": "keep", "reuse_database": true}
+	c, _ := client.New(client.Config{Address: srv.URL, Username: "admin", Password: "password"})
+	if err := c.CreateDatabase(ctx, "keep"); err != nil {
+		t.Fatal(err)
+	}
+	tg := mustOpen(t, reuse)
+	if err := tg.Load(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	tg.Close()
+	tg = mustOpen(t, reuse)
+	err := tg.Load(ctx, small)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "holds data that is not this dataset") {
+		t.Fatalf("reusing a database holding more persons: %v (exit %d)", err, exitcode.Of(err))
+	}
+}
