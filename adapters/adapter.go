@@ -29,6 +29,14 @@ type Adapter interface {
 	Open(ctx context.Context, opts Options, env Env) (Target, error)
 }
 
+// Checker is an optional Adapter interface: Check reports, without opening or starting anything,
+// every mistake in a target's options (and in the params of its adapter workloads, keyed by workload
+// name) that Open or PrepareWorkload would report at the given dataset size. Config resolution calls
+// it for every target and size, so that `dbbench validate` refuses what `dbbench run` would.
+type Checker interface {
+	Check(opts Options, size int, params map[string]Options) error
+}
+
 // Info describes an adapter for `dbbench list`, config validation and the report.
 type Info struct {
 	Name    string

@@ -3,7 +3,6 @@ package adapters
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Kind is the type of an option value.
@@ -130,6 +131,27 @@ func ExpandEnv(s string) string {
 	})
 }
 
+// ExpandEnvStrict is ExpandEnv for config values: a ${NAME} without a default whose variable is
+// unset or empty is an error, never an empty string (an empty dsn would silently mean a throwaway
+// server).
+func ExpandEnvStrict(s string) (string, error) {
+	var missing string
+	out := envRef.ReplaceAllStringFunc(s, func(m string) string {
+		g := envRef.FindStringSubmatch(m)
+		if v, ok := os.LookupEnv(g[1]); ok && v != "" {
+			return v
+		}
+		if g[2] == "" && missing == "" {
+			missing = g[1]
+		}
+		return g[3]
+	})
+	if missing != "" {
+		return "", fmt.Errorf("${%s} is not set (set it, or write ${%s:-default})", missing, missing)
+	}
+	return out, nil
+}
+
 func convert(s OptionSpec, raw any) (any, error) {
 	switch s.Kind {
 	case List:
@@ -139,7 +161,10 @@ func convert(s OptionSpec, raw any) (any, error) {
 	}
 	str, isStr := raw.(string)
 	if isStr {
-		str = ExpandEnv(str)
+		var err error
+		if str, err = ExpandEnvStrict(str); err != nil {
+			return nil, err
+		}
 	}
 	switch s.Kind {
 	case String, DSN:
@@ -226,7 +251,11 @@ func convertList(raw any) ([]string, error) {
 	for i, it := range items {
 		switch v := it.(type) {
 		case string:
-			out[i] = ExpandEnv(v)
+			s, err := ExpandEnvStrict(v)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i+1, err)
+			}
+			out[i] = s
 		case int, int64, uint64, float64, bool:
 			out[i] = fmt.Sprint(v)
 		default:
@@ -245,7 +274,11 @@ func convertMap(raw any) (map[string]any, error) {
 	for k, it := range m {
 		switch v := it.(type) {
 		case string:
-			out[k] = ExpandEnv(v)
+			s, err := ExpandEnvStrict(v)
+			if err != nil {
+				return nil, fmt.Errorf("key %q: %w", k, err)
+			}
+			out[k] = s
 		case int:
 			out[k] = int64(v)
 		case int64, uint64, float64, bool:
@@ -396,22 +429,22 @@ var secretWords = regexp.MustCompile(`(?i)password|passwd|secret|token|dsn|key|c
 // SecretKey reports whether a map key names something secret (a password, token, key or DSN), whose
 // value a report must not show.
 func SecretKey(k string) bool { return secretWords.MatchString(k) }
+// RedactDSN removes the password from a URL or key=value connection string (see internal/redact).
+func RedactDSN(dsn string) string { return redact.DSN(dsn) }
 
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
-
-// RedactDSN removes the password from a URL or key=value connection string.
-func RedactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
-		if u.User != nil {
-			if _, has := u.User.Password(); has {
-				u.User = url.UserPassword(u.User.Username(), "xxx")
-			}
+// Secrets returns what must never be shown of these options: the values of secret options and the
+// passwords inside any string value (a dsn, an address with credentials).
+func (o Options) Secrets() []string {
+	var out []string
+	for k, v := range o.values {
+		str, ok := v.(string)
+		if !ok {
+			continue
 		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxx")
-			u.RawQuery = q.Encode()
+		if o.specs[k].Secret {
+			out = append(out, str)
 		}
-		return strings.Replace(u.String(), ":xxx@", ":***@", 1) // url escapes '*' in userinfo
+		out = append(out, redact.Passwords(str)...)
 	}
-	return kvPassword.ReplaceAllString(dsn, "${1}***")
+	return out
 }

@@ -89,7 +89,9 @@ func TestRedactDSN(t *testing.T) {
 	tests := map[string]string{
 		"postgres://u:pw@h/db":                  "postgres://u:***@h/db",
 		"postgres://u@h/db":                     "postgres://u@h/db",
-		"postgres://h/db?password=pw&sslmode=x": "postgres://h/db?password=xxx&sslmode=x",
+		"postgres://h/db?password=pw&sslmode=x": "postgres://h/db?password=***&sslmode=x",
+		`host=h password='a\' b' dbname=d`:      "host=h password=*** dbname=d",
+		"postgres://u:p@ss@h/db":                "postgres://u:***@h/db",
 		"host=h user=u password=pw dbname=d":    "host=h user=u password=*** dbname=d",
 		"host=h password='p w' dbname=d":        "host=h password=*** dbname=d",
 	}
@@ -104,6 +106,19 @@ func TestExpandEnv(t *testing.T) {
 	t.Setenv("DBBENCH_X", "1")
 	if got := ExpandEnv("a${DBBENCH_X}b${DBBENCH_UNSET:-d}c${DBBENCH_UNSET}"); got != "a1bdc" {
 		t.Errorf("ExpandEnv = %q", got)
+	}
+	// In a config an unset variable without a default is an error, never an empty value.
+	if got, err := ExpandEnvStrict("a${DBBENCH_X}b${DBBENCH_UNSET:-d}c"); err != nil || got != "a1bdc" {
+		t.Errorf("ExpandEnvStrict = %q, %v", got, err)
+	}
+	t.Setenv("DBBENCH_EMPTY", "")
+	for _, s := range []string{"${DBBENCH_UNSET}", "x${DBBENCH_EMPTY}"} {
+		if _, err := ExpandEnvStrict(s); err == nil || !strings.Contains(err.Error(), "is not set") {
+			t.Errorf("ExpandEnvStrict(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseOptions([]OptionSpec{{Name: "dsn", Kind: DSN}}, map[string]any{"dsn": "${DBBENCH_UNSET}"}); err == nil {
+		t.Error("a dsn from an unset variable was accepted")
 	}
 }
 

@@ -58,11 +58,14 @@ type Run struct {
 	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
 	// Harness is the engine's own cost per timed operation, measured at start-up.
-	Harness       Harness `json:"harness"`
-	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
-	Interrupted   bool    `json:"interrupted,omitempty"`
-	CommandLine   string  `json:"command_line,omitempty"`
-	SlowdownNotes string  `json:"slowdown_notes,omitempty"`
+	Harness      Harness `json:"harness"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Interrupted  bool    `json:"interrupted,omitempty"`
+	// Errors are why the run stopped early, first failure first, then what cleaning up could not do;
+	// the results measured until then are kept and the verdict is "error".
+	Errors        []string `json:"errors,omitempty"`
+	CommandLine   string   `json:"command_line,omitempty"`
+	SlowdownNotes string   `json:"slowdown_notes,omitempty"`
 }
 
 // Harness is the measured overhead of the engine's timing around one operation.

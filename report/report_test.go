@@ -107,10 +107,17 @@ func TestReadErrors(t *testing.T) {
 		path, want string
 	}{
 		{filepath.Join(dir, "missing.json"), "cannot read report"},
+		{"/dev/zero", "larger than 256 MiB"},
 		{write("corrupt.json", `{"schema_version": 1, "results": [`), "not a dbbench report"},
 		{write("other.json", `{"hello": "world"}`), "no schema_version"},
 		{write("newer.json", string(newer)), "newer than this dbbench understands"},
 		{write("badtype.json", `{"schema_version": 1, "results": 5}`), "not a valid dbbench report"},
+		{write("empty.json", `{"schema_version": 1, "verdict": "pass"}`), "no results"},
+		{write("garbage-verdict.json", `{"schema_version": 1, "verdict": "PASS!", "results": [{"target": "a", "workload": "scan"}]}`), "unknown verdict"},
+		{write("noname.json", `{"schema_version": 1, "verdict": "pass", "results": [{}]}`), "names no target"},
+		{write("negative.json", `{"schema_version": 1, "verdict": "pass", "results": [{"target": "a", "workload": "scan", "figures": {"p50": -1}}]}`), "figure p50 is -1"},
+		{write("badhist.json", `{"schema_version": 1, "verdict": "pass", "results": [{"target": "a", "workload": "scan", "histogram": "HISTFAAAnot"}]}`), "decode histogram"},
+		{write("badrepeat.json", `{"schema_version": 1, "verdict": "pass", "results": [{"target": "a", "workload": "scan", "repeats": [{"index": 0, "histogram": "xx"}]}]}`), "repeat 0"},
 	}
 	for _, tt := range tests {
 		_, err := Read(tt.path)
@@ -120,27 +127,103 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestCheckWritable(t *testing.T) {
+func TestReserve(t *testing.T) {
 	dir := t.TempDir()
-	if err := CheckWritable(filepath.Join(dir, "new", "deeper", "r.json")); err != nil {
-		t.Errorf("creatable path refused: %v", err)
+	earlier := filepath.Join(dir, "earlier.json")
+	if err := Write(earlier, &Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "dbbench"}, Verdict: "pass"}); err != nil {
+		t.Fatal(err)
 	}
-	if err := CheckWritable(dir); err == nil {
-		t.Error("a directory accepted as report path")
-	}
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("my notes"), 0o644)
+	cfg := filepath.Join(dir, "my.yaml")
+	os.WriteFile(cfg, []byte("name: x\n"), 0o644)
+	link := filepath.Join(dir, "link.json")
+	os.Symlink(earlier, link)
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
-	if err := CheckWritable(filepath.Join(file, "r.json")); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("path under a file: %v", err)
+	tests := []struct {
+		name, path string
+		force      bool
+		want       string // "" = reserved
+	}{
+		{"new path, parents created", filepath.Join(dir, "new", "deeper", "r.json"), false, ""},
+		{"earlier report without --force", earlier, false, "pass --force"},
+		{"earlier report with --force", earlier, true, ""},
+		{"any other file", other, true, "not a dbbench report"},
+		{"empty file (another run's reservation)", file, true, "not a dbbench report"},
+		{"the config itself", cfg, true, "is the config file"},
+		{"symbolic link", link, true, "symbolic link"},
+		{"/dev/null", "/dev/null", true, "not a regular file"},
+		{"/dev/stdout", "/dev/stdout", true, "symbolic link"},
+		{"directory", dir, true, "is a directory"},
+		{"under a file", filepath.Join(file, "r.json"), false, "not a directory"},
+		{"/proc", "/proc/r.json", false, "cannot write report"},
+		{"empty path", "", false, "empty"},
 	}
-	if os.Geteuid() != 0 { // root can write anywhere
-		ro := filepath.Join(dir, "ro")
-		os.Mkdir(ro, 0o555)
-		if err := CheckWritable(filepath.Join(ro, "r.json")); err == nil {
-			t.Error("read-only directory accepted")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Reserve(tt.path, ReserveOptions{Force: tt.force, Protect: []string{cfg}})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				res.Release()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(other); string(b) != "my notes" {
+		t.Error("another file was touched")
+	}
+	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Error("/dev/null is no longer a device")
+	}
+}
+
+// TestReserveNew: runs that start at the same second never share a report name, and a released
+// reservation leaves nothing behind.
+func TestReserveNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reports", "x-1.json")
+	seen := map[string]bool{}
+	var all []*Reservation
+	for i := 0; i < 5; i++ {
+		res, err := ReserveNew(path)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if seen[res.Path] {
+			t.Fatalf("%s reserved twice", res.Path)
+		}
+		seen[res.Path] = true
+		all = append(all, res)
 	}
-	if err := CheckWritable("/proc/r.json"); err == nil {
-		t.Error("/proc accepted as a report directory")
+	if err := all[1].Write(&Report{SchemaVersion: SchemaVersion, Tool: Tool{Name: "dbbench"}, Verdict: "pass"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		r.Release()
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(all[1].Path) {
+		t.Errorf("left in the directory: %v, want only the written report", entries)
+	}
+}
+
+// TestReservationWriteRefusesSwap: a file swapped in at the reserved path during the run is not
+// replaced.
+func TestReservationWriteRefusesSwap(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	res, err := Reserve(path, ReserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	os.Symlink("/dev/null", path)
+	if err := res.Write(&Report{SchemaVersion: SchemaVersion}); err == nil || !strings.Contains(err.Error(), "replaced by another file") {
+		t.Errorf("write over a swapped-in symlink: %v", err)
 	}
 }

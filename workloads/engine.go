@@ -12,9 +12,11 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -33,6 +35,9 @@ type Runner struct {
 	Environment func() report.Environment
 }
 
+// runDirPrefix names the temporary directory of a run (its targets' stores live inside).
+const runDirPrefix = "dbbench-run-"
+
 // targetState is one configured target through the run.
 type targetState struct {
 	plan *config.TargetPlan
@@ -48,9 +53,10 @@ type resultKey struct {
 	size             int
 }
 
-// Run executes the plan. It returns the report with every result, failed ones included, or an error
-// when the run could not go on (a required target that cannot be opened, a usage error found late, or
-// cancellation; then no report is produced).
+// Run executes the plan. It returns the report with every result, failed ones included. When the run
+// could not go on (a required target that cannot be opened, a usage error found late, cancellation) or
+// could not clean up, it also returns a *RunError, and the report holds what was measured until then,
+// with the verdict "error" and the errors in run.errors.
 func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	p := r.Plan
 	prog := newProgress(r.Progress)
@@ -76,11 +82,20 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if base == "" {
 		base = os.TempDir()
 	}
-	runDir, err := os.MkdirTemp(base, "dbbench-run-")
+	// Run directories of runs that died (SIGKILL, a crash) are marked with their owner: remove those,
+	// and only those, before making this run's.
+	for _, d := range cleanup.SweepDirs(base, runDirPrefix) {
+		prog.printf("removed %s, left by a dbbench run that did not finish", d)
+	}
+	runDir, err := os.MkdirTemp(base, runDirPrefix)
 	if err != nil {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
 	}
-	defer os.RemoveAll(runDir) // only what this run created
+	done := cleanup.RegisterLocal("rm -rf "+runDir, func() { os.RemoveAll(runDir) })
+	defer func() { os.RemoveAll(runDir); done() }() // only what this run created
+	if err := cleanup.MarkDir(runDir); err != nil {
+		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
 	sh := newShared(runDir, prog.logf("postgres"))
 	defer func() {
 		if err := sh.stop(); err != nil {
@@ -101,9 +116,10 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 
 	prog.start(p)
 	var results []*resultAcc // in the order the workloads ran
+	runErr := &RunError{}
 	for _, size := range p.Sizes {
-		if err := r.runSize(ctx, size, runDir, sh, states, &results, prog); err != nil {
-			return nil, err
+		if runErr.Err = r.runSize(ctx, size, runDir, sh, states, &results, prog, runErr); runErr.Err != nil {
+			break
 		}
 	}
 
@@ -123,8 +139,45 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	rep.Verdict = Verdict(rep)
 	rep.Run.FinishedAt = time.Now().UTC()
 	rep.Run.PeakRSSBytes = report.PeakRSS()
+	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
+		rep.Verdict = "error"
+		rep.Run.Interrupted = ctx.Err() != nil
+		for _, e := range runErr.Unwrap() {
+			rep.Run.Errors = append(rep.Run.Errors, e.Error())
+		}
+		return rep, runErr
+	}
 	prog.finish()
 	return rep, nil
+}
+
+// RunError is a run that stopped early or could not clean up after itself: the first failure, then
+// every cleanup failure after it, so that neither hides the other. Its exit code is the first
+// failure's.
+type RunError struct {
+	Err     error   // what stopped the run; nil when only cleaning up failed
+	Cleanup []error // closing targets, dropping what they created
+}
+
+func (e *RunError) Error() string {
+	var parts []string
+	for _, x := range e.Unwrap() {
+		parts = append(parts, x.Error())
+	}
+	msg := strings.Join(parts, "; then cleaning up: ")
+	if e.Err == nil {
+		msg = "cleaning up: " + msg
+	}
+	return msg
+}
+
+// Unwrap returns the first failure, then the cleanup failures, in that order.
+func (e *RunError) Unwrap() []error {
+	var out []error
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return append(out, e.Cleanup...)
 }
 
 // markSkipped gives a target that was skipped at every size the status "skipped".
@@ -174,7 +227,7 @@ func Verdict(r *report.Report) string {
 }
 
 // runSize opens, loads and measures every target at one dataset size, then closes them.
-func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *progress) (err error) {
+func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *progress, runErr *RunError) (err error) {
 	p := r.Plan
 	ds, err := dataset.Generate(size, p.Seed)
 	if err != nil {
@@ -183,8 +236,8 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 	defer func() {
 		for _, s := range states {
 			if s.inst != nil {
-				if cerr := s.inst.Close(); cerr != nil && err == nil && ctx.Err() == nil {
-					err = exitcode.AsInfra(fmt.Errorf("close %s: %w", s.plan.Name, cerr))
+				if cerr := s.inst.Close(); cerr != nil {
+					runErr.Cleanup = append(runErr.Cleanup, exitcode.AsInfra(fmt.Errorf("close %s: %w", s.plan.Name, cerr)))
 				}
 				s.inst = nil
 			}
@@ -194,7 +247,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 			}
 		}
 		if ctx.Err() != nil {
-			err = exitcode.Infraf("interrupted: stopped the run, removed its temporary stores, wrote no report")
+			err = exitcode.Infraf("interrupted: stopped the run")
 		}
 	}()
 

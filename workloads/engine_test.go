@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -49,6 +52,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
 			{Name: "cancel_at", Kind: adapters.Int, Default: "-1"},
+			{Name: "fail_close", Kind: adapters.Bool},
 		},
 		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
 	}
@@ -88,6 +92,9 @@ func (t *fakeTarget) Close() error {
 	t.log.mu.Lock()
 	t.log.close++
 	t.log.mu.Unlock()
+	if t.o.Bool("fail_close") {
+		return errors.New("server gone")
+	}
 	return nil
 }
 
@@ -444,12 +451,48 @@ targets:
 	// The op cancels the run mid-workload, as Ctrl-C would.
 	p.Targets[0].Adapter = cancelling{fake: fake{log: log}, cancel: cancel}
 	rep, err := r.Run(ctx)
-	if rep != nil || err == nil || !strings.Contains(err.Error(), "interrupted") || exitcode.Of(err) != exitcode.Infra {
+	if rep == nil || err == nil || !strings.Contains(err.Error(), "interrupted") || exitcode.Of(err) != exitcode.Infra {
 		t.Fatalf("report %v, err %v", rep != nil, err)
+	}
+	// The report keeps what was measured, marked as interrupted.
+	if !rep.Run.Interrupted || rep.Verdict != "error" || len(rep.Run.Errors) != 1 || len(rep.Results) != 1 {
+		t.Errorf("interrupted %v, verdict %s, errors %q, %d results", rep.Run.Interrupted, rep.Verdict, rep.Run.Errors, len(rep.Results))
 	}
 	left, _ := os.ReadDir(dir)
 	if len(left) != 0 || log.close != 1 {
 		t.Errorf("left %d entries, closed %d targets", len(left), log.close)
+	}
+}
+
+// TestCleanupErrorKeepsResults: a failure to clean up (the server died after the workloads) is
+// reported after the run's own outcome and never loses the results; the first failure comes first.
+func TestCleanupErrorKeepsResults(t *testing.T) {
+	for _, tt := range []struct {
+		name, options string
+		wantErr       string
+	}{
+		{"only cleanup fails", "{fail_close: true}", "cleaning up: close a: server gone"},
+		{"a workload and the cleanup fail", "{fail_close: true, fail_load: true}", "target a: load 10 persons: disk on fire; then cleaning up: close a: server gone"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &callLog{}
+			p := plan(t, log, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 2
+workloads: [scan]
+targets:
+  - {name: b, adapter: fake}
+  - {name: a, adapter: fake, options: `+tt.options+`}
+`)
+			rep, err := (&Runner{Plan: p, TempDir: t.TempDir()}).Run(context.Background())
+			if err == nil || err.Error() != tt.wantErr || exitcode.Of(err) != exitcode.Infra {
+				t.Fatalf("err %v (exit %d), want %q", err, exitcode.Of(err), tt.wantErr)
+			}
+			if rep == nil || rep.Verdict != "error" || len(rep.Run.Errors) != len(strings.Split(tt.wantErr, "; then ")) {
+				t.Fatalf("report %+v", rep)
+			}
+		})
 	}
 }
 
@@ -560,5 +603,38 @@ func TestSlowdownAmount(t *testing.T) {
 	}
 	if got := s.add(500*time.Nanosecond, 1); got != 100*time.Nanosecond {
 		t.Errorf("20%% of 500ns = %v, want 100ns", got)
+	}
+}
+
+// TestStaleRunDirsRemoved: run directories left by a dead run (SIGKILL) are removed by the next run;
+// anything without a dead owner's mark stays.
+func TestStaleRunDirsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	stale := filepath.Join(dir, "dbbench-run-111")
+	os.MkdirAll(filepath.Join(stale, "lmdb-go-1"), 0o755)
+	os.WriteFile(filepath.Join(stale, cleanup.OwnerFile), []byte(fmt.Sprintf("dbbench pid=%d host=%s\n", dead.Process.Pid, host)), 0o644)
+	unmarked := filepath.Join(dir, "dbbench-run-222")
+	os.MkdirAll(unmarked, 0o755)
+	live := filepath.Join(dir, "dbbench-run-333")
+	os.MkdirAll(live, 0o755)
+	os.WriteFile(filepath.Join(live, cleanup.OwnerFile), []byte(cleanup.Owner()), 0o644)
+
+	log := &callLog{}
+	p := plan(t, log, "name: t\ndataset: {persons: 10}\nrepeats: 1\nworkloads: [scan]\ntargets: [{name: a, adapter: fake}]\n")
+	if _, err := (&Runner{Plan: p, TempDir: dir}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a dead run's directory was not removed")
+	}
+	for _, d := range []string{unmarked, live} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed", d)
+		}
 	}
 }

@@ -60,6 +60,12 @@ type settings struct {
 	batch   int
 }
 
+// Check reports the option mistakes Open would (see adapters.Checker).
+func (Adapter) Check(o adapters.Options, _ int, _ map[string]adapters.Options) error {
+	_, err := parseSettings(o)
+	return err
+}
+
 func parseSettings(o adapters.Options) (settings, error) {
 	sc, err := store.ParseConfig(o)
 	if err != nil {

@@ -11,7 +11,6 @@ package triplex
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
@@ -124,6 +123,42 @@ func parseConfig(o adapters.Options) (config, error) {
 	return c, nil
 }
 
+// Check reports the option and parameter mistakes Open and PrepareWorkload would find before
+// touching any data (see adapters.Checker).
+func (adapter) Check(o adapters.Options, size int, params map[string]adapters.Options) error {
+	c, err := parseConfig(o)
+	if err != nil {
+		return err
+	}
+	for name, p := range params {
+		// Upper bounds a 24 GiB machine survives: a batch is built in memory, pages are queried in turn.
+		for param, limit := range map[string]int64{"batch": 1_000_000, "pages": 100_000} {
+			if p.Int(param) > limit {
+				return exitcode.Usagef("triplex: workload %s: %s must be at most %d, got %d", name, param, limit, p.Int(param))
+			}
+		}
+		if p.Has("page") && p.Int("page") > maxPage {
+			return exitcode.Usagef("triplex: workload %s: page %d is larger than Triplex's maximum of %d", name, p.Int("page"), maxPage)
+		}
+		if name == wAsOfPage || name == wAsOfEntity {
+			if back := max(int(p.Int("back")), 1); back > c.historyDepth-1 {
+				return exitcode.Usagef("triplex: workload %s: back %d needs history_depth >= %d (the target has history_depth %d, i.e. %d update round(s))",
+					name, back, back+1, c.historyDepth, c.historyDepth-1)
+			}
+		}
+		if name == wNextPage || name == wPageAll || name == wPageAttr || name == wPageJoin || name == wGroupCount || name == wAsOfPage {
+			page := int(p.Int("page"))
+			if page == 0 {
+				page = 100
+			}
+			if page >= size {
+				return exitcode.Usagef("triplex: workload %s: a page of %d rows needs more than %d entities: use a larger dataset size or a smaller page", name, page, size)
+			}
+		}
+	}
+	return nil
+}
+
 type envDir string
 
 func (e envDir) dir() string { return string(e) }
@@ -158,12 +193,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	return &target{cfg: c, b: b, env: env, logf: logf}, nil
 }
 
-// userinfo matches the password of a URL that does not parse, which RedactDSN leaves alone.
-var userinfo = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
-
-func redact(dsn string) string {
-	return userinfo.ReplaceAllString(adapters.RedactDSN(dsn), "${1}***@")
-}
+func redact(dsn string) string { return adapters.RedactDSN(dsn) }
 
 // errNoPersons is returned by the common workloads of a target opened with persons: false.
 func errNoPersons(w string) error {

@@ -19,6 +19,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/pgserver"
 )
@@ -161,6 +162,8 @@ type pgBackend struct {
 	pool    *pgxpool.Pool // the indexed layout's write transactions (COPY)
 	schema  string
 	server  *pgserver.Server // the throwaway server, when no dsn was given
+	runCtx  context.Context  // the run's context: cleaning up after Ctrl-C gets a short deadline
+	pending func()           // marks the manual DROP SCHEMA step done
 	version string
 	dsn     string // redacted, for the report
 	sb      string
@@ -169,7 +172,7 @@ type pgBackend struct {
 type tempDirEnv interface{ dir() string }
 
 func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env tempDirEnv, logf func(string, ...any)) (*pgBackend, error) {
-	b := &pgBackend{}
+	b := &pgBackend{runCtx: ctx}
 	if dsn == "" {
 		settings := map[string]string{
 			"shared_buffers":       fmt.Sprintf("%dkB", sharedBuffers/1024),
@@ -185,6 +188,10 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		dsn = srv.DSN("postgres")
 	}
 	b.dsn = redact(dsn)
+	// Setting up (version, schema, pools) gets a deadline of its own: a server that accepts the
+	// connection and then stalls must not hold the run.
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		b.close()
@@ -203,10 +210,18 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		b.close()
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
+	if b.server == nil {
+		sweepSchemas(ctx, admin, logf)
+	}
 	for range 5 {
-		name := "dbbench_triplex_" + randomID()
+		name := schemaPrefix + randomID()
 		if _, err = admin.Exec(ctx, "CREATE SCHEMA "+name); err == nil {
 			b.schema = name
+			if b.server == nil {
+				b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", name, b.dsn))
+			}
+			// The owner's mark lets a later run remove the schema if this process dies first.
+			_, err = admin.Exec(ctx, "COMMENT ON SCHEMA "+name+" IS '"+cleanup.Owner()+"'")
 			break
 		}
 		var pgErr *pgconn.PgError
@@ -214,7 +229,7 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 			break
 		}
 	}
-	if b.schema == "" {
+	if b.schema == "" || err != nil {
 		b.close()
 		return nil, exitcode.Infraf("triplex: postgres %s: create schema: %w", b.dsn, err)
 	}
@@ -238,6 +253,39 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
 	return b, nil
+}
+
+// schemaPrefix names the schemas the adapter creates on a server.
+const schemaPrefix = "dbbench_triplex_"
+
+// Deadlines of setting up on a server, of dropping the schema at the end of a run, and after Ctrl-C.
+const (
+	setupTimeout              = time.Minute
+	cleanupTimeout            = 30 * time.Second
+	interruptedCleanupTimeout = 500 * time.Millisecond
+)
+
+// sweepSchemas drops the schemas that runs which died (SIGKILL, a crash) left on the server: those
+// whose owner mark names a dead process of this host, and only those.
+func sweepSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any)) {
+	rows, err := conn.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '')
+		FROM pg_namespace WHERE starts_with(nspname, $1)`, schemaPrefix)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for rows.Next() {
+		var name, mark string
+		if rows.Scan(&name, &mark) == nil && cleanup.Dead(mark) {
+			stale = append(stale, name)
+		}
+	}
+	rows.Close()
+	for _, name := range stale {
+		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err == nil && logf != nil {
+			logf("removed schema %s, left by a dbbench run that did not finish", name)
+		}
+	}
 }
 
 // connectErr classifies a failed connection: rejected credentials or a missing database are the
@@ -284,10 +332,22 @@ func (b *pgBackend) close() error {
 		b.pool.Close()
 	}
 	if b.db != nil {
-		if b.schema != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			_, err = b.db.ExecContext(ctx, "DROP SCHEMA "+b.schema+" CASCADE")
+		// A throwaway server goes with everything in it; on a server the user gave, the schema is
+		// dropped under a deadline (short after Ctrl-C), so that a stalled server cannot hold up
+		// the end of the run. What could not be dropped is named, and the next run removes it.
+		if b.schema != "" && b.server == nil {
+			timeout := cleanupTimeout
+			if b.runCtx != nil && b.runCtx.Err() != nil {
+				timeout = interruptedCleanupTimeout
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			_, err = b.db.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+b.schema+" CASCADE")
 			cancel()
+			if err != nil {
+				err = fmt.Errorf("drop schema %s: %v (drop it by hand: DROP SCHEMA %s CASCADE; the next run removes it too)", b.schema, err, b.schema)
+			} else if b.pending != nil {
+				b.pending()
+			}
 		}
 		if cerr := b.db.Close(); err == nil {
 			err = cerr

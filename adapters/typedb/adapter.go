@@ -35,6 +35,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -43,7 +45,9 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Lookup modes.
@@ -105,7 +109,14 @@ type settings struct {
 	maxConns                           int
 }
 
-var dbNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
+// dbNameRE is what TypeDB accepts as a database name: it refuses a leading digit, '_' or '-'.
+var dbNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
+
+// Check reports the option mistakes Open would find before connecting (see adapters.Checker).
+func (adapter) Check(o adapters.Options, _ int, _ map[string]adapters.Options) error {
+	_, err := resolve(o)
+	return err
+}
 
 func resolve(opts adapters.Options) (settings, error) {
 	s := settings{
@@ -125,7 +136,13 @@ func resolve(opts adapters.Options) (settings, error) {
 		maxConns:       int(opts.Int("max_conns")),
 	}
 	if s.database != "" && !dbNameRE.MatchString(s.database) {
-		return s, exitcode.Usagef("typedb: database name %q: use letters, digits, '_' and '-' (at most 63, not starting with '_' or '-')", s.database)
+		return s, exitcode.Usagef("typedb: database name %q: use letters, digits, '_' and '-', starting with a letter (at most 63)", s.database)
+	}
+	if u, err := url.Parse(s.address); err == nil && u.User != nil || strings.Contains(s.address, "@") {
+		return s, exitcode.Usagef("typedb: address %s holds credentials: give them as the username and password options (or TYPEDB_USERNAME and TYPEDB_PASSWORD)", redact.DSN(s.address))
+	}
+	if s.maxConns > 4096 {
+		return s, exitcode.Usagef("typedb: max_conns must be at most 4096, got %d", s.maxConns)
 	}
 	if s.txTimeout <= 0 {
 		s.txTimeout = time.Hour
@@ -189,14 +206,41 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err != nil {
 		return nil, exitcode.Usagef("typedb: %v", err)
 	}
-	if err := t.connect(ctx); err != nil {
-		return nil, err
+	// The version check, sign-in and database set-up get a deadline of their own: a server that
+	// accepts connections but never answers must not hold the run for the per-request timeout.
+	t.runCtx = ctx
+	sctx, cancel := context.WithTimeout(ctx, startupTimeout)
+	defer cancel()
+	err = t.connect(sctx)
+	if err == nil {
+		err = t.claimDatabase(sctx)
 	}
-	if err := t.claimDatabase(ctx); err != nil {
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return nil, exitcode.Infraf("typedb: %s accepted the connection but did not answer within %v", t.c.Address(), startupTimeout)
+	}
+	if err != nil {
 		return nil, err
 	}
 	ok = true
 	return t, nil
+}
+
+// startupTimeout bounds connecting to a server: version, sign-in (a bcrypt check) and creating the
+// database. cleanupTimeout bounds dropping what the target created at the end, and
+// interruptedCleanupTimeout after Ctrl-C.
+const (
+	cleanupTimeout            = 30 * time.Second
+	interruptedCleanupTimeout = 500 * time.Millisecond
+)
+
+var startupTimeout = 30 * time.Second // a variable for tests
+
+// cleanupContext bounds a cleanup step, briefly when the run was interrupted.
+func (t *target) cleanupContext() (context.Context, context.CancelFunc) {
+	if t.runCtx != nil && t.runCtx.Err() != nil {
+		return context.WithTimeout(context.Background(), interruptedCleanupTimeout)
+	}
+	return context.WithTimeout(context.Background(), cleanupTimeout)
 }
 
 // connect checks the server's version and signs in, turning every failure into one clear line.
@@ -225,13 +269,20 @@ func classify(addr string, err error) error {
 		return exitcode.Usagef("typedb: %s does not speak TLS: use an http:// address", addr)
 	case errors.Is(err, client.ErrNoHTTPAPI):
 		return exitcode.Infraf("%s", exitcode.OneLine(err.Error()))
-	case client.HasCode(err, client.CodeInvalidCredential):
+	case client.HasCode(err, client.CodeInvalidCredential) || isSignInRefused(err):
 		return exitcode.Usagef("typedb: %s rejected the credentials [AUT1]: set the username and password options or TYPEDB_USERNAME and TYPEDB_PASSWORD", addr)
 	case strings.Contains(err.Error(), "x509:"):
 		msg := err.Error()
 		return exitcode.Usagef("typedb: cannot verify the TLS certificate of %s (%s): set tls_ca to the PEM file of its CA", addr, exitcode.OneLine(msg[strings.Index(msg, "x509:"):]))
 	}
 	return exitcode.Infraf("%s", exitcode.OneLine(err.Error()))
+}
+
+// isSignInRefused is a 401 answer to the sign-in itself, whatever its code: the credentials are the
+// user's to fix (exit 2, as for PostgreSQL).
+func isSignInRefused(err error) bool {
+	var e *client.Error
+	return errors.As(err, &e) && e.Status == http.StatusUnauthorized && e.Op == "sign-in"
 }
 
 // claimDatabase creates the target's database, or takes an existing one when allowed.
@@ -251,7 +302,7 @@ func (t *target) claimDatabase(ctx context.Context) error {
 			continue
 		case exists && t.set.reuse:
 			t.db, t.createdDB = name, false
-			t.logf("typedb: reusing the existing database %s (it will not be dropped)", name)
+			t.logf("reusing the existing database %s (it will not be dropped)", name)
 			return nil
 		case exists:
 			return exitcode.Usagef("typedb: database %q already exists on %s: choose another name, or set reuse_database: true to use it as it is (dbbench only drops databases it created)", name, t.c.Address())
@@ -263,6 +314,7 @@ func (t *target) claimDatabase(ctx context.Context) error {
 			return exitcode.AsInfra(err)
 		}
 		t.db, t.createdDB = name, true
+		t.pending = cleanup.Register(fmt.Sprintf("delete the TypeDB database %s on %s (DELETE /v1/databases/%s)", name, t.c.Address(), name))
 		return nil
 	}
 }
@@ -285,7 +337,9 @@ type target struct {
 
 	db        string
 	createdDB bool
-	rows      int // persons in the database after Load
+	runCtx    context.Context // the run's context: cleaning up after Ctrl-C gets a short deadline
+	pending   func()          // marks the manual cleanup of the database done
+	rows      int             // persons in the database after Load
 
 	mu       sync.Mutex
 	insertDB []string // insert-workload databases not yet dropped
@@ -334,7 +388,7 @@ func (t *target) Close() error {
 	if t.createdDB {
 		drop = append(drop, t.db)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := t.cleanupContext()
 	defer cancel()
 	var errs []error
 	if t.c != nil && t.ctr == nil { // a container goes away with its databases
@@ -343,6 +397,9 @@ func (t *target) Close() error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if len(errs) == 0 && t.pending != nil {
+		t.pending()
 	}
 	if t.c != nil {
 		t.c.Close()

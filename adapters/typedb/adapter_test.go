@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -436,4 +438,110 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSilentServer: an address that accepts connections and never answers fails the start-up
+// within its deadline, with one line saying so, instead of waiting for the request timeout.
+func TestSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	defer typedb.SetStartupTimeout(300 * time.Millisecond)()
+	start := time.Now()
+	_, err = open(t, map[string]any{"address": ln.Addr().String()})
+	if exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		t.Fatalf("silent server: %v (exit %d)", err, exitcode.Of(err))
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("gave up after %v", d)
+	}
+}
+
+// TestInsertSessionDropsOnce: the engine closes an insert session twice; its database is dropped
+// once.
+func TestInsertSessionDropsOnce(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	tg := mustOpen(t, map[string]any{"address": srv.URL})
+	s, err := tg.(adapters.Inserter).NewInsertSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Requests("databases")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests("databases") - before; n != 1 {
+		t.Errorf("closing twice made %d database requests, want one drop", n)
+	}
+}
+
+// TestProgressLinesNotPrefixed: the engine prefixes progress lines with the target's name (usually
+// "typedb"), so the adapter's own lines must not say "typedb:" again.
+func TestProgressLinesNotPrefixed(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	var lines []string
+	opts, err := adapters.ParseOptions(typedb.New().Info().Options, map[string]any{"address": srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logf := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	tg, err := typedb.New().Open(context.Background(), opts, adapters.Env{Logf: logf, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ds, _ := dataset.Generate(20, 1)
+	if err := tg.Load(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 {
+		t.Fatal("no progress line")
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "typedb:") {
+			t.Errorf("progress line %q repeats the prefix the engine adds", l)
+		}
+	}
+}
+
+// TestReusedDatabaseHoldingMore: a reused database holding more persons than the dataset answers the
+// check with more rows than the answer limit (HTTP 206); that is the user's mistake (exit 2, said
+// plainly), not a server error.
+func TestReusedDatabaseHoldingMore(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	ctx := context.Background()
+	big, _ := dataset.Generate(120, 1)
+	small, _ := dataset.Generate(50, 1)
+	reuse := map[string]any{"address": srv.URL, "database": "keep", "reuse_database": true}
+	c, _ := client.New(client.Config{Address: srv.URL, Username: "admin", Password: "password"})
+	if err := c.CreateDatabase(ctx, "keep"); err != nil {
+		t.Fatal(err)
+	}
+	tg := mustOpen(t, reuse)
+	if err := tg.Load(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	tg.Close()
+	tg = mustOpen(t, reuse)
+	err := tg.Load(ctx, small)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "holds data that is not this dataset") {
+		t.Fatalf("reusing a database holding more persons: %v (exit %d)", err, exitcode.Of(err))
+	}
 }

@@ -38,7 +38,7 @@ func startContainer(ctx context.Context, image string, timeout time.Duration, lo
 			c, addr, err = nil, "", adapters.Unavailable("%s (testcontainers: %v)", noServer, r)
 		}
 	}()
-	logf("typedb: starting a %s container (Docker at %s)", image, host)
+	logf("starting a %s container (Docker at %s)", image, host)
 	t0 := time.Now()
 	ctr, err := testcontainers.Run(ctx, image,
 		testcontainers.WithExposedPorts("8000/tcp"),
@@ -65,7 +65,7 @@ func startContainer(ctx context.Context, image string, timeout time.Duration, lo
 		return nil, "", fmt.Errorf("typedb container port: %v", err)
 	}
 	addr = "http://" + net.JoinHostPort(hostName, strconv.Itoa(int(port.Num())))
-	logf("typedb: server ready at %s (%v)", addr, time.Since(t0).Round(time.Millisecond))
+	logf("server ready at %s (%v)", addr, time.Since(t0).Round(time.Millisecond))
 	return c, addr, nil
 }
 

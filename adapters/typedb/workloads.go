@@ -2,6 +2,7 @@ package typedb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -58,16 +59,19 @@ func (pr *personRows) handle(r *client.Row) error {
 	return nil
 }
 
+// errTruncated marks an answer the server cut at the answer limit.
+var errTruncated = errors.New("answer cut by the limit")
+
 // checkComplete fails an answer the server cut at the answer limit.
 func (t *target) checkComplete(a client.Answer, want int) error {
 	if !a.Truncated() {
 		return nil
 	}
-	what := fmt.Sprintf("typedb: answer cut by the limit: the server returned %d rows with HTTP %d (%q)", a.Rows, a.Status, a.Warning)
+	what := fmt.Sprintf("the server returned %d rows with HTTP %d (%q)", a.Rows, a.Status, a.Warning)
 	if t.set.answerLimit > 0 && t.set.answerLimit < want {
-		return exitcode.Usagef("%s; answer_limit %d is below the %d rows asked for: raise it or set 0", what, t.set.answerLimit, want)
+		return exitcode.Usagef("typedb: %w: %s; answer_limit %d is below the %d rows asked for: raise it or set 0", errTruncated, what, t.set.answerLimit, want)
 	}
-	return exitcode.Infraf("%s although answerCountLimit was %d", what, t.readOptions(want).AnswerCountLimit)
+	return exitcode.Infraf("typedb: %w: %s although answerCountLimit was %d", errTruncated, what, t.readOptions(want).AnswerCountLimit)
 }
 
 // closeTx closes a transaction even when ctx is cancelled.
@@ -115,12 +119,16 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	}
 	if !t.createdDB {
 		tl, err := t.scanIn(ctx, t.db, ds.Len()+1, false)
+		if errors.Is(err, errTruncated) && exitcode.Of(err) == exitcode.Infra {
+			// Not the user's answer_limit: the database answers with more than this dataset holds.
+			return exitcode.Usagef("typedb: the reused database %q holds data that is not this dataset of %d persons (its answer exceeds the limit): use an empty database or another name", t.db, ds.Len())
+		}
 		if err != nil {
 			return err
 		}
 		switch {
 		case tl.Rows == int64(ds.Len()) && tl.Sum == ds.SumFirst(ds.Len()):
-			t.logf("typedb: database %s already holds this dataset (%d persons): not loading", t.db, ds.Len())
+			t.logf("database %s already holds this dataset (%d persons): not loading", t.db, ds.Len())
 			t.rows = ds.Len()
 			return nil
 		case tl.Rows != 0:
@@ -156,7 +164,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		}
 	}
 	t.rows = ds.Len()
-	t.logf("typedb: loaded %d persons into %s in %v", ds.Len(), t.db, time.Since(t0).Round(time.Millisecond))
+	t.logf("loaded %d persons into %s in %v", ds.Len(), t.db, time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
@@ -273,6 +281,7 @@ type insertSession struct {
 	tx       *client.Transaction
 	inserted int
 	q        strings.Builder
+	closed   bool
 }
 
 func (s *insertSession) Begin(ctx context.Context) error {
@@ -310,9 +319,13 @@ func (s *insertSession) Verify(ctx context.Context) (adapters.Tally, error) {
 	return s.t.scanIn(ctx, s.db, s.inserted+1, false)
 }
 
-// Close drops the session's database.
+// Close drops the session's database, once: the engine may call it twice.
 func (s *insertSession) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	ctx, cancel := s.t.cleanupContext()
 	defer cancel()
 	if s.tx != nil {
 		_ = s.tx.Close(ctx)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
 )
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic("cannot build dbbench: " + err.Error())
 	}
-	code := m.Run()
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -126,9 +127,15 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-// TestInterrupt sends SIGINT in the middle of a run: exit 3, one line saying so, no report, and
-// nothing left in the temp dir.
+// TestInterrupt sends SIGINT, SIGTERM or SIGHUP in the middle of a run: exit 3, one line saying so,
+// the report with what was measured, and nothing left in the temp dir.
 func TestInterrupt(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { testInterrupt(t, sig) })
+	}
+}
+
+func testInterrupt(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	tmp := t.TempDir()
 	cfg := filepath.Join(dir, "long.yaml")
@@ -155,7 +162,7 @@ targets: [{name: memory, adapter: memory}]
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // into the workloads
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
@@ -168,8 +175,9 @@ targets: [{name: memory, adapter: memory}]
 	if !strings.Contains(last, "interrupted") {
 		t.Errorf("last line %q does not say interrupted", last)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("an interrupted run wrote a report")
+	// The report keeps the results measured until the interrupt.
+	if r, err := report.Read(out); err != nil || !r.Run.Interrupted || r.Verdict != "error" || len(r.Results) == 0 {
+		t.Errorf("report of the interrupted run: %v", err)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)

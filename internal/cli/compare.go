@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/compare"
@@ -88,11 +90,18 @@ gate that cannot decide (too few repeats, a result failed in OLD).`,
 }
 
 func compareRun(opts *CompareOptions) error {
+	if !(opts.Alpha > 0 && opts.Alpha < 1) {
+		return exitcode.Usagef("--alpha must lie strictly between 0 and 1, got %g", opts.Alpha)
+	}
 	format, err := compare.ParseFormat(opts.Format)
 	if err != nil {
 		return exitcode.Usagef("--format: %v", err)
 	}
 	if opts.ThresholdFile != "" {
+		// A device (/dev/zero) or a huge file is refused before it is read into memory.
+		if fi, err := os.Stat(opts.ThresholdFile); err == nil && (fi.Mode()&os.ModeDevice != 0 || fi.Size() > 1<<20) {
+			return exitcode.Usagef("thresholds file %s is not a small YAML file", opts.ThresholdFile)
+		}
 		if err := compare.LoadThresholds(opts.ThresholdFile, &opts.Thresholds); err != nil {
 			return exitcode.Usagef("%v", err)
 		}
@@ -120,11 +129,15 @@ func compareRun(opts *CompareOptions) error {
 	if err := compare.Render(opts.f.Out, c, format); err != nil {
 		return exitcode.Infraf("write comparison: %v", err)
 	}
+	msg := "see the table above"
+	if len(c.Gate.Reasons) > 0 {
+		msg = c.Gate.Reasons[0]
+	}
 	switch c.Gate.Verdict {
 	case compare.GateFail:
-		return &silentError{code: exitcode.Failed}
+		return &silentError{code: exitcode.Failed, msg: "the regression gate failed: " + msg}
 	case compare.GateUndecided:
-		return &silentError{code: exitcode.Usage}
+		return &silentError{code: exitcode.Usage, msg: "the regression gate cannot decide: " + msg}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -18,7 +20,7 @@ func loadConfig(ref string) (*config.Config, error) {
 	if ref == "" {
 		ref = configs.Default
 	}
-	data, err := os.ReadFile(ref)
+	data, err := readLimited(ref, maxConfigBytes)
 	source := ref
 	if err != nil {
 		var isBuiltin bool
@@ -39,6 +41,27 @@ func loadConfig(ref string) (*config.Config, error) {
 		return nil, exitcode.AsUsage(err)
 	}
 	return c, nil
+}
+
+// maxConfigBytes bounds what is read as a config: the shipped ones are a few KiB, and a device such
+// as /dev/zero must not be read until memory runs out.
+const maxConfigBytes = 4 << 20
+
+// readLimited reads a file of at most max bytes; a larger one is an error, not a partial read.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("larger than %d MiB: not a config", max>>20)
+	}
+	return data, nil
 }
 
 // resolve validates a config against the registry.

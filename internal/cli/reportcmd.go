@@ -137,6 +137,18 @@ func reportRun(opts *ReportOptions) error {
 	return nil
 }
 
+// uniqueName returns name, or name with _2, _3 ... before its extension when an earlier result of the
+// same export already took it (target "a_b" with workload "c", and "a" with "b_c").
+func uniqueName(used map[string]bool, name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("%s_%d%s", base, i, ext)
+	}
+	used[name] = true
+	return name
+}
+
 // writeHGRM writes one .hgrm file per result. It decodes every histogram and checks every target
 // path before writing anything, so a corrupt report or an existing file leaves the directory as it
 // was.
@@ -155,6 +167,7 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		body []byte
 	}
 	var files []file
+	used := map[string]bool{}
 	sweep := len(r.Run.Sizes) > 1
 	for _, x := range r.Results {
 		if len(x.Repeats) == 0 {
@@ -175,8 +188,11 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		if err := render.PercentileDistribution(&b, h, scale); err != nil {
 			return exitcode.Infraf("%v", err)
 		}
-		p := filepath.Join(opts.OutDir, render.HGRMFileName(x, sweep))
-		if _, err := os.Stat(p); err == nil && !opts.Force {
+		p := filepath.Join(opts.OutDir, uniqueName(used, render.HGRMFileName(x, sweep)))
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			// --force replaces earlier exports, never a link, a device or a directory.
+			return exitcode.Usagef("%s exists and is not a regular file: refusing to replace it", p)
+		} else if err == nil && !opts.Force {
 			return exitcode.Usagef("%s already exists (pass --force to overwrite)", p)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return exitcode.Infraf("cannot write %s: %v", p, err)
@@ -190,10 +206,31 @@ func writeHGRM(opts *ReportOptions, r *report.Report) error {
 		return exitcode.Infraf("cannot create %s: %v", opts.OutDir, err)
 	}
 	for _, f := range files {
-		if err := os.WriteFile(f.path, f.body, 0o644); err != nil {
+		if err := replaceFile(f.path, f.body); err != nil {
 			return exitcode.Infraf("cannot write %s: %v", f.path, err)
 		}
 		fmt.Fprintln(opts.f.Out, f.path)
 	}
 	return nil
+}
+
+// replaceFile writes body to a temporary file next to path and renames it over path, so that a file
+// linked to path elsewhere (a hard link) is never written through.
+func replaceFile(path string, body []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // no-op after the rename
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

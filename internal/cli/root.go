@@ -12,11 +12,15 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
 )
 
 // Factory holds what commands need from the outside world; tests replace parts of it.
@@ -29,9 +33,10 @@ type Factory struct {
 }
 
 // Main runs dbbench with args (without the program name) and returns the process exit code.
-// Ctrl-C or SIGTERM cancels the run: stores are cleaned up and no report is written.
+// Ctrl-C, SIGTERM or SIGHUP cancels the run: stores are cleaned up and the report keeps what was
+// measured until then.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	f := &Factory{
 		Out: stdout,
@@ -40,7 +45,35 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return adapters.NewRegistry(builtinAdapters()...)
 		},
 	}
-	return Execute(ctx, f, args)
+	return executeWithin(ctx, f, args, InterruptGrace)
+}
+
+// InterruptGrace is how long an interrupted command may take to clean up before dbbench gives up on
+// it: a stalled server must not keep Ctrl-C from working.
+const InterruptGrace = 1500 * time.Millisecond
+
+// executeWithin runs Execute, but returns at most grace after ctx is cancelled, naming what could not
+// be cleaned up in time and how to remove it by hand.
+func executeWithin(ctx context.Context, f *Factory, args []string, grace time.Duration) int {
+	done := make(chan int, 1)
+	go func() { done <- Execute(ctx, f, args) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(grace):
+	}
+	cleanup.Abort() // what is local can still be removed
+	msg := "interrupted"
+	if left := cleanup.Pending(); len(left) > 0 {
+		msg = fmt.Sprintf("interrupted: cleaning up did not finish within %s; left behind, remove by hand: %s", grace, strings.Join(left, "; "))
+	}
+	fmt.Fprintln(f.Err, "dbbench: "+redact.DSN(msg))
+	return exitcode.Infra
 }
 
 // Execute runs the root command and maps its error to an exit code, printing one line for it.
@@ -55,6 +88,9 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	}
 	var silent *silentError
 	if errors.As(err, &silent) {
+		if silent.msg != "" {
+			fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(redact.DSN(silent.msg)))
+		}
 		return silent.code
 	}
 	code := exitcode.Of(err)
@@ -64,7 +100,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		// commands, wrong argument counts.
 		code = exitcode.Usage
 	}
-	msg := strings.TrimSpace(err.Error())
+	msg := redact.DSN(strings.TrimSpace(err.Error()))
 	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
@@ -89,9 +125,12 @@ func firstLine(s string) string {
 	return s
 }
 
-// silentError carries an exit code for an outcome already explained on the output (a failed
-// assertion, a failed workload).
-type silentError struct{ code int }
+// silentError carries an exit code for an outcome already explained on stdout (a failed assertion, a
+// failed workload); msg is the one line stderr still gets, since stdout may be a file or silenced.
+type silentError struct {
+	code int
+	msg  string
+}
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
@@ -117,6 +156,17 @@ error; 3 database or infrastructure error, or an interrupted run.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionLine(),
+		// A flag given with an empty value ("-c ''" from an unset shell variable) is a mistake, never
+		// a request for the default.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			cmd.Flags().Visit(func(fl *pflag.Flag) {
+				if err == nil && fl.Value.Type() == "string" && fl.Value.String() == "" {
+					err = exitcode.Usagef("--%s: empty value (leave the flag out for the default)", fl.Name)
+				}
+			})
+			return err
+		},
 	}
 	root.SetVersionTemplate("dbbench {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +13,11 @@ import (
 
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/term"
+	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads"
@@ -27,6 +30,7 @@ type RunOptions struct {
 	CI     bool
 	Out    string
 	Quiet  bool
+	Force  bool
 	Args   []string
 }
 
@@ -41,14 +45,17 @@ func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 		Short: "Run a benchmark config and decide its assertions",
 		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
 interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
-writes the JSON report (by default to reports/<config>-<time>.json; it never overwrites one).
+writes the JSON report (by default to a new file reports/<config>-<time>.json). --out writes a new
+file, or replaces an earlier dbbench report with --force; it never replaces anything else (a
+device, a symbolic link, the config).
 
 Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
 no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
 --ci uses the config's ci: section: reduced sizes and every threshold relaxed.
 
 Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
-3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, writes nothing).`,
+3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, and the report
+keeps what was measured until then).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
@@ -67,6 +74,7 @@ Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config erro
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
 	_ = cmd.RegisterFlagCompletionFunc("config", completeConfig)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report (never any other file)")
 	return cmd
 }
 
@@ -80,65 +88,152 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	out := opts.Out
-	if out == "" {
+	res, err := reserveReport(opts, plan)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	defer res.Release() // the placeholder of a run that wrote no report
+	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
+
+	// Every secret of the config is masked in whatever the run prints or stores, including what
+	// drivers put in their errors.
+	sec := plan.Secrets
+	for _, env := range secretEnv {
+		sec.AddSecret(os.Getenv(env))
+	}
+	res.Redact = sec.String
+	out := sec.Writer(f.Out)
+	var progress io.Writer
+	if !opts.Quiet {
+		progress = sec.Writer(f.Err)
+	}
+	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
+	rep, runErr := runner.Run(cmd.Context())
+	if rep == nil {
+		return redactErr(runErr, sec)
+	}
+	return redactErr(finishRun(opts, out, render.Style{Color: term.Color(f.Out, os.Getenv)}, res, rep, runErr), sec)
+}
+
+// secretEnv are environment variables adapters read credentials from.
+var secretEnv = []string{"TYPEDB_PASSWORD", "PGPASSWORD"}
+
+// redactErr masks the secrets in an error's message, keeping its exit code.
+func redactErr(err error, sec *redact.Set) error {
+	if err == nil {
+		return nil
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return &silentError{code: silent.code, msg: sec.String(silent.msg)}
+	}
+	return &exitcode.Error{Code: exitcode.Of(err), Err: errors.New(sec.String(err.Error()))}
+}
+
+// finishRun prints the summary, writes the report and turns the outcome into the command's error.
+func finishRun(opts *RunOptions, out io.Writer, style render.Style, res *report.Reservation, rep *report.Report, runErr error) error {
+	bi := buildinfo.Read()
+	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
+	rep.Run.CommandLine = commandLine(opts.Args)
+	// The figures go to the terminal before the report is written, so that a full disk loses neither;
+	// then every failure is reported, the first one first.
+	// A run that measured nothing (it stopped before the first result, or every target was skipped)
+	// writes no report: there would be nothing in it to compare or gate on.
+	sumErr := render.SummaryStyled(out, rep, style)
+	var writeErr error
+	if len(rep.Results) > 0 {
+		if writeErr = res.Write(rep); writeErr == nil {
+			fmt.Fprintf(out, "report: %s\n", res.Path)
+		}
+	}
+	// A failed workload is recorded in its result, not in the run's error: when only cleaning up
+	// failed after it, the workload's failure still comes first.
+	var re *workloads.RunError
+	if errors.As(runErr, &re) && re.Err == nil {
+		if first := firstFailure(rep); first != "" {
+			runErr = exitcode.AsInfra(fmt.Errorf("%s; then %w", first, runErr))
+		}
+	}
+	switch {
+	case runErr != nil && writeErr != nil:
+		return exitcode.AsInfra(fmt.Errorf("%w; and the report was not written: %v", runErr, writeErr))
+	case runErr != nil && len(rep.Results) == 0:
+		return exitcode.AsInfra(fmt.Errorf("%w (nothing was measured: no report written)", runErr))
+	case runErr != nil:
+		return exitcode.AsInfra(fmt.Errorf("%w (the results measured until then are in %s)", runErr, res.Path))
+	case writeErr != nil:
+		return exitcode.Infraf("%v", writeErr)
+	case sumErr != nil:
+		return exitcode.Infraf("write summary: %v", sumErr)
+	}
+	return verdictError(rep)
+}
+
+// reserveReport claims the report path before the run: --out (a new file, or an earlier report with
+// --force; never the config itself) or a new name under reports/.
+func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, error) {
+	if opts.Out == "" {
 		suffix := ""
 		if opts.CI {
 			suffix = "-ci"
 		}
-		out = filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405")))
-		out = unusedPath(out)
+		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405"))))
 	}
-	if err := report.CheckWritable(out); err != nil {
-		return exitcode.Usagef("%v", err)
+	var protect []string
+	if opts.Config != "" {
+		protect = append(protect, opts.Config)
 	}
-
-	var progress io.Writer = f.Err
-	if opts.Quiet {
-		progress = nil
-	}
-	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
-	rep, err := runner.Run(cmd.Context())
-	if err != nil {
-		return err
-	}
-	bi := buildinfo.Read()
-	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
-	rep.Run.CommandLine = commandLine(opts.Args)
-	if err := report.Write(out, rep); err != nil {
-		return exitcode.Infraf("%v", err)
-	}
-	if err := render.SummaryStyled(f.Out, rep, render.Style{Color: term.Color(f.Out, os.Getenv)}); err != nil {
-		return exitcode.Infraf("write summary: %v", err)
-	}
-	fmt.Fprintf(f.Out, "report: %s\n", out)
-	return verdictError(rep)
+	return report.Reserve(opts.Out, report.ReserveOptions{Force: opts.Force, Protect: protect})
 }
 
-// verdictError maps a report's verdict to the exit code (already explained in the summary).
+// verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
+// stdout has the details; under -q that line is all there is).
 func verdictError(rep *report.Report) error {
 	switch rep.Verdict {
 	case "error":
-		return &silentError{code: exitcode.Infra}
+		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
 	case "fail":
-		return &silentError{code: exitcode.Failed}
+		failed, first := 0, ""
+		for _, a := range rep.Assertions {
+			if a.Verdict == "fail" {
+				if failed == 0 {
+					first = a.Expr
+				}
+				failed++
+			}
+		}
+		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
 	}
 	return nil
 }
 
-// unusedPath adds a counter to path until no file has that name: default paths never overwrite.
-func unusedPath(path string) string {
-	if _, err := os.Stat(path); err != nil {
-		return path
+// errorReason says in one line why a report's verdict is "error".
+func errorReason(rep *report.Report) string {
+	if len(rep.Run.Errors) > 0 {
+		return rep.Run.Errors[0]
 	}
-	ext := filepath.Ext(path)
-	base := strings.TrimSuffix(path, ext)
-	for i := 2; ; i++ {
-		p := fmt.Sprintf("%s-%d%s", base, i, ext)
-		if _, err := os.Stat(p); err != nil {
-			return p
+	if first := firstFailure(rep); first != "" {
+		return first
+	}
+	if len(rep.Results) == 0 {
+		return "nothing was measured: every target was skipped"
+	}
+	return "the run failed (see the report)"
+}
+
+// firstFailure names the first failed result or target of a report, or "".
+func firstFailure(rep *report.Report) string {
+	for _, x := range rep.Results {
+		if x.Status != "ok" {
+			return fmt.Sprintf("workload %s failed on target %s: %s", x.Workload, x.Target, exitcode.OneLine(x.Error))
 		}
 	}
+	for _, t := range rep.Targets {
+		if t.Status == "failed" {
+			return fmt.Sprintf("target %s failed: %s", t.Name, exitcode.OneLine(t.Reason))
+		}
+	}
+	return ""
 }
 
 func commandLine(args []string) string {

@@ -27,7 +27,16 @@ const (
 	DefaultRows    = 10000
 	DefaultOps     = 100
 	MaxRepeats     = 1000
+	// Upper bounds that a machine with 24 GiB survives: every workload holds its keys, persons or
+	// per-operation latencies in memory, and every reader is a goroutine with a transaction.
+	MaxWarmup  = 1000
+	MaxOps     = 10_000_000
+	MaxReaders = 1024
+	MaxPersons = 50_000_000
 )
+
+// workloadBounds are the upper bounds of a workload's sizes.
+var workloadBounds = map[string]int{"rows": MaxPersons, "ops": MaxOps, "readers": MaxReaders}
 
 // Config is a parsed config file, before CI overrides and adapter validation.
 type Config struct {
@@ -165,7 +174,7 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	if f, ok := fields["warmup"]; ok {
-		if c.Warmup, err = nonNegativeInt(f.value, "warmup"); err != nil {
+		if c.Warmup, err = boundedInt(f.value, "warmup", 0, MaxWarmup); err != nil {
 			return nil, err
 		}
 	}
@@ -244,8 +253,8 @@ func parseDataset(n *yaml.Node) ([]int, error) {
 }
 
 func checkSize(n *yaml.Node, v int) error {
-	if v > 50_000_000 {
-		return errAt(n, "dataset size %d is larger than the maximum of 50000000", v)
+	if v > MaxPersons {
+		return errAt(n, "dataset size %d is larger than the maximum of %d", v, MaxPersons)
 	}
 	return nil
 }
@@ -273,7 +282,7 @@ func parseWorkloads(n *yaml.Node) ([]Workload, error) {
 			}
 			for key, dst := range map[string]*int{"rows": &w.Rows, "ops": &w.Ops, "readers": &w.Readers} {
 				if f, ok := fields[key]; ok {
-					if *dst, err = positiveInt(f.value, w.Name+"."+key); err != nil {
+					if *dst, err = boundedInt(f.value, w.Name+"."+key, 1, workloadBounds[key]); err != nil {
 						return nil, err
 					}
 				}
@@ -357,7 +366,9 @@ func parseTargets(n *yaml.Node) ([]Target, error) {
 		if f, ok := fields["slowdown"]; ok {
 			// ${ENV} lets a script inject a slowdown without editing the config (see .ci/gate).
 			v := *f.value
-			v.Value = adapters.ExpandEnv(v.Value)
+			if v.Value, err = adapters.ExpandEnvStrict(v.Value); err != nil {
+				return nil, errAt(f.value, "slowdown: %v", err)
+			}
 			if t.Slowdown, err = fraction(&v, "slowdown", 100); err != nil {
 				return nil, err
 			}
@@ -428,14 +439,14 @@ func parseCI(n *yaml.Node) (*CI, error) {
 		}
 	}
 	if f, ok := fields["warmup"]; ok {
-		v, err := nonNegativeInt(f.value, "ci.warmup")
+		v, err := boundedInt(f.value, "ci.warmup", 0, MaxWarmup)
 		if err != nil {
 			return nil, err
 		}
 		ci.Warmup = &v
 	}
 	if f, ok := fields["repeats"]; ok {
-		v, err := positiveInt(f.value, "ci.repeats")
+		v, err := boundedInt(f.value, "ci.repeats", 1, MaxRepeats)
 		if err != nil {
 			return nil, err
 		}
@@ -459,7 +470,7 @@ func parseCI(n *yaml.Node) (*CI, error) {
 			}
 			for key, dst := range map[string]**int{"rows": &o.rows, "ops": &o.ops, "readers": &o.readers} {
 				if f, ok := ff[key]; ok {
-					v, err := positiveInt(f.value, "ci.workloads."+name+"."+key)
+					v, err := boundedInt(f.value, "ci.workloads."+name+"."+key, 1, workloadBounds[key])
 					if err != nil {
 						return nil, err
 					}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -123,6 +124,18 @@ func TestResolveGood(t *testing.T) {
 	}
 }
 
+// aliasBomb is a key whose value is ten levels of aliases, each referring ten times to the one
+// before: 10^10 values once expanded, in a dozen lines. key is replaced by a valid first key.
+func aliasBomb(indent, key string) string {
+	pad := strings.Repeat(" ", len(indent)-len(strings.TrimLeft(indent, " ")))
+	var b strings.Builder
+	b.WriteString(indent + ":\n" + pad + "  " + key + ": &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "%s  l%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", pad, i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func TestConfigErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -163,6 +176,16 @@ func TestConfigErrors(t *testing.T) {
 		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
+		{"not a config", "root:$6$saltsalt$secrethash:20228:0:99999:7:::\n", false, "x.yaml:1: the config: this is not a key dbbench knows, nor a word"},
+		{"alias bomb in params", strings.Replace(good, "    params: {page: 10}", aliasBomb("    params", "page"), 1), false, "expands to more than 10000 values"},
+		{"alias bomb in options", strings.Replace(good, "      password: hunter2", aliasBomb("      x_bomb", "password"), 1), false, "expands to more than 10000 values"},
+		{"readers without bound", strings.Replace(good, "  - scan\n", "  - scan\n  - {name: concurrent, readers: 10000000}\n", 1), false, "concurrent.readers must be at most 1024"},
+		{"lookup ops without bound", strings.Replace(good, "ops: 100", "ops: 2000000000", 1), false, "lookup.ops must be at most 10000000"},
+		{"warmup without bound", strings.Replace(good, "warmup: 0", "warmup: 2000000000", 1), false, "warmup must be at most 1000"},
+		{"ci repeats without bound", strings.Replace(good, "repeats: 2", "repeats: 5000", 1), true, "ci.repeats must be at most 1000"},
+		{"ci ops without bound", strings.Replace(good, "lookup: {ops: 20}", "lookup: {ops: 20000000}", 1), true, "ci.workloads.lookup.ops must be at most 10000000"},
+		{"unset variable in a dsn", strings.Replace(good, "postgres://u:secret@localhost/db", "${DBBENCH_TEST_UNSET_DSN}", 1), false, "${DBBENCH_TEST_UNSET_DSN} is not set"},
+		{"unset variable in slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: ${DBBENCH_TEST_UNSET_SLOW}", 1), false, "${DBBENCH_TEST_UNSET_SLOW} is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,12 +2,14 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/assertion"
+	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -27,6 +29,9 @@ type Plan struct {
 	Relax       float64
 	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
 	AsRun map[string]any
+	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
+	// to be masked wherever the run prints or stores text.
+	Secrets *redact.Set
 }
 
 // WorkloadPlan is a workload with its parameters; a zero Rows/Ops/Readers means "the default for the
@@ -98,7 +103,8 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
-		Source: c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
+		Secrets: &redact.Set{},
+		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
@@ -149,6 +155,9 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
 		}
 		tp := TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}}
+		for _, sec := range opts.Secrets() {
+			p.Secrets.AddSecret(sec)
+		}
 		if t.Workloads != nil {
 			for _, w := range t.Workloads {
 				if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
@@ -233,6 +242,27 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
 				}
 			}
+		}
+	}
+
+	// What the adapters would refuse when opening a target or preparing a workload, found now, so
+	// that validate and run agree.
+	paths := map[string]string{}
+	for i, tp := range p.Targets {
+		line := c.Targets[i].Line
+		if ck, ok := tp.Adapter.(adapters.Checker); ok {
+			for _, size := range p.Sizes {
+				if err := ck.Check(tp.Options, size, tp.Params); err != nil {
+					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
+				}
+			}
+		}
+		if path := tp.Options.String("path"); path != "" {
+			key := filepath.Clean(path)
+			if other, dup := paths[key]; dup {
+				return nil, &lineError{line: line, msg: fmt.Sprintf("targets %s and %s both use path %s: give each its own", other, tp.Name, path)}
+			}
+			paths[key] = tp.Name
 		}
 	}
 

@@ -48,6 +48,10 @@ func mapping(n *yaml.Node, what string, allowed ...string) (map[string]field, []
 			return nil, nil, errAt(k, "%s: %q appears twice", what, k.Value)
 		}
 		if len(allowed) > 0 && !contains(allowed, k.Value) {
+			if !keyPattern.MatchString(k.Value) {
+				// Not a word: probably not a config at all (-c /etc/shadow); its text is not repeated.
+				return nil, nil, errAt(k, "%s: this is not a key dbbench knows, nor a word (known: %s)", what, strings.Join(allowed, ", "))
+			}
 			return nil, nil, errAt(k, "unknown key %q in %s (known: %s)", k.Value, what, strings.Join(allowed, ", "))
 		}
 		out[k.Value] = field{k, v}
@@ -75,6 +79,9 @@ func kindName(n *yaml.Node) string {
 		if n.Tag == "!!null" {
 			return "nothing"
 		}
+		if len(n.Value) > 40 {
+			return "a long single value" // not repeated: it may not be a config at all
+		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.AliasNode:
 		return "an alias"
@@ -97,17 +104,6 @@ func positiveInt(n *yaml.Node, what string) (int, error) {
 	}
 	if v <= 0 {
 		return 0, errAt(n, "%s must be positive, got %d", what, v)
-	}
-	return v, nil
-}
-
-func nonNegativeInt(n *yaml.Node, what string) (int, error) {
-	v, err := wholeNumber(n, what)
-	if err != nil {
-		return 0, err
-	}
-	if v < 0 {
-		return 0, errAt(n, "%s must not be negative, got %d", what, v)
 	}
 	return v, nil
 }
@@ -175,19 +171,32 @@ func ParseFraction(s string) (float64, bool) {
 	return f, true
 }
 
+// maxPlainNodes bounds the values one options or params mapping may expand to. YAML aliases may
+// refer to aliases, so a few lines can stand for billions of values; no real config comes close.
+const maxPlainNodes = 10_000
+
 // plain converts a node to plain Go values (map[string]any, []any, string, int, float64, bool, nil)
-// for adapter options, params and the config-as-run in the report.
+// for adapter options, params and the config-as-run in the report. Aliases are expanded up to
+// maxPlainNodes values in all.
 func plain(n *yaml.Node) (any, error) {
+	budget := maxPlainNodes
+	return plainBudget(n, &budget, n)
+}
+
+func plainBudget(n *yaml.Node, budget *int, top *yaml.Node) (any, error) {
+	if *budget--; *budget < 0 {
+		return nil, errAt(top, "this mapping expands to more than %d values (aliases referring to aliases?)", maxPlainNodes)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return plain(n.Content[0])
+		return plainBudget(n.Content[0], budget, top)
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := plain(n.Content[i+1])
+			v, err := plainBudget(n.Content[i+1], budget, top)
 			if err != nil {
 				return nil, err
 			}
@@ -197,7 +206,7 @@ func plain(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		var l []any
 		for _, c := range n.Content {
-			v, err := plain(c)
+			v, err := plainBudget(c, budget, top)
 			if err != nil {
 				return nil, err
 			}
@@ -205,7 +214,10 @@ func plain(n *yaml.Node) (any, error) {
 		}
 		return l, nil
 	case yaml.AliasNode:
-		return plain(n.Alias)
+		if n.Alias == nil {
+			return nil, errAt(n, "unknown alias")
+		}
+		return plainBudget(n.Alias, budget, top)
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
@@ -216,6 +228,27 @@ func plain(n *yaml.Node) (any, error) {
 	}
 	return v, nil
 }
+
+// boundedInt parses a whole number in [min, max]; max keeps a typo from exhausting memory.
+func boundedInt(n *yaml.Node, what string, min, max int) (int, error) {
+	v, err := wholeNumber(n, what)
+	if err != nil {
+		return 0, err
+	}
+	if v < min {
+		if min == 1 {
+			return 0, errAt(n, "%s must be positive, got %d", what, v)
+		}
+		return 0, errAt(n, "%s must be at least %d, got %d", what, min, v)
+	}
+	if v > max {
+		return 0, errAt(n, "%s must be at most %d, got %d", what, max, v)
+	}
+	return v, nil
+}
+
+// keyPattern is what a misspelt key looks like; anything else is not echoed in errors.
+var keyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,39}$`)
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 

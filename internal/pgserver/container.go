@@ -89,7 +89,7 @@ func (b *containerBackend) stop() error {
 		if b.ctr == nil {
 			return
 		}
-		if err := testcontainers.TerminateContainer(b.ctr, testcontainers.StopTimeout(fastShutdownWait)); err != nil {
+		if err := testcontainers.TerminateContainer(b.ctr, testcontainers.StopTimeout(quitWait)); err != nil {
 			b.err = fmt.Errorf("stop PostgreSQL container: %s", exitcode.OneLine(err.Error()))
 		}
 	})

@@ -19,16 +19,19 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // debianRoots hold one directory per installed major version, each with a bin/ inside.
 var debianRoots = []string{"/usr/lib/postgresql"}
 
-// Timeouts of a local server's shutdown: fast shutdown first, then SIGKILL to its process group.
+// Timeouts of a local server's shutdown: an immediate shutdown first (the data is thrown away, so
+// nothing needs a checkpoint), then SIGKILL to its process group, so that a stalled server (stopped,
+// or stuck in I/O) never holds up the end of a run.
 const (
-	fastShutdownWait = 15 * time.Second
-	killWait         = 5 * time.Second
+	quitWait = 750 * time.Millisecond
+	killWait = 5 * time.Second
 )
 
 // startLocal runs initdb and postgres from this machine in a fresh private directory.
@@ -83,6 +86,8 @@ func startInWorkDir(ctx context.Context, o Options, settings map[string]string, 
 			err = errServerExited
 		}
 		if err == nil {
+			b := s.backend.(*localBackend)
+			b.pending = cleanup.Register(fmt.Sprintf("kill -KILL -- -%d; rm -rf %s", p.cmd.Process.Pid, wd.dir))
 			o.logf("pgserver: PostgreSQL %s ready on 127.0.0.1:%d (local, initdb %v, start %v, %s)",
 				s.version, port, initTime.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond), wd.dir)
 			return s, nil
@@ -335,21 +340,21 @@ func launch(bins binaries, cred *syscall.Credential, wd *workDir, port int, sett
 	return p, nil
 }
 
-// shutdown asks for a fast shutdown (SIGINT: roll back open transactions, checkpoint, exit) and
-// escalates to SIGKILL of the process group after fastShutdownWait.
+// shutdown asks for an immediate shutdown (SIGQUIT: backends end at once, shared memory and lock
+// files are removed) and kills the process group when that does not finish within quitWait.
 func (p *proc) shutdown() error {
 	p.stopping.Store(true)
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
 	select {
 	case <-p.exited:
 		return nil
-	case <-time.After(fastShutdownWait):
+	case <-time.After(quitWait):
 	}
 	p.kill()
 	select {
 	case <-p.exited:
-		return fmt.Errorf("postgres did not finish a fast shutdown within %v and was killed", fastShutdownWait)
-	case <-time.After(killWait):
+		return nil
+	default:
 		return fmt.Errorf("postgres (pid %d) survived SIGKILL for %v", p.cmd.Process.Pid, killWait)
 	}
 }
@@ -371,8 +376,9 @@ func (p *proc) kill() {
 
 // localBackend is a local server: its process and its directory.
 type localBackend struct {
-	proc *proc
-	wd   *workDir
+	proc    *proc
+	wd      *workDir
+	pending func() // marks the manual cleanup step done
 }
 
 func (b *localBackend) done() <-chan struct{} { return b.proc.exited }
@@ -393,6 +399,9 @@ func (b *localBackend) stop() error {
 		errs = append(errs, b.proc.shutdown())
 	}
 	errs = append(errs, b.wd.remove())
+	if b.pending != nil {
+		b.pending()
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("stop PostgreSQL: %s", exitcode.OneLine(err.Error()))
 	}

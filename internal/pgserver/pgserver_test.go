@@ -433,3 +433,28 @@ func BenchmarkStartStop(b *testing.B) {
 		}
 	}
 }
+
+// TestStopStalledServer: a server whose processes are all stopped (SIGSTOP: a stalled machine, a
+// debugger) is still stopped quickly and leaves nothing behind, and Stop does not wait for it.
+func TestStopStalledServer(t *testing.T) {
+	s := start(t, Options{TempDir: reachableTempDir(t)})
+	dir := workDirOf(t, s)
+	pid := s.backend.(*localBackend).proc.cmd.Process.Pid
+	if err := syscall.Kill(-pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGCONT) })
+	t0 := time.Now()
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop() = %v", err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("Stop() of a stalled server took %v, want under 2 s", d)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Stop, %s: %v, want it removed", dir, err)
+	}
+	if alive(pid) {
+		t.Errorf("postmaster %d still runs", pid)
+	}
+}

@@ -397,7 +397,7 @@ func (s *scanner) readNumber() error {
 			s.tok = s.buf[s.pos:i]
 			s.tokOff = s.pos
 			s.pos = i
-			return nil
+			return s.checkNumber()
 		}
 		off := i - s.mark
 		if !s.fill() {
@@ -405,12 +405,53 @@ func (s *scanner) readNumber() error {
 				s.tok = s.buf[s.pos:s.end]
 				s.tokOff = s.pos
 				s.pos = s.end
-				return nil
+				return s.checkNumber()
 			}
 			return s.readErr()
 		}
 		i = s.mark + off
 	}
+}
+
+// checkNumber checks the number just read against JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. The loop above only collects the characters.
+func (s *scanner) checkNumber() error {
+	b, i := s.tok, 0
+	digits := func() bool {
+		n := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return s.syntax("invalid number %q", b)
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return s.syntax("invalid number %q", b)
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return s.syntax("invalid number %q", b)
+		}
+	}
+	if i != len(b) {
+		return s.syntax("invalid number %q", b)
+	}
+	return nil
 }
 
 // readString reads a string starting at the opening quote at s.pos into s.tok.
@@ -432,6 +473,9 @@ func (s *scanner) readString() error {
 				s.tok = buf[s.mark:i]
 				s.tokOff = s.mark
 				s.pos = i + 1
+				if !utf8.Valid(s.tok) {
+					return s.syntax("invalid UTF-8 in a string")
+				}
 				return nil
 			}
 			s.pos = i
@@ -480,6 +524,9 @@ func (s *scanner) readEscaped() error {
 			s.pos++
 			s.tok = s.scratch
 			s.tokOff = -1
+			if !utf8.Valid(s.tok) {
+				return s.syntax("invalid UTF-8 in a string")
+			}
 			return nil
 		case c < 0x20:
 			return s.syntax("control character in a string")

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/report"
+)
+
+const stallConfig = `name: stall
+dataset: {persons: 2000}
+warmup: 0
+repeats: 1000
+workloads:
+  - {name: page_all, ops: 50}
+targets:
+  - {name: pg, adapter: triplex, options: {backend: postgres, layout: indexed, dsn: "DSN"}}
+`
+
+// TestInterruptStalledServer: Ctrl-C while the user's PostgreSQL is stalled (its postmaster and the
+// run's backends stopped with SIGSTOP) ends dbbench within 2 seconds, with one line naming the schema
+// left behind and how to drop it; the next run against the server removes that schema.
+func TestInterruptStalledServer(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, "DSN", dsn, 1)), 0o644)
+
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded pg") {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // into the workload
+
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var pid int
+		rows.Scan(&pid)
+		pids = append(pids, pid)
+	}
+	rows.Close()
+	conn.Close(ctx)
+	if len(pids) == 0 {
+		t.Fatalf("no backends of the run found\n%s", strings.Join(lines, "\n"))
+	}
+	pids = append(pids, parentOf(t, pids[0])) // the postmaster: no new connection gets an answer
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGCONT)
+			}
+			resumed = true
+		}
+	}
+	defer resume()
+
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err = cmd.Wait()
+	took := time.Since(t0)
+	resume()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	if took > 2*time.Second {
+		t.Errorf("Ctrl-C took %v to end the run, want at most 2 s", took)
+	}
+	last := lines[len(lines)-1]
+	t.Logf("exit 3 after %v: %s", took, last)
+	if !strings.HasPrefix(last, "dbbench: ") || !strings.Contains(last, "DROP SCHEMA dbbench_triplex_") {
+		t.Errorf("last line %q does not say what to clean up by hand", last)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+
+	// The schema of the dead run is removed by the next run on that server, and nothing else is.
+	conn, err = pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA dbbench_triplex_users_own"); err != nil {
+		t.Fatal(err)
+	}
+	before := schemas(t, conn)
+	if len(before) != 2 {
+		t.Fatalf("schemas after the interrupted run: %v, want the leftover and the user's", before)
+	}
+	os.WriteFile(cfg, []byte(strings.Replace(strings.Replace(stallConfig, "DSN", dsn, 1), "repeats: 1000", "repeats: 1", 1)), 0o644)
+	code, out, errOut := dbbench(t, tmp, "run", "-q", "-c", cfg, "--out", filepath.Join(dir, "r2.json"))
+	if code != 0 {
+		t.Fatalf("next run: exit %d\n%s%s", code, out, errOut)
+	}
+	if after := schemas(t, conn); len(after) != 1 || after[0] != "dbbench_triplex_users_own" {
+		t.Errorf("schemas after the next run: %v, want only the user's unmarked one", after)
+	}
+}
+
+// TestInterruptStalledThrowawayServer: Ctrl-C while dbbench's own throwaway PostgreSQL is stalled (its
+// whole process group stopped) ends the run within 2 seconds, and the server, its processes and its
+// directory are gone.
+func TestInterruptStalledThrowawayServer(t *testing.T) {
+	pgtest.ForTest(t) // PostgreSQL binaries are needed; skipped with DBBENCH_SKIP_POSTGRES=1
+	dir, tmp := t.TempDir(), t.TempDir()
+	os.Chmod(tmp, 0o755) // the postgres user must reach its directory when the test runs as root
+	cfg := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
+
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded pg") {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
+	if postmaster == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("no postmaster under dbbench\n%s", strings.Join(lines, "\n"))
+	}
+	syscall.Kill(-postmaster, syscall.SIGSTOP)
+	defer syscall.Kill(-postmaster, syscall.SIGCONT) // in case the test fails before dbbench kills it
+
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	took := time.Since(t0)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	t.Logf("exit 3 after %v: %s", took, lines[len(lines)-1])
+	if took > 2*time.Second {
+		t.Errorf("Ctrl-C took %v to end the run, want at most 2 s", took)
+	}
+	if err := syscall.Kill(-postmaster, 0); err == nil {
+		t.Errorf("processes of the server (group %d) survived", postmaster)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestServerDiesMidRun: the throwaway server is killed (SIGKILL) during the workloads: the run ends
+// with exit 3, the workload's failure is the first thing on the error line, the failure to stop the
+// server comes after it, and the report keeps the results.
+func TestServerDiesMidRun(t *testing.T) {
+	pgtest.ForTest(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	os.Chmod(tmp, 0o755)
+	cfg := filepath.Join(dir, "die.yaml")
+	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
+	out := filepath.Join(dir, "r.json")
+	cmd := exec.Command(binary, "run", "-c", cfg, "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "loaded pg") {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // into the measured repeats
+	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
+	if postmaster == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("no postmaster under dbbench\n%s", strings.Join(lines, "\n"))
+	}
+	syscall.Kill(-postmaster, syscall.SIGKILL)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	last := lines[len(lines)-1]
+	t.Logf("%s", last)
+	if !strings.HasPrefix(last, "dbbench: workload page_all failed on target pg") || !strings.Contains(last, "; then cleaning up: close pg: stop PostgreSQL: postgres exited unexpectedly") {
+		t.Errorf("the error line does not give the workload's failure, then the cleanup's: %q", last)
+	}
+	r, err := report.Read(out)
+	if err != nil || r.Verdict != "error" || len(r.Results) == 0 {
+		t.Fatalf("report of the run whose server died: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// childNamed returns the pid of a child of parent whose command is name, or 0.
+func childNamed(t *testing.T, parent int, name string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i, j := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+		if i < 0 || j < i {
+			continue
+		}
+		f := strings.Fields(string(b[j+1:]))
+		if string(b[i+1:j]) == name && len(f) > 1 && f[1] == strconv.Itoa(parent) {
+			return pid
+		}
+	}
+	return 0
+}
+
+func schemas(t *testing.T, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_triplex_%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// parentOf reads a process's parent pid from /proc.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ppid
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/internal/exitcode"
+)
+
+// TestValidateRefusesWhatRunRefuses: mistakes that used to surface only when run opened a target or
+// prepared a workload are found by validate, with the config's line, and run refuses them the same
+// way before starting anything.
+func TestValidateRefusesWhatRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, workloads, targets, want string
+	}{
+		{"lmdb batch too large", "[scan]", "[{name: a, adapter: lmdb, options: {batch: 100000000}}]", "lmdb option batch"},
+		{"triplex page over the dataset", "[{name: page_all, ops: 2, params: {page: 1000}}]", "[{name: a, adapter: triplex}]", "a page of 1000 rows needs more than 500 entities"},
+		{"as-of with history depth 1", "[{name: asof_page, ops: 2}]", "[{name: a, adapter: triplex, options: {history_depth: 1}}]", "back 1 needs history_depth >= 2"},
+		{"update_share 2", "[scan]", "[{name: a, adapter: triplex, options: {update_share: 2}}]", "update_share must be in (0, 1]"},
+		{"file storage on postgres", "[scan]", "[{name: a, adapter: triplex, options: {backend: postgres, storage: file}}]", "storage is a sqlite option"},
+		{"two targets on one path", "[scan]", "[{name: a, adapter: lmdb, options: {path: DIR/x}}, {name: b, adapter: lmdb, options: {path: DIR/x/}}]", "targets a and b both use path"},
+		{"typedb database with a leading digit", "[scan]", "[{name: a, adapter: typedb, options: {database: 1db}}]", `database name "1db"`},
+		{"triplex batch without bound", "[{name: insert_facts, ops: 2, params: {batch: 2000000000}}]", "[{name: a, adapter: triplex}]", "batch must be at most 1000000"},
+		{"typedb max_conns without bound", "[scan]", "[{name: a, adapter: typedb, options: {max_conns: 10000000}}]", "max_conns must be at most 4096"},
+		{"typedb address with credentials", "[scan]", `[{name: a, adapter: typedb, options: {address: "http://u:pw_secret@h:8000"}}]`, "holds credentials"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := "name: v\ndataset: {persons: 500}\nworkloads: " + tt.workloads + "\ntargets: " + strings.ReplaceAll(tt.targets, "DIR", dir) + "\n"
+			cfg := writeFile(t, dir, "v.yaml", body)
+			for _, cmd := range []string{"validate", "run"} {
+				code, _, errOut := execute(t, cmd, "-c", cfg, "--out", dir+"/r.json")
+				if cmd == "validate" {
+					code, _, errOut = execute(t, cmd, "-c", cfg)
+				}
+				if code != exitcode.Usage || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "v.yaml:4:") {
+					t.Errorf("%s: exit %d, %q; want exit 2 at line 4 with %q", cmd, code, errOut, tt.want)
+				}
+				if strings.Contains(errOut, "pw_secret") {
+					t.Errorf("%s: secret on stderr: %s", cmd, errOut)
+				}
+			}
+		})
+	}
+}
