@@ -429,6 +429,7 @@ var secretWords = regexp.MustCompile(`(?i)password|passwd|secret|token|dsn|key|c
 // SecretKey reports whether a map key names something secret (a password, token, key or DSN), whose
 // value a report must not show.
 func SecretKey(k string) bool { return secretWords.MatchString(k) }
+
 // RedactDSN removes the password from a URL or key=value connection string (see internal/redact).
 func RedactDSN(dsn string) string { return redact.DSN(dsn) }
 
