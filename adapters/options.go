@@ -437,15 +437,23 @@ func RedactDSN(dsn string) string { return redact.DSN(dsn) }
 // passwords inside any string value (a dsn, an address with credentials).
 func (o Options) Secrets() []string {
 	var out []string
-	for k, v := range o.values {
-		str, ok := v.(string)
-		if !ok {
-			continue
-		}
-		if o.specs[k].Secret {
+	add := func(str string, secret bool) {
+		if secret {
 			out = append(out, str)
 		}
 		out = append(out, redact.Passwords(str)...)
+	}
+	for k, v := range o.values {
+		switch v := v.(type) {
+		case string:
+			add(v, o.specs[k].Secret)
+		case map[string]any: // the values a report shows as *** (redactMap), and passwords in the rest
+			for mk, mv := range v {
+				if str, ok := mv.(string); ok {
+					add(str, o.specs[k].Secret || SecretKey(mk))
+				}
+			}
+		}
 	}
 	return out
 }

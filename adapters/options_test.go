@@ -181,3 +181,25 @@ func TestListAndMapOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsOfMaps: the values a report masks in a map option (every value of a secret map, the
+// secret-looking keys of another) are also secrets the run masks on stderr and in errors.
+func TestSecretsOfMaps(t *testing.T) {
+	specs := []OptionSpec{{Name: "env", Kind: Map, Secret: true}, {Name: "client", Kind: Map}}
+	o, err := ParseOptions(specs, map[string]any{
+		"env":    map[string]any{"API": "env-value-1"},
+		"client": map[string]any{"password": "client-pw-2", "path": "/plain/path", "dsn": "postgres://u:dsn-pw-3@h/db"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(o.Secrets(), " ")
+	for _, want := range []string{"env-value-1", "client-pw-2", "dsn-pw-3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Secrets() = %q, missing %q", got, want)
+		}
+	}
+	if strings.Contains(got, "/plain/path") {
+		t.Errorf("Secrets() = %q holds a value that is no secret", got)
+	}
+}
