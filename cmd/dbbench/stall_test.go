@@ -194,8 +194,8 @@ func TestInterruptStalledThrowawayServer(t *testing.T) {
 }
 
 // TestServerDiesMidRun: the throwaway server is killed (SIGKILL) during the workloads: the run ends
-// with exit 3, the workload's failure is the first thing on the error line, the failure to stop the
-// server comes after it, and the report keeps the results.
+// with exit 3, the workload's failure is the first thing on the error line (any failure to stop the
+// server comes after it), and the report keeps the results.
 func TestServerDiesMidRun(t *testing.T) {
 	pgtest.ForTest(t)
 	dir, tmp := t.TempDir(), t.TempDir()
@@ -234,8 +234,13 @@ func TestServerDiesMidRun(t *testing.T) {
 	}
 	last := lines[len(lines)-1]
 	t.Logf("%s", last)
-	if !strings.HasPrefix(last, "dbbench: workload page_all failed on target pg") || !strings.Contains(last, "; then cleaning up: close pg: stop PostgreSQL: postgres exited unexpectedly") {
-		t.Errorf("the error line does not give the workload's failure, then the cleanup's: %q", last)
+	// The workload's failure comes first. Whether stopping the dead server also fails depends on when
+	// dbbench notices the death (a race with the kill), so the cleanup's failure may or may not follow.
+	if !strings.HasPrefix(last, "dbbench: workload page_all failed on target pg") {
+		t.Errorf("the error line does not start with the workload's failure: %q", last)
+	}
+	if i := strings.Index(last, "cleaning up"); i >= 0 && i < strings.Index(last, "page_all") {
+		t.Errorf("the cleanup's failure comes before the workload's: %q", last)
 	}
 	r, err := report.Read(out)
 	if err != nil || r.Verdict != "error" || len(r.Results) == 0 {

@@ -135,7 +135,7 @@ func compareRun(opts *CompareOptions) error {
 	}
 	switch c.Gate.Verdict {
 	case compare.GateFail:
-		return &silentError{code: exitcode.Failed, msg: "the regression gate failed: " + msg}
+		return &silentError{code: exitcode.Failed, msg: "gate failed: " + msg}
 	case compare.GateUndecided:
 		return &silentError{code: exitcode.Usage, msg: "the regression gate cannot decide: " + msg}
 	}
