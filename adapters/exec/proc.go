@@ -8,13 +8,14 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbbench/dbbench/internal/childproc"
 )
 
 // MaxLine is the longest reply line a client may send (docs/protocol.md).
@@ -79,20 +80,8 @@ func startProc(argv []string, dir string, env []string, logf func(string, ...any
 		cmd: cmd, stdin: inW, lines: make(chan line, 1),
 		done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{}),
 	}
-	// Linux sends Pdeathsig when the thread that forked the child exits, not the process: fork from
-	// a goroutine locked to its thread, and keep it there until the child has exited.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		p.watch()
-	}()
-	err = <-started
+	// Pdeathsig follows the forking thread: fork from one that lives until the child has exited.
+	err = childproc.StartPinned(cmd, p.watch)
 	inR.Close() // the child holds its own copies
 	outW.Close()
 	errW.Close()

@@ -11,7 +11,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/childproc"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
@@ -280,24 +280,11 @@ func configure(cmd *exec.Cmd, cred *syscall.Credential, dir string, deathSignal 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: deathSignal}
 }
 
-// startPinned starts cmd from a goroutine locked to its OS thread, and waits for it there. Linux
-// delivers Pdeathsig when the thread that forked the child exits, not the process, so that thread
-// must live as long as the child: an unlocked goroutine could fork from a thread that the runtime
-// later retires.
+// startPinned starts cmd on a thread that lives as long as it (childproc.StartPinned) and returns a
+// channel that receives its exit.
 func startPinned(cmd *exec.Cmd) (<-chan error, error) {
-	started := make(chan error, 1)
 	exited := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		exited <- cmd.Wait()
-	}()
-	if err := <-started; err != nil {
+	if err := childproc.StartPinned(cmd, func() { exited <- cmd.Wait() }); err != nil {
 		return nil, err
 	}
 	return exited, nil
