@@ -180,8 +180,8 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 				return t.bench.PageJoin(ctx, 0, j, after, limit, fn)
 			},
 			clone: func(r store.JoinRow) store.JoinRow { r.With = r.With.Clone(); return r },
-			before: func(a, b store.JoinRow) bool {
-				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E > b.E
+			before: func(a, b store.JoinRow) bool { // Triplex's order: score desc, then ?e and ?name asc
+				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E < b.E
 			},
 			hash: func(r store.JoinRow) uint64 {
 				return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1)

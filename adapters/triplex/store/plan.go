@@ -12,7 +12,10 @@ import (
 const (
 	PlanAll     = "all"
 	PlanAttr    = "attribute"
-	PlanJoin    = "join"
+	PlanJoin    = "join" // with a cursor: the indexed layout's lower-scores statement
+	// PlanJoinTie is the indexed layout's other statement of a later join page: the rest of the
+	// cursor's score.
+	PlanJoinTie = "join_tie"
 	PlanGroups  = "groups"
 	PlanEntity  = "entity"
 	PlanByValue = "by_value"

@@ -323,7 +323,10 @@ func (m *model) join(at int64, j Join, names map[int64]string) []string {
 			rows = append(rows, row{v.e, v.v.Num})
 		}
 	}
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.e, a.e)) })
+	// Triplex's order: score descending, then the other projected variables ascending (?e, ?name).
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.e, b.e), cmp.Compare(names[a.e], names[b.e]))
+	})
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = fmt.Sprintf("%d/%g/%s", r.e, r.score, names[r.e])
@@ -450,9 +453,11 @@ func TestPlans(t *testing.T) {
 				{Shape: PlanAttr, Attr: aName, Limit: 101},
 				{Shape: PlanAttr, Attr: aScore, At: 1, Limit: 101},
 				{Shape: PlanJoin, Join: Join{Order: aScore, With: aName, Min: 50}, Limit: 101},
+				{Shape: PlanJoin, Join: Join{Order: aScore, With: aName, Min: 50}, Limit: 101, AfterJoin: &JoinRow{E: 9, Order: NumberValue(70)}},
+				{Shape: PlanJoinTie, Join: Join{Order: aScore, With: aName, Min: 50}, Limit: 101, AfterJoin: &JoinRow{E: 9, Order: NumberValue(70)}},
 				{Shape: PlanGroups, Attr: aGroup, Limit: 101},
-				{Shape: PlanEntity, Ident: "test:0000000007"},
-				{Shape: PlanEntity, Ident: "test:0000000007", At: 1},
+				{Shape: PlanEntity, Ident: "test:0000007"},
+				{Shape: PlanEntity, Ident: "test:0000007", At: 1},
 			}
 			for _, p := range flat {
 				plan, err := stores[LayoutIndexed].Explain(context.Background(), p)

@@ -22,8 +22,9 @@ import (
 //     computed columns, with keyset continuation as an OR-expansion over the sort components.
 //
 // It omits Triplex's side tables (entity snapshots and blobs, command receipts), so its writes are
-// if anything cheaper than Triplex's. Where Triplex leaves the order of ties open, the tie-breakers
-// here match the indexed layout so both return the same pages.
+// if anything cheaper than Triplex's. Page order is Triplex's: the query's explicit keys, then every
+// projected variable not already ordered, ascending (its normalizePaginationOrder), so ties are
+// never left open.
 type triplex struct {
 	s *Store
 }
@@ -345,11 +346,14 @@ func (x *triplex) joinSQL(at int64, j Join, after *JoinRow, limit int) (string, 
 	args = append(args, snapArgs(pos)...)
 	args = append(args, j.Min)
 	var e any
-	var o *Value
+	var o, w *Value
 	if after != nil {
-		e, o = x.s.Ident(after.E), &after.Order
+		e, o, w = x.s.Ident(after.E), &after.Order, &after.With
 	}
-	cs := append(valueComponents("?o", true, o), varComponents("?e", true, e)...)
+	// Triplex completes the order before paging: the explicit key (score descending), then every
+	// projected variable not yet ordered, ascending (?e, then ?name).
+	cs := append(valueComponents("?o", true, o), varComponents("?e", false, e)...)
+	cs = append(cs, valueComponents("?w", false, w)...)
 	return x.wrapped(inner, args, `"?e", `+valueOutput("?o")+", "+valueOutput("?w"), cs, after != nil, limit)
 }
 
@@ -480,7 +484,7 @@ func (x *triplex) sqlFor(p PlanQuery) (string, []any, error) {
 	case PlanAttr:
 		q, a := x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit)
 		return q, a, nil
-	case PlanJoin:
+	case PlanJoin, PlanJoinTie: // one statement pages the join here
 		q, a := x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit)
 		return q, a, nil
 	case PlanGroups:
