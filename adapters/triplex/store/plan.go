@@ -10,9 +10,9 @@ import (
 
 // Plan shapes.
 const (
-	PlanAll     = "all"
-	PlanAttr    = "attribute"
-	PlanJoin    = "join" // with a cursor: the indexed layout's lower-scores statement
+	PlanAll  = "all"
+	PlanAttr = "attribute"
+	PlanJoin = "join" // with a cursor: the indexed layout's lower-scores statement
 	// PlanJoinTie is the indexed layout's other statement of a later join page: the rest of the
 	// cursor's score.
 	PlanJoinTie = "join_tie"
