@@ -122,20 +122,42 @@ WHERE f.tx_to = `+open+` GROUP BY f.a, f.vt, f.vn, f.vs`, "fact", "attr", "av_co
 
 func (x *indexed) prepareSQL() {
 	s := x.s
-	t := func(q string) string { return s.sqlTemplate(q, "fact", "entity", "av_count") }
 	cur := "tx_to = " + open
 	asof := "tx_from <= ? AND tx_to > ?"
+	// {eav}, {aev} and {ave} follow a current read's table: on SQLite they pin the current-facts
+	// index. Its planner otherwise takes the primary key or the history index, equally covering
+	// by its costing, whose ranges grow with the versions per key (history depth); PostgreSQL
+	// prefers the smaller partial indexes by itself.
+	hints := func(current bool) *strings.Replacer {
+		var pairs []string
+		for _, idx := range []string{"eav", "aev", "ave"} {
+			h := ""
+			if current && s.d.name == SQLite {
+				h = " INDEXED BY " + s.table("fact_cur_"+idx)
+			}
+			pairs = append(pairs, "{"+idx+"}", h)
+		}
+		return strings.NewReplacer(pairs...)
+	}
+	curHints, asofHints := hints(true), hints(false)
+	t := func(q string) string {
+		h := asofHints
+		if strings.Contains(q, cur) {
+			h = curHints
+		}
+		return s.sqlTemplate(h.Replace(q), "fact", "entity", "av_count")
+	}
 	q := &x.q
-	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
+	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
 	all := func(pred, next string) string {
-		return t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs`)
+		return t(`SELECT e, a, vt, vn, vs FROM {fact}{eav} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs`)
 	}
 	q.pageAll = all(cur, "")
 	q.pageAllNext = all(cur, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	q.asofAll = all(asof, "")
 	q.asofAllNext = all(asof, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	attr := func(pred, next string) string {
-		return t(`SELECT e, vt, vn, vs FROM {fact} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs`)
+		return t(`SELECT e, vt, vn, vs FROM {fact}{aev} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs`)
 	}
 	q.pageAttr = attr(cur, "")
 	q.pageAttrNext = attr(cur, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
@@ -149,8 +171,8 @@ func (x *indexed) prepareSQL() {
 	join := func(pred, next string) string {
 		sp := strings.ReplaceAll(pred, "tx_", "s.tx_")
 		wp := strings.ReplaceAll(pred, "tx_", "w.tx_")
-		return t(`SELECT s.e, s.vn, w.vt, w.vn, w.vs FROM {fact} s
-JOIN {fact} w ON w.e = s.e AND w.a = ? AND ` + wp + `
+		return t(`SELECT s.e, s.vn, w.vt, w.vn, w.vs FROM {fact} s{ave}
+JOIN {fact} w{eav} ON w.e = s.e AND w.a = ? AND ` + wp + `
 WHERE s.a = ? AND ` + sp + ` AND s.vt = 0 AND s.vn >= ?` + next + `
 ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	}
@@ -163,7 +185,7 @@ ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	q.groups = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? ORDER BY vt, vn, vs`)
 	q.groupsNext = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? AND (vt, vn, vs) > (?, ?, ?) ORDER BY vt, vn, vs`)
 	grp := func(pred, next string) string {
-		return t(`SELECT vt, vn, vs, count(*) FROM {fact} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs`)
+		return t(`SELECT vt, vn, vs, count(*) FROM {fact}{ave} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs`)
 	}
 	q.computed = grp(cur, "")
 	q.computedNext = grp(cur, ` AND (vt, vn, vs) > (?, ?, ?)`)
@@ -171,12 +193,12 @@ ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	q.asofGrN = grp(asof, ` AND (vt, vn, vs) > (?, ?, ?)`)
 	// The entity id comes from a scalar subquery, so the fact read is a plain range of the EAV index
 	// in (a, v) order: no join, no sort.
-	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}
+	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav}
 WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND ` + cur + ` ORDER BY a, vt, vn, vs`)
 	q.asofEntity = t(`SELECT e, a, vt, vn, vs FROM {fact}
 WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND tx_from <= ? AND tx_to > ? ORDER BY a, vt, vn, vs`)
-	q.byValue = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {fact} k
-JOIN {fact} f ON f.e = k.e AND f.` + cur + `
+	q.byValue = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {fact} k{ave}
+JOIN {fact} f{eav} ON f.e = k.e AND f.` + cur + `
 WHERE k.a = ? AND k.vt = ? AND k.vn = ? AND k.vs = ? AND k.` + cur + `
 ORDER BY f.e, f.a, f.vt, f.vn, f.vs`)
 }
