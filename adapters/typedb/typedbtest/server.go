@@ -37,6 +37,8 @@ type Config struct {
 	// NoTableLock turns off the imitation of the server's transaction-table lock, under which opening
 	// a transaction waits for every running query on other transactions to finish.
 	NoTableLock bool
+	// Keys is the key order of answer rows and concepts (default KeysSorted, the server's).
+	Keys KeyOrder
 }
 
 // Server is a running fake. Close it when done.
