@@ -34,7 +34,7 @@ const (
 // AnswerOptions shape an encoded answer the way the server's query options do.
 type AnswerOptions struct {
 	// Keys is the key order of rows and concepts (default: the server's, sorted).
-	Keys KeyOrder
+	Keys                  KeyOrder
 	IncludeInstanceTypes  bool
 	IncludeQueryStructure bool
 	// Warning, if set, is sent in the envelope's "warning" (the server's text when the answer was cut
