@@ -18,14 +18,17 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
+	dbconfig "github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func options(t *testing.T, raw map[string]any) adapters.Options {
+func options(t testing.TB, raw map[string]any) adapters.Options {
 	t.Helper()
 	o, err := adapters.ParseOptions(optionSpecs, raw)
 	if err != nil {
@@ -34,7 +37,7 @@ func options(t *testing.T, raw map[string]any) adapters.Options {
 	return o
 }
 
-func params(t *testing.T, workload string, raw map[string]any) adapters.Options {
+func params(t testing.TB, workload string, raw map[string]any) adapters.Options {
 	t.Helper()
 	spec, ok := adapters.CustomSpec(New().Info(), workload)
 	if !ok {
@@ -48,7 +51,7 @@ func params(t *testing.T, workload string, raw map[string]any) adapters.Options 
 }
 
 // open opens and loads a target of n persons.
-func open(t *testing.T, raw map[string]any, n int) (*target, *dataset.Persons) {
+func open(t testing.TB, raw map[string]any, n int) (*target, *dataset.Persons) {
 	t.Helper()
 	ctx := context.Background()
 	ds, err := dataset.Generate(n, 7)
@@ -108,6 +111,10 @@ func run(t *testing.T, tg *target, workload string, raw map[string]any, ops int)
 		tally, err := op.Do(context.Background(), i)
 		if err != nil {
 			t.Fatalf("%s %s op %d: %v", tg.cfg.layout, workload, i, err)
+		}
+		// as the engine does, with the clock stopped
+		if tally, err = op.(adapters.Verifier).Verify(context.Background(), i); err != nil {
+			t.Fatalf("%s %s op %d: verify: %v", tg.cfg.layout, workload, i, err)
 		}
 		sum.Add(tally)
 	}
@@ -485,5 +492,46 @@ func TestJoinPageIsTriplexOrder(t *testing.T) {
 				t.Fatalf("%s: %d rows, want 210", label, len(got))
 			}
 		}
+	}
+}
+
+// TestLostWriteFailsTheRun makes insert_facts drop one fact of each transaction, as a store that
+// loses a write would, and runs it through the engine on both layouts: the op's read-back must fail
+// the result (and so the run), where a tally built from the op's inputs would have passed.
+func TestLostWriteFailsTheRun(t *testing.T) {
+	reg, err := adapters.NewRegistry(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbconfig.Parse("lost.yaml", []byte(`name: lost-write
+dataset: {persons: 300}
+warmup: 0
+repeats: 1
+workloads: [{name: insert_facts, ops: 2, params: {batch: 20}}]
+targets:
+  - {name: triplex, adapter: triplex, options: {layout: triplex, persons: false}}
+  - {name: indexed, adapter: triplex, options: {layout: indexed, persons: false}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loseFact = true
+	t.Cleanup(func() { loseFact = false })
+	r := &workloads.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
+	rep, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Status != "failed" || !strings.Contains(res.Error, "verification failed") || !strings.Contains(res.Error, "a write was lost") {
+			t.Errorf("%s: %s %q; want a failed verification", res.Target, res.Status, res.Error)
+		}
+	}
+	if rep.Verdict != "error" || len(rep.Results) != 2 {
+		t.Errorf("verdict %s with %d results, want error", rep.Verdict, len(rep.Results))
 	}
 }
