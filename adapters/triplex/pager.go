@@ -2,7 +2,9 @@ package triplex
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -21,6 +23,11 @@ type pager[R any] struct {
 	fetch func(ctx context.Context, after *R, limit int, fn func(R) error) error
 	// keep copies a row's bytes out of driver memory into arena (reused from op to op).
 	keep func(arena []byte, r R) ([]byte, R)
+	// print is a row's fingerprint: a few loads and multiplies, cheap enough for the timed region.
+	print func(R) uint64
+	// timed is fetch for the timed region: the rows go straight to the printer's method for R
+	// (concrete code; a generic callback costs several times the fingerprint itself).
+	timed func(ctx context.Context, after *R, limit int, pr *printer) error
 	// before reports whether a comes strictly before b in the shape's order.
 	before func(a, b R) bool
 	hash   func(R) uint64
@@ -35,7 +42,9 @@ type shapeOps interface {
 }
 
 // pageOp fetches one page per call: the first page, or the pages after cursors taken at prepare.
-// Do keeps the page's rows as a client would; Verify checks them with the clock stopped.
+// Do takes only the page's row count and an order-sensitive fingerprint of its rows (a few
+// nanoseconds a row); Verify, with the clock stopped, reads the page again, checks every row of it
+// (order, values against the model, count) and that its fingerprint is the timed read's.
 type pageOp[R any] struct {
 	p       *pager[R]
 	page    int
@@ -45,7 +54,10 @@ type pageOp[R any] struct {
 	plan    store.Plan
 	planErr error
 
-	got pageRows[R] // the last Do's page
+	pr      *printer
+	fetched int    // rows the last Do fetched
+	print   uint64 // fingerprint of the last Do's page
+	got     pageRows[R]
 }
 
 // pageRows is one fetched page: its first page rows, copied, and how many rows the fetch returned.
@@ -128,21 +140,77 @@ func (p *pager[R]) nextPages(ctx context.Context, page, pages int) (adapters.Op,
 	return op, nil
 }
 
-// Do fetches one page and keeps its rows; Verify checks them.
-func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
-	err := o.p.fetchPage(ctx, o.cursors[i%len(o.cursors)], o.page, &o.got)
-	return adapters.Tally{Rows: int64(len(o.got.rows))}, err
+// fingerprint folds row fingerprints in order.
+func fingerprint(acc, row uint64) uint64 { return acc*0x100000001b3 + row }
+
+// printer counts and fingerprints the rows of a timed read, one method per row type.
+type printer struct {
+	n, page int
+	fp      uint64
+	// the methods as funcs, bound once (a method value made per call would allocate)
+	factFn  func(store.Fact) error
+	joinFn  func(store.JoinRow) error
+	groupFn func(store.Group) error
 }
 
-// Verify checks the page the last Do fetched (untimed) and returns its tally.
-func (o *pageOp[R]) Verify(_ context.Context, i int) (adapters.Tally, error) {
+func newPrinter() *printer {
+	p := &printer{}
+	p.factFn, p.joinFn, p.groupFn = p.fact, p.join, p.group
+	return p
+}
+
+func (p *printer) fact(f store.Fact) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printFact(f))
+	}
+	return nil
+}
+
+func (p *printer) join(r store.JoinRow) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printJoin(r))
+	}
+	return nil
+}
+
+func (p *printer) group(g store.Group) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printGroup(g))
+	}
+	return nil
+}
+
+// Do fetches one page, counting its rows and fingerprinting them; Verify checks it.
+func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	if o.pr == nil {
+		o.pr = newPrinter()
+	}
+	pr := o.pr
+	pr.n, pr.fp, pr.page = 0, 0, o.page
+	err := o.p.timed(ctx, o.cursors[i%len(o.cursors)], o.page+1, pr)
+	o.fetched, o.print = pr.n, pr.fp
+	return adapters.Tally{Rows: int64(min(pr.n, o.page))}, err
+}
+
+// Verify (untimed) reads the page of the last Do again, checks it and that it is the page the
+// timed read returned, and returns its tally.
+func (o *pageOp[R]) Verify(ctx context.Context, i int) (adapters.Tally, error) {
 	k := i % len(o.cursors)
+	if err := o.p.fetchPage(ctx, o.cursors[k], o.page, &o.got); err != nil {
+		return adapters.Tally{}, err
+	}
 	tally, first, err := o.p.verify(o.cursors[k], &o.got)
+	var fp uint64
+	for _, r := range o.got.rows {
+		fp = fingerprint(fp, o.p.print(r))
+	}
 	switch {
 	case err != nil:
 		return tally, err
-	case o.got.fetched != o.want[k]:
-		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, o.got.fetched, o.want[k])
+	case o.fetched != o.want[k]:
+		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, o.fetched, o.want[k])
+	case fp != o.print || o.got.fetched != o.fetched:
+		return tally, fmt.Errorf("triplex: %s: the timed read returned other rows than the checked one", o.p.shape)
 	case o.first != nil && first != o.first[k]:
 		return tally, fmt.Errorf("triplex: %s: page %d starts with a different row than when prepared", o.p.shape, k+2)
 	}
@@ -180,6 +248,31 @@ func keepBytes(arena, b []byte) ([]byte, []byte) {
 	return arena, arena[n:len(arena):len(arena)]
 }
 
+// printValue fingerprints a value in constant time: kind, number, length and the first and last
+// eight bytes (every byte of the fixture's strings, which are at most 16 bytes long).
+func printValue(v store.Value) uint64 {
+	h := uint64(v.Kind)<<56 ^ math.Float64bits(v.Num) ^ uint64(len(v.Str))<<48
+	if n := len(v.Str); n >= 8 {
+		h = h*0x100000001b3 + binary.LittleEndian.Uint64(v.Str)
+		h = h*0x100000001b3 + binary.LittleEndian.Uint64(v.Str[n-8:])
+	} else {
+		for _, c := range v.Str {
+			h = h*0x100000001b3 + uint64(c)
+		}
+	}
+	return h
+}
+
+func printFact(f store.Fact) uint64 {
+	return uint64(f.E)*0x9e3779b97f4a7c15 + uint64(f.A)<<40 + printValue(f.V)
+}
+
+func printJoin(r store.JoinRow) uint64 {
+	return uint64(r.E)*0x9e3779b97f4a7c15 + printValue(r.Order)*31 + printValue(r.With)
+}
+
+func printGroup(g store.Group) uint64 { return uint64(g.N)*0x9e3779b97f4a7c15 + printValue(g.V) }
+
 func keepFact(arena []byte, f store.Fact) ([]byte, store.Fact) {
 	arena, f.V.Str = keepBytes(arena, f.V.Str)
 	return arena, f
@@ -196,7 +289,10 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
 				return t.bench.PageAll(ctx, 0, after, limit, fn)
 			},
-			keep: keepFact, before: factBefore, hash: hashFact,
+			timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
+				return t.bench.PageAll(ctx, 0, after, limit, pr.factFn)
+			},
+			keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
 			check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
 			plan: func(after *store.Fact, limit int) store.PlanQuery {
 				return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
@@ -228,6 +324,10 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			keep: func(arena []byte, r store.JoinRow) ([]byte, store.JoinRow) {
 				arena, r.With.Str = keepBytes(arena, r.With.Str)
 				return arena, r
+			},
+			print: printJoin,
+			timed: func(ctx context.Context, after *store.JoinRow, limit int, pr *printer) error {
+				return t.bench.PageJoin(ctx, 0, j, after, limit, pr.joinFn)
 			},
 			before: func(a, b store.JoinRow) bool { // Triplex's order: score desc, then ?e and ?name asc
 				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E < b.E
@@ -263,6 +363,14 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			keep: func(arena []byte, g store.Group) ([]byte, store.Group) {
 				arena, g.V.Str = keepBytes(arena, g.V.Str)
 				return arena, g
+			},
+			print: printGroup,
+			timed: func(ctx context.Context, after *store.Group, limit int, pr *printer) error {
+				var v *store.Value
+				if after != nil {
+					v = &after.V
+				}
+				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, pr.groupFn)
 			},
 			before: func(a, b store.Group) bool { return a.V.Compare(b.V) < 0 },
 			hash:   func(g store.Group) uint64 { return mix(hashValue(g.V) ^ uint64(g.N)*0x9e3779b97f4a7c15) },
@@ -301,7 +409,10 @@ func (t *target) attrPager(a int, at int64, rounds int) *pager[store.Fact] {
 		fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
 			return t.bench.PageAttr(ctx, at, a, after, limit, fn)
 		},
-		keep: keepFact, before: factBefore, hash: hashFact,
+		timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
+			return t.bench.PageAttr(ctx, at, a, after, limit, pr.factFn)
+		},
+		keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
 		check: func(f store.Fact) error {
 			if f.A != a {
 				return fmt.Errorf("triplex: attribute page: got attribute %d, want %d", f.A, a)
