@@ -341,6 +341,7 @@ func describePlan(m map[string]any, p store.Plan, err error, flat bool) {
 	}
 	m["sql"] = p.SQL
 	m["plan"] = p.Lines
+	m["plan_method"] = p.Method
 	if flat && len(p.Sorts) > 0 {
 		m["warnings"] = []string{fmt.Sprintf("shape declared flat, but its plan sorts: %v", p.Sorts)}
 	}
