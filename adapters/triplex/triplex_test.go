@@ -3,6 +3,7 @@ package triplex
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -314,6 +315,8 @@ func TestBadInput(t *testing.T) {
 		{"update share 0", map[string]any{"update_share": 0.0}, exitcode.Usage, "update_share"},
 		{"existing sqlite path", map[string]any{"storage": "file", "path": existing}, exitcode.Usage, "already exists; refusing"},
 		{"path without file storage", map[string]any{"path": filepath.Join(t.TempDir(), "x.db")}, exitcode.Usage, "storage: file"},
+		{"keep without a path", map[string]any{"storage": "file", "keep": true}, exitcode.Usage, "keep needs"},
+		{"keep on postgres", map[string]any{"backend": "postgres", "keep": true}, exitcode.Usage, "keep needs"},
 		{"dsn on sqlite", map[string]any{"dsn": "postgres://localhost/x"}, exitcode.Usage, "postgres option"},
 		{"malformed dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@[::1"}, exitcode.Usage, "dsn"},
 		{"unreachable dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@127.0.0.1:1/db?connect_timeout=3"}, exitcode.Infra, "cannot connect"},
@@ -533,5 +536,45 @@ targets:
 	}
 	if rep.Verdict != "error" || len(rep.Results) != 2 {
 		t.Errorf("verdict %s with %d results, want error", rep.Verdict, len(rep.Results))
+	}
+}
+
+// TestKeepFile checks that keep: true leaves the SQLite file at the user's path with the loaded
+// store readable, and that without it the file is removed.
+func TestKeepFile(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "kept.db")
+		tg, err := New().Open(context.Background(), options(t, map[string]any{"storage": "file", "path": path, "keep": keep, "persons": false}),
+			adapters.Env{TempDir: t.TempDir(), Seed: 1, Size: 200, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, _ := dataset.Generate(200, 1)
+		if err := tg.Load(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(path)
+		if !keep {
+			if !errors.Is(statErr, os.ErrNotExist) {
+				t.Errorf("keep false: %s is still there (%v)", path, statErr)
+			}
+			continue
+		}
+		if statErr != nil {
+			t.Fatalf("keep true: %v", statErr)
+		}
+		db, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		err = db.QueryRow("SELECT count(*) FROM bench_fact WHERE tx_to = " + "9223372036854775807").Scan(&n)
+		db.Close()
+		if err != nil || n != 200*factsPerEntity {
+			t.Errorf("kept store: %d current facts, %v; want %d", n, err, 200*factsPerEntity)
+		}
 	}
 }
