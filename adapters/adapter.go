@@ -208,11 +208,22 @@ type TimedCustomRunner interface {
 }
 
 // Op is one timed operation of an adapter-specific workload. The engine calls Do with i = 0, 1, ...
-// for the configured number of operations. Do must check its own result (a page has the rows it
-// should) and return an error otherwise. An Op may also implement io.Closer (called after the
-// workload) and Describer (its Info goes into the report, e.g. the query plan).
+// for the configured number of operations. Its result must be checked (a page has the rows it
+// should): by Do itself, inside the timed region, or better by a Verifier outside it. An Op may also
+// implement io.Closer (called after the workload) and Describer (its Info goes into the report, e.g.
+// the query plan).
 type Op interface {
 	Do(ctx context.Context, i int) (Tally, error)
+}
+
+// Verifier is an Op whose result is checked outside the timed region, so that the time recorded is
+// the operation's alone. Do only keeps what the check needs (the rows a client would hold anyway);
+// right after each Do that succeeded, with the clock stopped, the engine calls Verify(ctx, i),
+// which checks it (a write op reads back what it wrote) and returns the operation's tally, used in
+// place of the one Do returned. An error fails the workload as a failed verification.
+type Verifier interface {
+	Op
+	Verify(ctx context.Context, i int) (Tally, error)
 }
 
 // Describer adds facts to the report entry of a workload; the key "warnings" (a []string) is lifted

@@ -53,6 +53,9 @@ func (f fake) Info() adapters.Info {
 			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
 			{Name: "cancel_at", Kind: adapters.Int, Default: "-1"},
 			{Name: "fail_close", Kind: adapters.Bool},
+			{Name: "verified", Kind: adapters.Bool},
+			{Name: "verify_sleep", Kind: adapters.Duration, Default: "0s"},
+			{Name: "fail_verify", Kind: adapters.Int, Default: "-1"},
 		},
 		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
 	}
@@ -124,7 +127,27 @@ func (t *fakeTarget) NewInsertSession(ctx context.Context) (adapters.InsertSessi
 }
 
 func (t *fakeTarget) PrepareWorkload(ctx context.Context, name string, _ adapters.Options) (adapters.Op, error) {
+	if t.o.Bool("verified") {
+		return &checkedOp{echoOp{t: t}}, nil
+	}
 	return &echoOp{t: t}, nil
+}
+
+// checkedOp is an echo op checked outside the timed region: Do returns nothing, Verify the tally.
+type checkedOp struct{ echoOp }
+
+func (c *checkedOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	_, err := c.echoOp.Do(ctx, i)
+	return adapters.Tally{}, err
+}
+
+func (c *checkedOp) Verify(_ context.Context, i int) (adapters.Tally, error) {
+	o := c.t.o
+	time.Sleep(o.Duration("verify_sleep"))
+	if int64(i) == o.Int("fail_verify") {
+		return adapters.Tally{}, errors.New("page 3 lost a row")
+	}
+	return adapters.Tally{Rows: 1, Sum: uint64(o.Int("op_sum"))}, nil
 }
 
 type echoOp struct{ t *fakeTarget }
@@ -353,6 +376,38 @@ targets:
 	h, _ := report.DecodeHistogram(x.Histogram)
 	if eh.TotalCount() != 1 || h.TotalCount() != 19 || x.Repeats[0].Errors != 1 {
 		t.Errorf("error histogram %d, latency histogram %d, errors %d", eh.TotalCount(), h.TotalCount(), x.Repeats[0].Errors)
+	}
+}
+
+// TestVerifierOutsideTimedRegion checks that an op's Verify runs after each operation with the
+// clock stopped (its 30 ms never reach the latencies), that its tally is the one recorded, and that
+// a failed verification fails the result.
+func TestVerifierOutsideTimedRegion(t *testing.T) {
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 10}
+warmup: 0
+repeats: 1
+workloads: [{name: echo, ops: 4}]
+targets:
+  - {name: a, adapter: fake, options: {verified: true, verify_sleep: 30ms, op_sum: 5}}
+  - {name: b, adapter: fake, options: {verified: true, fail_verify: 2}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := rep.Results[0], rep.Results[1]
+	h, _ := report.DecodeHistogram(a.Histogram)
+	if a.Status == "failed" || h.TotalCount() != 4 || h.Max() >= int64(30*time.Millisecond) {
+		t.Errorf("a: %s %q, %d latencies, max %v", a.Status, a.Error, h.TotalCount(), time.Duration(h.Max()))
+	}
+	if r := a.Repeats[0]; r.Rows != 4 || r.Checksum != fmt.Sprintf("%016x", 4*5) {
+		t.Errorf("a: tally %d rows, checksum %s; want Verify's: 4, %016x", r.Rows, r.Checksum, 4*5)
+	}
+	if b.Status != "failed" || !strings.Contains(b.Error, "verification failed, operation 2: page 3 lost a row") {
+		t.Errorf("b: %s %q", b.Status, b.Error)
+	}
+	if rep.Verdict != "error" {
+		t.Errorf("verdict %s, want error", rep.Verdict)
 	}
 }
 

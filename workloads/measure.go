@@ -123,7 +123,7 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 	pr := e.target.(adapters.PointReader)
 	return perOp(ctx, n, e.slowdown, "lookups", func(i int) (adapters.Tally, error) {
 		return pr.Lookup(ctx, e.w.emails[i])
-	})
+	}, nil)
 }
 
 func (e *execution) insert(ctx context.Context) (*measurement, error) {
@@ -264,7 +264,17 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 	}
 	return perOp(ctx, e.w.ops, e.slowdown, "operations", func(i int) (adapters.Tally, error) {
 		return e.op.Do(ctx, i)
-	})
+	}, e.verifier(ctx))
+}
+
+// verifier returns the check the engine runs after each timed operation of a custom workload (nil:
+// the op checks itself inside Do).
+func (e *execution) verifier(ctx context.Context) func(int) (adapters.Tally, error) {
+	v, ok := e.op.(adapters.Verifier)
+	if !ok {
+		return nil
+	}
+	return func(i int) (adapters.Tally, error) { return v.Verify(ctx, i) }
 }
 
 // timedCustom runs a self-timed custom workload: the target reports one latency per operation.
@@ -287,7 +297,9 @@ func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 // perOp times n operations one by one. A failed operation's latency goes to the error histogram and
 // the loop goes on (so one hiccup does not hide the rest of the distribution), but stops after
 // maxConsecutiveErrors in a row: a server that has gone away is not timed thousands of times.
-func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(i int) (adapters.Tally, error)) (*measurement, error) {
+// verify, if not nil, checks each successful operation after its time is taken and gives its tally;
+// a failed check ends the loop.
+func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(i int) (adapters.Tally, error), verify func(i int) (adapters.Tally, error)) (*measurement, error) {
 	m := newMeasurement()
 	m.ops = int64(n)
 	var firstErr error
@@ -320,6 +332,14 @@ func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(
 		}
 		consecutive = 0
 		report.Record(m.hist, d)
+		if verify != nil {
+			if t, err = verify(i); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return m, fmt.Errorf("verification failed, operation %d: %w", i, err)
+			}
+		}
 		m.rows += t.Rows
 		m.sum += t.Sum
 	}

@@ -41,6 +41,8 @@ var optionSpecs = []adapters.OptionSpec{
 		Help: "sqlite only: memory (memdb, at most 1 GiB per store) or file"},
 	{Name: "path", Kind: adapters.String,
 		Help: "sqlite file storage: the database file to create; it must not exist (default: a file in the target's temp dir)"},
+	{Name: "keep", Kind: adapters.Bool, Default: "false",
+		Help: "sqlite file storage at a given path: keep the database file after the run, for inspection (false: removed at the end; one dataset size per path, as the file is never overwritten)"},
 	{Name: "dsn", Kind: adapters.DSN,
 		Help: "postgres only: server to use (works in a schema of its own, dropped at the end); empty: start a throwaway server"},
 	{Name: "shared_buffers", Kind: adapters.Bytes, Default: "1GiB", HasMin: true, Min: 1 << 20,
@@ -69,6 +71,7 @@ func (adapter) Info() adapters.Info {
 // config is a validated target configuration.
 type config struct {
 	backend, layout, storage, path, dsn string
+	keep                                bool
 	sharedBuffers                       int64
 	historyDepth                        int
 	updateShare                         float64
@@ -79,7 +82,7 @@ type config struct {
 func parseConfig(o adapters.Options) (config, error) {
 	c := config{
 		backend: o.String("backend"), layout: o.String("layout"), storage: o.String("storage"),
-		path: o.String("path"), dsn: o.String("dsn"), sharedBuffers: o.Int("shared_buffers"),
+		path: o.String("path"), keep: o.Bool("keep"), dsn: o.String("dsn"), sharedBuffers: o.Int("shared_buffers"),
 		historyDepth: int(o.Int("history_depth")), updateShare: o.Float("update_share"), persons: o.Bool("persons"),
 		maxPersons: int(o.Int("max_persons")),
 	}
@@ -119,6 +122,8 @@ func parseConfig(o adapters.Options) (config, error) {
 		return c, exitcode.Usagef("triplex: dsn is a postgres option; backend is sqlite")
 	case c.backend == backendSQLite && c.path != "" && c.storage != storageFile:
 		return c, exitcode.Usagef("triplex: path needs storage: file")
+	case c.keep && (c.backend != backendSQLite || c.path == ""):
+		return c, exitcode.Usagef("triplex: keep needs backend sqlite, storage file and a path (it keeps the file at that path)")
 	}
 	return c, nil
 }
@@ -181,7 +186,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	var b backend
 	switch c.backend {
 	case backendSQLite:
-		b, err = openSQLite(ctx, c.storage, c.path, envDir(env.TempDir))
+		b, err = openSQLite(ctx, c.storage, c.path, c.keep, envDir(env.TempDir))
 	case backendPostgres:
 		b, err = openPostgres(ctx, c.dsn, c.sharedBuffers, envDir(env.TempDir), logf)
 	default:

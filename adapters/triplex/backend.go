@@ -46,6 +46,7 @@ type backend interface {
 type sqliteBackend struct {
 	storage string // "memory" or "file"
 	path    string // file storage: the database file (created by us)
+	keep    bool   // leave the file in place at close (the user's path, keep: true)
 	file    *sql.DB
 	id      string // unique per target, names the memdb databases
 	seq     int
@@ -58,8 +59,8 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func openSQLite(ctx context.Context, storage, path string, env tempDirEnv) (*sqliteBackend, error) {
-	b := &sqliteBackend{storage: storage, id: randomID()}
+func openSQLite(ctx context.Context, storage, path string, keep bool, env tempDirEnv) (*sqliteBackend, error) {
+	b := &sqliteBackend{storage: storage, id: randomID(), keep: keep}
 	if storage == storageMemory {
 		db, _, release, err := b.storeDB(ctx, "probe")
 		if err != nil {
@@ -138,6 +139,7 @@ func (b *sqliteBackend) info(context.Context) map[string]any {
 	} else {
 		m["storage_detail"] = "file, WAL, synchronous=NORMAL, 256 MiB page cache, 1 GiB mmap"
 		m["path"] = b.path
+		m["kept"] = b.keep
 	}
 	return m
 }
@@ -147,6 +149,9 @@ func (b *sqliteBackend) close() error {
 		return nil
 	}
 	err := b.file.Close()
+	if b.keep {
+		return err // closing checkpoints the WAL: the file alone holds everything
+	}
 	for _, p := range []string{b.path, b.path + "-wal", b.path + "-shm"} {
 		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
 			err = rmErr

@@ -2,7 +2,9 @@ package triplex
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -19,7 +21,13 @@ type pager[R any] struct {
 	shape string
 	flat  bool // declared flat: its plan must not sort
 	fetch func(ctx context.Context, after *R, limit int, fn func(R) error) error
-	clone func(R) R
+	// keep copies a row's bytes out of driver memory into arena (reused from op to op).
+	keep func(arena []byte, r R) ([]byte, R)
+	// print is a row's fingerprint: a few loads and multiplies, cheap enough for the timed region.
+	print func(R) uint64
+	// timed is fetch for the timed region: the rows go straight to the printer's method for R
+	// (concrete code; a generic callback costs several times the fingerprint itself).
+	timed func(ctx context.Context, after *R, limit int, pr *printer) error
 	// before reports whether a comes strictly before b in the shape's order.
 	before func(a, b R) bool
 	hash   func(R) uint64
@@ -34,6 +42,9 @@ type shapeOps interface {
 }
 
 // pageOp fetches one page per call: the first page, or the pages after cursors taken at prepare.
+// Do takes only the page's row count and an order-sensitive fingerprint of its rows (a few
+// nanoseconds a row); Verify, with the clock stopped, reads the page again, checks every row of it
+// (order, values against the model, count) and that its fingerprint is the timed read's.
 type pageOp[R any] struct {
 	p       *pager[R]
 	page    int
@@ -42,35 +53,54 @@ type pageOp[R any] struct {
 	first   []uint64 // hash of each page's first row, recorded at prepare (next pages)
 	plan    store.Plan
 	planErr error
+
+	pr      *printer
+	fetched int    // rows the last Do fetched
+	print   uint64 // fingerprint of the last Do's page
+	got     pageRows[R]
 }
 
-// run fetches the page after cursor (page+1 rows at most) and checks it.
-func (p *pager[R]) run(ctx context.Context, after *R, page int) (n int, tally adapters.Tally, first uint64, last R, err error) {
-	var prev R
-	err = p.fetch(ctx, after, page+1, func(r R) error {
-		n++
-		if n > page {
-			return nil // the extra row only says that a next page exists
+// pageRows is one fetched page: its first page rows, copied, and how many rows the fetch returned.
+type pageRows[R any] struct {
+	rows    []R
+	arena   []byte
+	fetched int
+}
+
+// fetchPage fetches the page after cursor (page+1 rows at most) into into, reusing its memory.
+func (p *pager[R]) fetchPage(ctx context.Context, after *R, page int, into *pageRows[R]) error {
+	into.rows, into.arena, into.fetched = into.rows[:0], into.arena[:0], 0
+	return p.fetch(ctx, after, page+1, func(r R) error {
+		into.fetched++
+		if into.fetched <= page { // the extra row only says that a next page exists
+			into.arena, r = p.keep(into.arena, r)
+			into.rows = append(into.rows, r)
 		}
+		return nil
+	})
+}
+
+// verify checks a fetched page: order (and continuity after the cursor) and every row against the
+// model. It returns the page's tally and the hash of its first row.
+func (p *pager[R]) verify(after *R, got *pageRows[R]) (tally adapters.Tally, first uint64, err error) {
+	for n, r := range got.rows {
 		switch {
-		case n > 1 && !p.before(prev, r):
-			return fmt.Errorf("triplex: %s: row %d is out of order", p.shape, n)
-		case n == 1 && after != nil && !p.before(*after, r):
-			return fmt.Errorf("triplex: %s: first row does not follow the cursor", p.shape)
+		case n > 0 && !p.before(got.rows[n-1], r):
+			return tally, 0, fmt.Errorf("triplex: %s: row %d is out of order", p.shape, n+1)
+		case n == 0 && after != nil && !p.before(*after, r):
+			return tally, 0, fmt.Errorf("triplex: %s: first row does not follow the cursor", p.shape)
 		}
 		if err := p.check(r); err != nil {
-			return fmt.Errorf("%w (%s, row %d)", err, p.shape, n)
+			return tally, 0, fmt.Errorf("%w (%s, row %d)", err, p.shape, n+1)
 		}
 		h := p.hash(r)
-		if n == 1 {
+		if n == 0 {
 			first = h
 		}
 		tally.Rows++
-		tally.Sum += mix(h + uint64(n))
-		prev = p.clone(r)
-		return nil
-	})
-	return n, tally, first, prev, err
+		tally.Sum += mix(h + uint64(n+1))
+	}
+	return tally, first, nil
 }
 
 func (p *pager[R]) firstPage(ctx context.Context, page int) (adapters.Op, error) {
@@ -81,20 +111,27 @@ func (p *pager[R]) firstPage(ctx context.Context, page int) (adapters.Op, error)
 
 func (p *pager[R]) nextPages(ctx context.Context, page, pages int) (adapters.Op, error) {
 	op := &pageOp[R]{p: p, page: page}
-	n, _, _, last, err := p.run(ctx, nil, page)
-	if err != nil {
-		return nil, err
-	}
-	for k := 0; k < pages && n > page; k++ {
-		cursor := last
-		var first uint64
-		n, _, first, last, err = p.run(ctx, &cursor, page)
+	var got pageRows[R]
+	var after *R
+	for k := 0; k <= pages; k++ {
+		if err := p.fetchPage(ctx, after, page, &got); err != nil {
+			return nil, err
+		}
+		_, first, err := p.verify(after, &got)
 		if err != nil {
 			return nil, err
 		}
-		op.cursors = append(op.cursors, &cursor)
-		op.want = append(op.want, n)
-		op.first = append(op.first, first)
+		if k > 0 {
+			op.cursors = append(op.cursors, after)
+			op.want = append(op.want, got.fetched)
+			op.first = append(op.first, first)
+		}
+		if got.fetched <= page || k == pages {
+			break
+		}
+		// the last row of this page, out of the reused buffers, is the next cursor
+		_, last := p.keep(nil, got.rows[len(got.rows)-1])
+		after = &last
 	}
 	if len(op.cursors) == 0 {
 		return nil, exitcode.Usagef("triplex: next_page: %s has a single page of %d rows", p.shape, page)
@@ -103,14 +140,77 @@ func (p *pager[R]) nextPages(ctx context.Context, page, pages int) (adapters.Op,
 	return op, nil
 }
 
+// fingerprint folds row fingerprints in order.
+func fingerprint(acc, row uint64) uint64 { return acc*0x100000001b3 + row }
+
+// printer counts and fingerprints the rows of a timed read, one method per row type.
+type printer struct {
+	n, page int
+	fp      uint64
+	// the methods as funcs, bound once (a method value made per call would allocate)
+	factFn  func(store.Fact) error
+	joinFn  func(store.JoinRow) error
+	groupFn func(store.Group) error
+}
+
+func newPrinter() *printer {
+	p := &printer{}
+	p.factFn, p.joinFn, p.groupFn = p.fact, p.join, p.group
+	return p
+}
+
+func (p *printer) fact(f store.Fact) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printFact(f))
+	}
+	return nil
+}
+
+func (p *printer) join(r store.JoinRow) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printJoin(r))
+	}
+	return nil
+}
+
+func (p *printer) group(g store.Group) error {
+	if p.n++; p.n <= p.page {
+		p.fp = fingerprint(p.fp, printGroup(g))
+	}
+	return nil
+}
+
+// Do fetches one page, counting its rows and fingerprinting them; Verify checks it.
 func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
+	if o.pr == nil {
+		o.pr = newPrinter()
+	}
+	pr := o.pr
+	pr.n, pr.fp, pr.page = 0, 0, o.page
+	err := o.p.timed(ctx, o.cursors[i%len(o.cursors)], o.page+1, pr)
+	o.fetched, o.print = pr.n, pr.fp
+	return adapters.Tally{Rows: int64(min(pr.n, o.page))}, err
+}
+
+// Verify (untimed) reads the page of the last Do again, checks it and that it is the page the
+// timed read returned, and returns its tally.
+func (o *pageOp[R]) Verify(ctx context.Context, i int) (adapters.Tally, error) {
 	k := i % len(o.cursors)
-	n, tally, first, _, err := o.p.run(ctx, o.cursors[k], o.page)
+	if err := o.p.fetchPage(ctx, o.cursors[k], o.page, &o.got); err != nil {
+		return adapters.Tally{}, err
+	}
+	tally, first, err := o.p.verify(o.cursors[k], &o.got)
+	var fp uint64
+	for _, r := range o.got.rows {
+		fp = fingerprint(fp, o.p.print(r))
+	}
 	switch {
 	case err != nil:
 		return tally, err
-	case n != o.want[k]:
-		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, n, o.want[k])
+	case o.fetched != o.want[k]:
+		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, o.fetched, o.want[k])
+	case fp != o.print || o.got.fetched != o.fetched:
+		return tally, fmt.Errorf("triplex: %s: the timed read returned other rows than the checked one", o.p.shape)
 	case o.first != nil && first != o.first[k]:
 		return tally, fmt.Errorf("triplex: %s: page %d starts with a different row than when prepared", o.p.shape, k+2)
 	}
@@ -137,7 +237,46 @@ func factBefore(a, b store.Fact) bool {
 	return a.V.Compare(b.V) < 0
 }
 
-func cloneFact(f store.Fact) store.Fact { f.V = f.V.Clone(); return f }
+// keepBytes appends b to arena and returns the copy (capacity-capped, so later appends to arena
+// never write into it).
+func keepBytes(arena, b []byte) ([]byte, []byte) {
+	if b == nil {
+		return arena, nil
+	}
+	n := len(arena)
+	arena = append(arena, b...)
+	return arena, arena[n:len(arena):len(arena)]
+}
+
+// printValue fingerprints a value in constant time: kind, number, length and the first and last
+// eight bytes (every byte of the fixture's strings, which are at most 16 bytes long).
+func printValue(v store.Value) uint64 {
+	h := uint64(v.Kind)<<56 ^ math.Float64bits(v.Num) ^ uint64(len(v.Str))<<48
+	if n := len(v.Str); n >= 8 {
+		h = h*0x100000001b3 + binary.LittleEndian.Uint64(v.Str)
+		h = h*0x100000001b3 + binary.LittleEndian.Uint64(v.Str[n-8:])
+	} else {
+		for _, c := range v.Str {
+			h = h*0x100000001b3 + uint64(c)
+		}
+	}
+	return h
+}
+
+func printFact(f store.Fact) uint64 {
+	return uint64(f.E)*0x9e3779b97f4a7c15 + uint64(f.A)<<40 + printValue(f.V)
+}
+
+func printJoin(r store.JoinRow) uint64 {
+	return uint64(r.E)*0x9e3779b97f4a7c15 + printValue(r.Order)*31 + printValue(r.With)
+}
+
+func printGroup(g store.Group) uint64 { return uint64(g.N)*0x9e3779b97f4a7c15 + printValue(g.V) }
+
+func keepFact(arena []byte, f store.Fact) ([]byte, store.Fact) {
+	arena, f.V.Str = keepBytes(arena, f.V.Str)
+	return arena, f
+}
 
 // pagerFor builds the pager of a first-page shape and says how many rows the shape has now.
 func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, string, error) {
@@ -150,7 +289,10 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
 				return t.bench.PageAll(ctx, 0, after, limit, fn)
 			},
-			clone: cloneFact, before: factBefore, hash: hashFact,
+			timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
+				return t.bench.PageAll(ctx, 0, after, limit, pr.factFn)
+			},
+			keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
 			check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
 			plan: func(after *store.Fact, limit int) store.PlanQuery {
 				return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
@@ -179,9 +321,16 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			fetch: func(ctx context.Context, after *store.JoinRow, limit int, fn func(store.JoinRow) error) error {
 				return t.bench.PageJoin(ctx, 0, j, after, limit, fn)
 			},
-			clone: func(r store.JoinRow) store.JoinRow { r.With = r.With.Clone(); return r },
-			before: func(a, b store.JoinRow) bool {
-				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E > b.E
+			keep: func(arena []byte, r store.JoinRow) ([]byte, store.JoinRow) {
+				arena, r.With.Str = keepBytes(arena, r.With.Str)
+				return arena, r
+			},
+			print: printJoin,
+			timed: func(ctx context.Context, after *store.JoinRow, limit int, pr *printer) error {
+				return t.bench.PageJoin(ctx, 0, j, after, limit, pr.joinFn)
+			},
+			before: func(a, b store.JoinRow) bool { // Triplex's order: score desc, then ?e and ?name asc
+				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E < b.E
 			},
 			hash: func(r store.JoinRow) uint64 {
 				return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1)
@@ -211,7 +360,18 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 				}
 				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, fn)
 			},
-			clone:  func(g store.Group) store.Group { g.V = g.V.Clone(); return g },
+			keep: func(arena []byte, g store.Group) ([]byte, store.Group) {
+				arena, g.V.Str = keepBytes(arena, g.V.Str)
+				return arena, g
+			},
+			print: printGroup,
+			timed: func(ctx context.Context, after *store.Group, limit int, pr *printer) error {
+				var v *store.Value
+				if after != nil {
+					v = &after.V
+				}
+				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, pr.groupFn)
+			},
 			before: func(a, b store.Group) bool { return a.V.Compare(b.V) < 0 },
 			hash:   func(g store.Group) uint64 { return mix(hashValue(g.V) ^ uint64(g.N)*0x9e3779b97f4a7c15) },
 			check: func(g store.Group) error {
@@ -249,7 +409,10 @@ func (t *target) attrPager(a int, at int64, rounds int) *pager[store.Fact] {
 		fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
 			return t.bench.PageAttr(ctx, at, a, after, limit, fn)
 		},
-		clone: cloneFact, before: factBefore, hash: hashFact,
+		timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
+			return t.bench.PageAttr(ctx, at, a, after, limit, pr.factFn)
+		},
+		keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
 		check: func(f store.Fact) error {
 			if f.A != a {
 				return fmt.Errorf("triplex: attribute page: got attribute %d, want %d", f.A, a)

@@ -1,11 +1,16 @@
 package triplex
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,14 +19,17 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
+	dbconfig "github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func options(t *testing.T, raw map[string]any) adapters.Options {
+func options(t testing.TB, raw map[string]any) adapters.Options {
 	t.Helper()
 	o, err := adapters.ParseOptions(optionSpecs, raw)
 	if err != nil {
@@ -30,7 +38,7 @@ func options(t *testing.T, raw map[string]any) adapters.Options {
 	return o
 }
 
-func params(t *testing.T, workload string, raw map[string]any) adapters.Options {
+func params(t testing.TB, workload string, raw map[string]any) adapters.Options {
 	t.Helper()
 	spec, ok := adapters.CustomSpec(New().Info(), workload)
 	if !ok {
@@ -44,7 +52,7 @@ func params(t *testing.T, workload string, raw map[string]any) adapters.Options 
 }
 
 // open opens and loads a target of n persons.
-func open(t *testing.T, raw map[string]any, n int) (*target, *dataset.Persons) {
+func open(t testing.TB, raw map[string]any, n int) (*target, *dataset.Persons) {
 	t.Helper()
 	ctx := context.Background()
 	ds, err := dataset.Generate(n, 7)
@@ -104,6 +112,10 @@ func run(t *testing.T, tg *target, workload string, raw map[string]any, ops int)
 		tally, err := op.Do(context.Background(), i)
 		if err != nil {
 			t.Fatalf("%s %s op %d: %v", tg.cfg.layout, workload, i, err)
+		}
+		// as the engine does, with the clock stopped
+		if tally, err = op.(adapters.Verifier).Verify(context.Background(), i); err != nil {
+			t.Fatalf("%s %s op %d: verify: %v", tg.cfg.layout, workload, i, err)
 		}
 		sum.Add(tally)
 	}
@@ -303,6 +315,8 @@ func TestBadInput(t *testing.T) {
 		{"update share 0", map[string]any{"update_share": 0.0}, exitcode.Usage, "update_share"},
 		{"existing sqlite path", map[string]any{"storage": "file", "path": existing}, exitcode.Usage, "already exists; refusing"},
 		{"path without file storage", map[string]any{"path": filepath.Join(t.TempDir(), "x.db")}, exitcode.Usage, "storage: file"},
+		{"keep without a path", map[string]any{"storage": "file", "keep": true}, exitcode.Usage, "keep needs"},
+		{"keep on postgres", map[string]any{"backend": "postgres", "keep": true}, exitcode.Usage, "keep needs"},
 		{"dsn on sqlite", map[string]any{"dsn": "postgres://localhost/x"}, exitcode.Usage, "postgres option"},
 		{"malformed dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@[::1"}, exitcode.Usage, "dsn"},
 		{"unreachable dsn", map[string]any{"backend": "postgres", "dsn": "postgres://u:secret@127.0.0.1:1/db?connect_timeout=3"}, exitcode.Infra, "cannot connect"},
@@ -426,5 +440,141 @@ func TestThrowawayServer(t *testing.T) {
 	}
 	if !strings.HasPrefix(info["server"].(string), "throwaway") || info["shared_buffers"] != "128MB" {
 		t.Fatalf("info %v", info)
+	}
+}
+
+// TestJoinPageIsTriplexOrder checks both layouts' join pages against Triplex's pagination order
+// computed here from the fixture's definition, not from the adapter: score descending, then the
+// projected ?e (its external ident, as text) and ?name ascending. Inserted entities tie with loaded
+// ones, so an order that breaks ties by entity descending would return different entities.
+func TestJoinPageIsTriplexOrder(t *testing.T) {
+	const n, depth, share, inserted = 1000, 3, 0.5, 200
+	type row struct {
+		ident, name string
+		score       int
+	}
+	var want []row
+	for i := 0; i < n+inserted; i++ {
+		score := i % 100 // the fixture's score; updated entities moved 37 per load-time round
+		if i < n && math.Floor(float64(i+1)*share) > math.Floor(float64(i)*share) {
+			score = (i + (depth-1)*37) % 100
+		}
+		if score >= 50 {
+			want = append(want, row{fmt.Sprintf("bench:1700000000000:%07d", i+1), fmt.Sprintf("Person %d", i), score})
+		}
+	}
+	slices.SortFunc(want, func(a, b row) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.ident, b.ident), strings.Compare(a.name, b.name))
+	})
+	for name, base := range backends(t) {
+		for _, layout := range []string{"triplex", "indexed"} {
+			label := name + "/" + layout
+			tg, _ := open(t, with(base, "layout", layout, "history_depth", depth, "update_share", share, "persons", false), n)
+			run(t, tg, wInsertFacts, map[string]any{"batch": inserted}, 1)
+			// Walk the first pages by keyset, so the cursor across ties is checked too.
+			var got []row
+			var after *store.JoinRow
+			for page := 0; page < 3; page++ {
+				var last store.JoinRow
+				if err := tg.bench.PageJoin(context.Background(), 0, store.Join{Order: attrScore, With: attrName, Min: 50}, after, 70,
+					func(r store.JoinRow) error {
+						got = append(got, row{tg.bench.Ident(r.E), string(r.With.Str), int(r.Order.Num)})
+						last = store.JoinRow{E: r.E, Order: r.Order, With: r.With.Clone()}
+						return nil
+					}); err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				after = &last
+			}
+			if !slices.Equal(got, want[:len(got)]) || len(got) != 210 {
+				for i := range min(len(got), len(want)) {
+					if got[i] != want[i] {
+						t.Fatalf("%s: row %d = %+v, want %+v (Triplex's order)", label, i, got[i], want[i])
+					}
+				}
+				t.Fatalf("%s: %d rows, want 210", label, len(got))
+			}
+		}
+	}
+}
+
+// TestLostWriteFailsTheRun makes insert_facts drop one fact of each transaction, as a store that
+// loses a write would, and runs it through the engine on both layouts: the op's read-back must fail
+// the result (and so the run), where a tally built from the op's inputs would have passed.
+func TestLostWriteFailsTheRun(t *testing.T) {
+	reg, err := adapters.NewRegistry(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbconfig.Parse("lost.yaml", []byte(`name: lost-write
+dataset: {persons: 300}
+warmup: 0
+repeats: 1
+workloads: [{name: insert_facts, ops: 2, params: {batch: 20}}]
+targets:
+  - {name: triplex, adapter: triplex, options: {layout: triplex, persons: false}}
+  - {name: indexed, adapter: triplex, options: {layout: indexed, persons: false}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loseFact = true
+	t.Cleanup(func() { loseFact = false })
+	r := &workloads.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
+	rep, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Status != "failed" || !strings.Contains(res.Error, "verification failed") || !strings.Contains(res.Error, "a write was lost") {
+			t.Errorf("%s: %s %q; want a failed verification", res.Target, res.Status, res.Error)
+		}
+	}
+	if rep.Verdict != "error" || len(rep.Results) != 2 {
+		t.Errorf("verdict %s with %d results, want error", rep.Verdict, len(rep.Results))
+	}
+}
+
+// TestKeepFile checks that keep: true leaves the SQLite file at the user's path with the loaded
+// store readable, and that without it the file is removed.
+func TestKeepFile(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "kept.db")
+		tg, err := New().Open(context.Background(), options(t, map[string]any{"storage": "file", "path": path, "keep": keep, "persons": false}),
+			adapters.Env{TempDir: t.TempDir(), Seed: 1, Size: 200, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, _ := dataset.Generate(200, 1)
+		if err := tg.Load(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(path)
+		if !keep {
+			if !errors.Is(statErr, os.ErrNotExist) {
+				t.Errorf("keep false: %s is still there (%v)", path, statErr)
+			}
+			continue
+		}
+		if statErr != nil {
+			t.Fatalf("keep true: %v", statErr)
+		}
+		db, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		err = db.QueryRow("SELECT count(*) FROM bench_fact WHERE tx_to = " + "9223372036854775807").Scan(&n)
+		db.Close()
+		if err != nil || n != 200*factsPerEntity {
+			t.Errorf("kept store: %d current facts, %v; want %d", n, err, 200*factsPerEntity)
+		}
 	}
 }

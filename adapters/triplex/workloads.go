@@ -267,6 +267,9 @@ type entityLookupOp struct {
 	rounds int // -1: current
 	plan   store.Plan
 	err    error
+
+	got   []store.Fact // the last Do's facts, their bytes in arena
+	arena []byte
 }
 
 func (t *target) entityLookup(ctx context.Context) (adapters.Op, error) {
@@ -287,26 +290,38 @@ func (t *target) asOfEntity(ctx context.Context, at int64, rounds int) (adapters
 	return op, nil
 }
 
+func (o *entityLookupOp) entity(i int) int64 { return int64(o.sample[i%len(o.sample)]) + 1 }
+
+// Do reads the entity and keeps its facts; Verify checks them.
 func (o *entityLookupOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
-	e := int64(o.sample[i%len(o.sample)]) + 1
-	var tally adapters.Tally
-	a := 0
-	err := o.t.bench.Entity(ctx, o.at, o.t.bench.Ident(e), func(f store.Fact) error {
-		if f.E != e || f.A != a {
-			return fmt.Errorf("triplex: entity %d: got fact (%d, %d), want attribute %d", e, f.E, f.A, a)
-		}
-		if err := o.t.expectValue(e, f.A, f.V, o.rounds); err != nil {
-			return err
-		}
-		a++
-		tally.Rows++
-		tally.Sum += mix(hashFact(f) + uint64(a))
+	o.got, o.arena = o.got[:0], o.arena[:0]
+	err := o.t.bench.Entity(ctx, o.at, o.t.bench.Ident(o.entity(i)), func(f store.Fact) error {
+		o.arena, f = keepFact(o.arena, f)
+		o.got = append(o.got, f)
 		return nil
 	})
-	if err == nil && tally.Rows != factsPerEntity {
-		err = fmt.Errorf("triplex: entity %d: %d facts, want %d", e, tally.Rows, factsPerEntity)
+	return adapters.Tally{Rows: int64(len(o.got))}, err
+}
+
+// Verify checks the facts the last Do read (untimed): every attribute once, in order, each value
+// the model's.
+func (o *entityLookupOp) Verify(_ context.Context, i int) (adapters.Tally, error) {
+	e := o.entity(i)
+	var tally adapters.Tally
+	for a, f := range o.got {
+		if f.E != e || f.A != a {
+			return tally, fmt.Errorf("triplex: entity %d: got fact (%d, %d), want attribute %d", e, f.E, f.A, a)
+		}
+		if err := o.t.expectValue(e, f.A, f.V, o.rounds); err != nil {
+			return tally, err
+		}
+		tally.Rows++
+		tally.Sum += mix(hashFact(f) + uint64(a+1))
 	}
-	return tally, err
+	if tally.Rows != factsPerEntity {
+		return tally, fmt.Errorf("triplex: entity %d: %d facts, want %d", e, tally.Rows, factsPerEntity)
+	}
+	return tally, nil
 }
 
 func (o *entityLookupOp) Info() map[string]any {
@@ -326,6 +341,7 @@ func describePlan(m map[string]any, p store.Plan, err error, flat bool) {
 	}
 	m["sql"] = p.SQL
 	m["plan"] = p.Lines
+	m["plan_method"] = p.Method
 	if flat && len(p.Sorts) > 0 {
 		m["warnings"] = []string{fmt.Sprintf("shape declared flat, but its plan sorts: %v", p.Sorts)}
 	}
@@ -335,21 +351,24 @@ func describePlan(m map[string]any, p store.Plan, err error, flat bool) {
 type insertOp struct {
 	t     *target
 	batch int
-	first int64 // first entity this op inserted
-	last  int64
+	from  int64 // first entity the last Do inserted (0: none)
 }
+
+// loseFact, set by a test, makes insertOp drop one fact of each batch, as a store that loses a
+// write would: the op's read-back must catch it.
+var loseFact bool
 
 func (o *insertOp) Do(ctx context.Context, _ int) (adapters.Tally, error) {
 	t := o.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	o.from = 0
 	start := time.Now()
 	w, err := t.bench.Begin(ctx)
 	if err != nil {
 		return adapters.Tally{}, err
 	}
 	vals := make([]store.Value, len(benchSchema.Attrs))
-	var tally adapters.Tally
 	for j := 0; j < o.batch; j++ {
 		e := t.next + int64(j)
 		if err := w.NewEntity(ctx, e); err != nil {
@@ -358,79 +377,125 @@ func (o *insertOp) Do(ctx context.Context, _ int) (adapters.Tally, error) {
 		}
 		benchValues(int(e-1), 0, vals)
 		for a, v := range vals {
+			if loseFact && j == o.batch/2 && a == attrName {
+				continue
+			}
 			if err := w.Assert(ctx, e, a, v); err != nil {
 				_ = w.Rollback()
 				return adapters.Tally{}, err
 			}
-			tally.Rows++
-			tally.Sum += hashFact(store.Fact{E: e, A: a, V: v})
 		}
 	}
 	if err := w.Commit(ctx); err != nil {
 		return adapters.Tally{}, err
 	}
-	if o.first == 0 {
-		o.first = t.next
-	}
+	o.from = t.next
 	t.next += int64(o.batch)
-	o.last = t.next - 1
-	t.insertOps.n += tally.Rows
+	n := int64(o.batch * factsPerEntity)
+	t.insertOps.n += n
 	t.insertOps.dur += time.Since(start)
-	return tally, nil
+	return adapters.Tally{Rows: n}, nil
 }
 
-// Close checks (untimed) that the last inserted entity reads back whole.
-func (o *insertOp) Close() error {
-	if o.last == 0 {
+// Verify reads back (untimed) every fact the last Do inserted, in one keyset page that starts after
+// the entity before them, and checks each against the model; the tally comes from what was read.
+func (o *insertOp) Verify(ctx context.Context, _ int) (adapters.Tally, error) {
+	t := o.t
+	if o.from == 0 {
+		return adapters.Tally{}, fmt.Errorf("triplex: insert_facts: nothing was inserted")
+	}
+	prev := o.from - 1 // its last fact in (e, a, v) order is its score
+	after := store.Fact{E: prev, A: attrScore, V: store.NumberValue(t.scoreOf(prev))}
+	want := int64(o.batch * factsPerEntity)
+	var tally adapters.Tally
+	e, a := o.from, 0
+	err := t.bench.PageAll(ctx, 0, &after, int(want)+1, func(f store.Fact) error {
+		if f.E != e || f.A != a {
+			return fmt.Errorf("triplex: insert_facts: read back fact (%d, %s), want (%d, %s): a write was lost or misplaced",
+				f.E, benchSchemaIdent(f.A), e, benchSchemaIdent(a))
+		}
+		if err := t.expectValue(f.E, f.A, f.V, -1); err != nil {
+			return fmt.Errorf("%w (insert_facts read-back)", err)
+		}
+		tally.Rows++
+		tally.Sum += hashFact(f)
+		if a++; a == factsPerEntity {
+			e, a = e+1, 0
+		}
 		return nil
-	}
-	n := 0
-	err := o.t.bench.Entity(context.Background(), 0, o.t.bench.Ident(o.last), func(f store.Fact) error {
-		n++
-		return o.t.expectValue(o.last, f.A, f.V, -1)
 	})
-	if err == nil && n != factsPerEntity {
-		err = fmt.Errorf("triplex: inserted entity %d reads back %d facts, want %d", o.last, n, factsPerEntity)
+	if err == nil && tally.Rows != want {
+		err = fmt.Errorf("triplex: insert_facts: read back %d facts, want %d", tally.Rows, want)
 	}
-	return err
+	return tally, err
 }
 
 func (o *insertOp) Info() map[string]any {
-	return map[string]any{"shape": "insert fixture entities, indexes live", "facts_per_txn": o.batch * factsPerEntity}
+	return map[string]any{"shape": "insert fixture entities, indexes live", "facts_per_txn": o.batch * factsPerEntity,
+		"verified": "every inserted fact read back from the store after each transaction (untimed)"}
 }
 
 // updateOp retracts and re-asserts scores of the updated entities, batch per transaction.
 type updateOp struct {
 	t     *target
 	batch int
+	ents  []int32 // the entities the last Do updated
 }
 
 func (o *updateOp) Do(ctx context.Context, _ int) (adapters.Tally, error) {
 	t := o.t
 	t.mu.Lock()
-	ents := make([]int32, 0, o.batch)
-	for len(ents) < o.batch && len(ents) < len(t.selected) {
-		ents = append(ents, t.selected[t.updCursor])
+	o.ents = o.ents[:0]
+	for len(o.ents) < o.batch && len(o.ents) < len(t.selected) {
+		o.ents = append(o.ents, t.selected[t.updCursor])
 		t.updCursor = (t.updCursor + 1) % len(t.selected)
 	}
 	t.mu.Unlock()
 	start := time.Now()
-	if _, err := t.updateRound(ctx, ents); err != nil {
+	if _, err := t.updateRound(ctx, o.ents); err != nil {
 		return adapters.Tally{}, err
 	}
 	d := time.Since(start)
-	var tally adapters.Tally
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.updateOps.n += int64(len(ents))
+	t.updateOps.n += int64(len(o.ents))
 	t.updateOps.dur += d
-	for _, i := range ents {
-		tally.Rows++
-		tally.Sum += hashFact(store.Fact{E: int64(i) + 1, A: attrScore, V: store.NumberValue(benchScore(int(i), int(t.updates[i])))})
+	return adapters.Tally{Rows: int64(len(o.ents))}, nil
+}
+
+// Verify reads back (untimed) the current facts of every entity the last Do updated: exactly one
+// current score, the new one, with name and group untouched. The tally comes from what was read.
+func (o *updateOp) Verify(ctx context.Context, _ int) (adapters.Tally, error) {
+	t := o.t
+	var tally adapters.Tally
+	for _, i := range o.ents {
+		e := int64(i) + 1
+		a := 0
+		err := t.bench.Entity(ctx, 0, t.bench.Ident(e), func(f store.Fact) error {
+			if f.A != a {
+				return fmt.Errorf("triplex: update_round: entity %d reads back attribute %s, want %s", e, benchSchemaIdent(f.A), benchSchemaIdent(a))
+			}
+			a++
+			if err := t.expectValue(e, f.A, f.V, -1); err != nil {
+				return fmt.Errorf("%w (update_round read-back)", err)
+			}
+			if f.A == attrScore {
+				tally.Rows++
+				tally.Sum += hashFact(f)
+			}
+			return nil
+		})
+		if err != nil {
+			return tally, err
+		}
+		if a != factsPerEntity {
+			return tally, fmt.Errorf("triplex: update_round: entity %d reads back %d current facts, want %d", e, a, factsPerEntity)
+		}
 	}
 	return tally, nil
 }
 
 func (o *updateOp) Info() map[string]any {
-	return map[string]any{"shape": "retract + re-assert :bench/score (UPDATE of the open version, INSERT of the new)", "pairs_per_txn": o.batch}
+	return map[string]any{"shape": "retract + re-assert :bench/score (UPDATE of the open version, INSERT of the new)", "pairs_per_txn": o.batch,
+		"verified": "every updated entity read back from the store after each transaction (untimed)"}
 }

@@ -20,6 +20,7 @@ const (
 	OptDurable    = "durable"
 	OptMaxReaders = "max_readers"
 	OptTxnSize    = "txn_size"
+	OptKeep       = "keep"
 )
 
 // DefaultMaxReaders is LMDB's own default reader table size.
@@ -41,6 +42,9 @@ func Specs() []adapters.OptionSpec {
 		{Name: OptTxnSize, Kind: adapters.Int, Default: "0", Min: 0, HasMin: true,
 			Help: "pairs per write transaction for the bulk load and the insert workload; 0: one transaction " +
 				"(the insert workload's definition: one write transaction with all its inserts)"},
+		{Name: OptKeep, Kind: adapters.Bool, Default: "false",
+			Help: "with a path: keep the environment there after the run, for inspection (false: dbbench removes " +
+				"what it created); one dataset size per path, as a directory that is not empty is refused"},
 	}
 }
 
@@ -53,6 +57,8 @@ type Config struct {
 	MaxReaders int
 	// TxnSize is the number of puts per write transaction; 0 means one transaction.
 	TxnSize int
+	// Keep leaves the environment at Path after Close.
+	Keep bool
 }
 
 // maxTxnSize bounds txn_size so that int arithmetic on it is safe everywhere.
@@ -66,6 +72,7 @@ func ParseConfig(o adapters.Options) (Config, error) {
 		Durable:    o.Bool(OptDurable),
 		MaxReaders: int(o.Int(OptMaxReaders)),
 		TxnSize:    int(o.Int(OptTxnSize)),
+		Keep:       o.Bool(OptKeep),
 	}
 	if !o.Has(OptMapSize) {
 		c.MapSize = 1 << 30
@@ -80,6 +87,8 @@ func ParseConfig(o adapters.Options) (Config, error) {
 		return c, exitcode.Usagef("lmdb option max_readers: want 1 to %d, got %d", 1<<20, o.Int(OptMaxReaders))
 	case c.TxnSize < 0 || c.TxnSize > maxTxnSize:
 		return c, exitcode.Usagef("lmdb option txn_size: want 0 (one transaction) or a positive count, got %d", c.TxnSize)
+	case c.Keep && c.Path == "":
+		return c, exitcode.Usagef("lmdb option keep: needs a path (it keeps the environment at that path)")
 	}
 	return c, nil
 }

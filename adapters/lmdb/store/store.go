@@ -316,6 +316,9 @@ func (s *Store) Close() error {
 	if s.Env != nil {
 		s.Env.Close()
 	}
+	if s.userDir && s.cfg.Keep {
+		return nil // the user asked to keep it
+	}
 	return s.cleanup()
 }
 

@@ -12,6 +12,7 @@ import (
 
 	lmdbgo "github.com/PowerDNS/lmdb-go/lmdb"
 
+	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
@@ -102,6 +103,33 @@ func TestPathRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertEntries(t, tmp)
+	})
+	t.Run("keep leaves the loaded environment at the path", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kept")
+		s, err := Open(config(t, map[string]any{"path": path, "keep": true}), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Load(context.Background(), persons(t, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		assertEntries(t, path, "data.mdb", "lock.mdb")
+		if _, err := Open(config(t, map[string]any{"path": path}), t.TempDir()); err == nil || exitcode.Of(err) != exitcode.Usage {
+			t.Fatalf("reopening a kept environment: %v, want it refused (never overwritten)", err)
+		}
+	})
+	t.Run("keep needs a path", func(t *testing.T) {
+		o, err := adapters.ParseOptions(Specs(), map[string]any{"keep": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ParseConfig(o)
+		if err == nil || !strings.Contains(err.Error(), "keep: needs a path") || exitcode.Of(err) != exitcode.Usage {
+			t.Fatalf("got %v", err)
+		}
 	})
 	t.Run("a file the user added to a created directory is kept", func(t *testing.T) {
 		root := t.TempDir()

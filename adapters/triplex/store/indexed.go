@@ -24,7 +24,7 @@ type indexed struct {
 type indexedSQL struct {
 	scan, pageAll, pageAllNext, asofAll, asofAllNext                string
 	pageAttr, pageAttrNext, asofAttr, asofAttrNext                  string
-	join, joinNext, asofJoin, asofJoinNext                          string
+	join, joinNext, joinTie, asofJoin, asofJoinNext, asofJoinTie    string
 	groups, groupsNext, computed, computedNext, asofGroups, asofGrN string
 	entity, asofEntity, byValue                                     string
 }
@@ -69,7 +69,9 @@ func (x *indexed) ddl(bulk bool) []string {
 }
 
 // indexDDL is the secondary indexes. SQLite only counts a partial index as covering when the column
-// of its WHERE is also an index column, hence the trailing tx_to there.
+// of its WHERE is also an index column, hence the trailing tx_to there. AVE keeps e descending so
+// that a backward scan yields Triplex's join order (value descending, then entity ascending)
+// without a sort; an equality on the value scans it forwards or backwards alike.
 func (x *indexed) indexDDL() []string {
 	s := x.s
 	var stmts []string
@@ -77,14 +79,14 @@ func (x *indexed) indexDDL() []string {
 		stmts = []string{
 			`CREATE UNIQUE INDEX {fact}_cur_eav ON {fact} (e, a, vt, vn, vs, tx_to) WHERE tx_to = ` + open,
 			`CREATE INDEX {fact}_cur_aev ON {fact} (a, e, vt, vn, vs, tx_to) WHERE tx_to = ` + open,
-			`CREATE INDEX {fact}_cur_ave ON {fact} (a, vt, vn, vs, e, tx_to) WHERE tx_to = ` + open,
+			`CREATE INDEX {fact}_cur_ave ON {fact} (a, vt, vn, vs, e DESC, tx_to) WHERE tx_to = ` + open,
 			`CREATE INDEX {fact}_hist_aev ON {fact} (a, e, vt, vn, vs, tx_from, tx_to)`,
 		}
 	} else {
 		stmts = []string{
 			`CREATE UNIQUE INDEX {fact}_cur_eav ON {fact} (e, a, vt, vn, vs) WHERE tx_to = ` + open,
 			`CREATE INDEX {fact}_cur_aev ON {fact} (a, e, vt, vn, vs) WHERE tx_to = ` + open,
-			`CREATE INDEX {fact}_cur_ave ON {fact} (a, vt, vn, vs, e) WHERE tx_to = ` + open,
+			`CREATE INDEX {fact}_cur_ave ON {fact} (a, vt, vn, vs, e DESC) WHERE tx_to = ` + open,
 			`CREATE INDEX {fact}_hist_aev ON {fact} (a, e, vt, vn, vs, tx_from) INCLUDE (tx_to)`,
 		}
 	}
@@ -120,43 +122,70 @@ WHERE f.tx_to = `+open+` GROUP BY f.a, f.vt, f.vn, f.vs`, "fact", "attr", "av_co
 
 func (x *indexed) prepareSQL() {
 	s := x.s
-	t := func(q string) string { return s.sqlTemplate(q, "fact", "entity", "av_count") }
 	cur := "tx_to = " + open
 	asof := "tx_from <= ? AND tx_to > ?"
+	// {eav}, {aev} and {ave} follow a current read's table: on SQLite they pin the current-facts
+	// index. Its planner otherwise takes the primary key or the history index, equally covering
+	// by its costing, whose ranges grow with the versions per key (history depth); PostgreSQL
+	// prefers the smaller partial indexes by itself.
+	hints := func(current bool) *strings.Replacer {
+		var pairs []string
+		for _, idx := range []string{"eav", "aev", "ave"} {
+			h := ""
+			if current && s.d.name == SQLite {
+				h = " INDEXED BY " + s.table("fact_cur_"+idx)
+			}
+			pairs = append(pairs, "{"+idx+"}", h)
+		}
+		return strings.NewReplacer(pairs...)
+	}
+	curHints, asofHints := hints(true), hints(false)
+	t := func(q string) string {
+		h := asofHints
+		if strings.Contains(q, cur) {
+			h = curHints
+		}
+		return s.sqlTemplate(h.Replace(q), "fact", "entity", "av_count")
+	}
 	q := &x.q
-	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
+	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
 	all := func(pred, next string) string {
-		return t(`SELECT e, a, vt, vn, vs FROM {fact} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs`)
+		return t(`SELECT e, a, vt, vn, vs FROM {fact}{eav} WHERE ` + pred + next + ` ORDER BY e, a, vt, vn, vs`)
 	}
 	q.pageAll = all(cur, "")
 	q.pageAllNext = all(cur, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	q.asofAll = all(asof, "")
 	q.asofAllNext = all(asof, ` AND (e, a, vt, vn, vs) > (?, ?, ?, ?, ?)`)
 	attr := func(pred, next string) string {
-		return t(`SELECT e, vt, vn, vs FROM {fact} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs`)
+		return t(`SELECT e, vt, vn, vs FROM {fact}{aev} WHERE a = ? AND ` + pred + next + ` ORDER BY e, vt, vn, vs`)
 	}
 	q.pageAttr = attr(cur, "")
 	q.pageAttrNext = attr(cur, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
 	q.asofAttr = attr(asof, "")
 	q.asofAttrNext = attr(asof, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
 	// Drive backwards over AVE of the ordering attribute from the range bound and probe EAV of the
-	// joined attribute once per row.
+	// joined attribute once per row. The order is Triplex's (score descending, then the projected
+	// ?e and ?name ascending; ?name is cardinality one, so ?e alone breaks every tie). A mixed-
+	// direction order has no single row-value cursor, so a later page is two index seeks: the rest
+	// of the cursor's score (joinTie: e > cursor, ascending), then the lower scores (joinNext).
 	join := func(pred, next string) string {
 		sp := strings.ReplaceAll(pred, "tx_", "s.tx_")
 		wp := strings.ReplaceAll(pred, "tx_", "w.tx_")
-		return t(`SELECT s.e, s.vn, w.vt, w.vn, w.vs FROM {fact} s
-JOIN {fact} w ON w.e = s.e AND w.a = ? AND ` + wp + `
+		return t(`SELECT s.e, s.vn, w.vt, w.vn, w.vs FROM {fact} s{ave}
+JOIN {fact} w{eav} ON w.e = s.e AND w.a = ? AND ` + wp + `
 WHERE s.a = ? AND ` + sp + ` AND s.vt = 0 AND s.vn >= ?` + next + `
-ORDER BY s.vn DESC, s.vs DESC, s.e DESC`)
+ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	}
 	q.join = join(cur, "")
-	q.joinNext = join(cur, ` AND (s.vn, s.vs, s.e) < (?, ?, ?)`)
+	q.joinNext = join(cur, ` AND (s.vn, s.vs) < (?, ?)`)
+	q.joinTie = join(cur, ` AND s.vn = ? AND s.vs = ? AND s.e > ?`)
 	q.asofJoin = join(asof, "")
-	q.asofJoinNext = join(asof, ` AND (s.vn, s.vs, s.e) < (?, ?, ?)`)
+	q.asofJoinNext = join(asof, ` AND (s.vn, s.vs) < (?, ?)`)
+	q.asofJoinTie = join(asof, ` AND s.vn = ? AND s.vs = ? AND s.e > ?`)
 	q.groups = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? ORDER BY vt, vn, vs`)
 	q.groupsNext = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? AND (vt, vn, vs) > (?, ?, ?) ORDER BY vt, vn, vs`)
 	grp := func(pred, next string) string {
-		return t(`SELECT vt, vn, vs, count(*) FROM {fact} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs`)
+		return t(`SELECT vt, vn, vs, count(*) FROM {fact}{ave} WHERE a = ? AND ` + pred + next + ` GROUP BY vt, vn, vs ORDER BY vt, vn, vs`)
 	}
 	q.computed = grp(cur, "")
 	q.computedNext = grp(cur, ` AND (vt, vn, vs) > (?, ?, ?)`)
@@ -164,12 +193,12 @@ ORDER BY s.vn DESC, s.vs DESC, s.e DESC`)
 	q.asofGrN = grp(asof, ` AND (vt, vn, vs) > (?, ?, ?)`)
 	// The entity id comes from a scalar subquery, so the fact read is a plain range of the EAV index
 	// in (a, v) order: no join, no sort.
-	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}
+	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav}
 WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND ` + cur + ` ORDER BY a, vt, vn, vs`)
 	q.asofEntity = t(`SELECT e, a, vt, vn, vs FROM {fact}
 WHERE e = (SELECT id FROM {entity} WHERE ident = ?) AND tx_from <= ? AND tx_to > ? ORDER BY a, vt, vn, vs`)
-	q.byValue = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {fact} k
-JOIN {fact} f ON f.e = k.e AND f.` + cur + `
+	q.byValue = t(`SELECT f.e, f.a, f.vt, f.vn, f.vs FROM {fact} k{ave}
+JOIN {fact} f{eav} ON f.e = k.e AND f.` + cur + `
 WHERE k.a = ? AND k.vt = ? AND k.vn = ? AND k.vs = ? AND k.` + cur + `
 ORDER BY f.e, f.a, f.vt, f.vn, f.vs`)
 }
@@ -261,37 +290,48 @@ func (x *indexed) attrSQL(at int64, a int, after *Fact, limit int) (string, []an
 }
 
 func (x *indexed) pageJoin(ctx context.Context, at int64, j Join, after *JoinRow, limit int, fn func(JoinRow) error) error {
-	q, args := x.joinSQL(at, j, after, limit)
 	var r indexedRow
 	var score float64
-	return x.s.query(ctx, q, args, func(rows *sql.Rows) error {
+	n := 0
+	read := func(rows *sql.Rows) error {
 		if err := rows.Scan(&r.e, &score, &r.vt, &r.vn, &r.vs); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
+		n++
 		return fn(JoinRow{E: r.e, Order: NumberValue(score), With: r.value()})
-	})
-}
-
-func (x *indexed) joinSQL(at int64, j Join, after *JoinRow, limit int) (string, []any) {
-	t, cur := x.s.current(at)
-	var args []any
-	q := x.q.join
-	if cur {
-		args = []any{j.With + 1, j.Order + 1, j.Min}
-		if after != nil {
-			q = x.q.joinNext
-		}
-	} else {
-		args = []any{j.With + 1, t, t, j.Order + 1, t, t, j.Min}
-		q = x.q.asofJoin
-		if after != nil {
-			q = x.q.asofJoinNext
-		}
 	}
 	if after != nil {
-		args = append(args, after.Order.Num, "", after.E)
+		q, args := x.joinTieSQL(at, j, after, limit)
+		if err := x.s.query(ctx, q, args, read); err != nil || n >= limit {
+			return err
+		}
+	}
+	q, args := x.joinSQL(at, j, after, limit-n)
+	return x.s.query(ctx, q, args, read)
+}
+
+func (x *indexed) joinArgs(at int64, j Join) (q, next, tie string, args []any) {
+	t, cur := x.s.current(at)
+	if cur {
+		return x.q.join, x.q.joinNext, x.q.joinTie, []any{j.With + 1, j.Order + 1, j.Min}
+	}
+	return x.q.asofJoin, x.q.asofJoinNext, x.q.asofJoinTie, []any{j.With + 1, t, t, j.Order + 1, t, t, j.Min}
+}
+
+// joinSQL is the first page, or after a cursor the rows of lower scores.
+func (x *indexed) joinSQL(at int64, j Join, after *JoinRow, limit int) (string, []any) {
+	q, next, _, args := x.joinArgs(at, j)
+	if after != nil {
+		q = next
+		args = append(args, after.Order.Num, "")
 	}
 	return withLimit(q, limit), args
+}
+
+// joinTieSQL is the rest of the cursor's score, entities after the cursor's.
+func (x *indexed) joinTieSQL(at int64, j Join, after *JoinRow, limit int) (string, []any) {
+	_, _, tie, args := x.joinArgs(at, j)
+	return withLimit(tie, limit), append(args, after.Order.Num, "", after.E)
 }
 
 func (x *indexed) groups(ctx context.Context, at int64, a int, computed bool, after *Value, limit int, fn func(Group) error) error {
@@ -360,6 +400,12 @@ func (x *indexed) sqlFor(p PlanQuery) (string, []any, error) {
 		return q, a, nil
 	case PlanJoin:
 		q, a := x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit)
+		return q, a, nil
+	case PlanJoinTie:
+		if p.AfterJoin == nil {
+			return "", nil, fmt.Errorf("store: plan %q needs a cursor", p.Shape)
+		}
+		q, a := x.joinTieSQL(p.At, p.Join, p.AfterJoin, p.Limit)
 		return q, a, nil
 	case PlanGroups:
 		q, a := x.groupsSQL(p.At, p.Attr, p.Computed, p.AfterValue, p.Limit)

@@ -125,8 +125,9 @@ type Schema struct {
 	// Attrs are the attributes; a store sorts them by Ident so that integer attribute ids order like
 	// the idents (both layouts then page in the same order).
 	Attrs []Attr
-	// EntityPrefix starts every entity's external ident: ident = prefix + the entity number as ten
-	// zero-padded digits, so idents sort like numbers.
+	// EntityPrefix starts every entity's external ident: ident = prefix + the entity number as
+	// seven zero-padded digits (Triplex's fixture pads to 7), so idents sort like numbers up to
+	// MaxEntity.
 	EntityPrefix string
 }
 
@@ -243,8 +244,11 @@ func (s *Store) Attrs() []Attr { return slices.Clone(s.attrs) }
 // AttrIndex returns the index of the attribute with the given ident.
 func (s *Store) AttrIndex(ident string) (int, bool) { i, ok := s.byName[ident]; return i, ok }
 
+// MaxEntity is the largest entity number whose ident keeps numeric order (seven digits).
+const MaxEntity = 9_999_999
+
 // Ident returns entity e's external ident.
-func (s *Store) Ident(e int64) string { return fmt.Sprintf("%s%010d", s.cfg.Schema.EntityPrefix, e) }
+func (s *Store) Ident(e int64) string { return fmt.Sprintf("%s%07d", s.cfg.Schema.EntityPrefix, e) }
 
 // entityOf parses an ident made by Ident back into the entity number.
 func (s *Store) entityOf(ident []byte) (int64, error) {

@@ -22,8 +22,9 @@ import (
 //     computed columns, with keyset continuation as an OR-expansion over the sort components.
 //
 // It omits Triplex's side tables (entity snapshots and blobs, command receipts), so its writes are
-// if anything cheaper than Triplex's. Where Triplex leaves the order of ties open, the tie-breakers
-// here match the indexed layout so both return the same pages.
+// if anything cheaper than Triplex's. Page order is Triplex's: the query's explicit keys, then every
+// projected variable not already ordered, ascending (its normalizePaginationOrder), so ties are
+// never left open.
 type triplex struct {
 	s *Store
 }
@@ -87,17 +88,16 @@ func (x *triplex) create(ctx context.Context, _ bool) error {
 
 func (x *triplex) finishBulk(context.Context) error { return nil } // Triplex seeds with indexes live
 
-// snapshot is the predicate a pinned read puts in place of "alias.retracted_at IS NULL"; it takes
-// the position three times, then the time three times (six parameters).
-func snapshot(alias string) string {
-	return strings.NewReplacer("t.", alias+".").Replace(`t.recorded_position <= ? AND (t.retracted_position IS NULL OR t.retracted_position > ?)` +
-		` AND t.recorded_at <= ? AND (t.retracted_at IS NULL OR t.retracted_at > ?)` +
-		` AND t.valid_from <= ? AND (t.valid_to IS NULL OR t.valid_to > ?)`)
-}
-
-func snapArgs(pos int64) []any {
-	t := pos * msPerTx
-	return []any{pos, pos, t, t, t, t}
+// snapshot is the predicate a pinned read puts in place of "alias.retracted_at IS NULL": the
+// snapshot's position and time written into the SQL as literals, as Triplex's compiler does (bound
+// parameters would let PostgreSQL switch to a generic plan after five executions, a cost Triplex
+// does not pay).
+func snapshot(alias string, pos int64) string {
+	p, t := strconv.FormatInt(pos, 10), strconv.FormatInt(pos*msPerTx, 10)
+	return strings.NewReplacer("t.", alias+".", "{p}", p, "{t}", t).Replace(
+		`t.recorded_position <= {p} AND (t.retracted_position IS NULL OR t.retracted_position > {p})` +
+			` AND t.recorded_at <= {t} AND (t.retracted_at IS NULL OR t.retracted_at > {t})` +
+			` AND t.valid_from <= {t} AND (t.valid_to IS NULL OR t.valid_to > {t})`)
 }
 
 // valueColumns projects a value variable the way Triplex's compiler does: sort keys computed from
@@ -218,8 +218,7 @@ func (x *triplex) wrapped(inner string, innerArgs []any, cols string, cs []compo
 		q += "\nWHERE " + k
 		args = append(args, kargs...)
 	}
-	q += "\n" + orderBy(cs) + "\nLIMIT ?"
-	args = append(args, limit)
+	q += "\n" + orderBy(cs) + "\nLIMIT " + strconv.Itoa(limit) // a literal, as Triplex writes it
 	return x.s.sqlTemplate(q, "triples"), args
 }
 
@@ -265,7 +264,7 @@ func (x *triplex) attrOf(name []byte) (int, error) {
 func (x *triplex) allSQL(at int64, after *Fact, limit int) (string, []any) {
 	pos, _ := x.s.current(at)
 	inner := `SELECT DISTINCT t0.entity_id AS "?e", t0.attribute AS "?a", ` + valueColumns("t0", "?v") +
-		"\nFROM {triples} t0 WHERE " + snapshot("t0")
+		"\nFROM {triples} t0 WHERE " + snapshot("t0", pos)
 	var e, a any
 	var v *Value
 	if after != nil {
@@ -273,7 +272,7 @@ func (x *triplex) allSQL(at int64, after *Fact, limit int) (string, []any) {
 	}
 	cs := append(varComponents("?e", false, e), varComponents("?a", false, a)...)
 	cs = append(cs, valueComponents("?v", false, v)...)
-	return x.wrapped(inner, snapArgs(pos), `"?e", "?a", `+valueOutput("?v"), cs, after != nil, limit)
+	return x.wrapped(inner, nil, `"?e", "?a", `+valueOutput("?v"), cs, after != nil, limit)
 }
 
 func (x *triplex) pageAll(ctx context.Context, at int64, after *Fact, limit int, fn func(Fact) error) error {
@@ -309,14 +308,14 @@ func (x *triplex) emit(ent, attr sql.RawBytes, a int, r *triplexRow, fn func(Fac
 func (x *triplex) attrSQL(at int64, a int, after *Fact, limit int) (string, []any) {
 	pos, _ := x.s.current(at)
 	inner := `SELECT DISTINCT t0.entity_id AS "?e", ` + valueColumns("t0", "?v") +
-		"\nFROM {triples} t0 WHERE t0.attribute = ? AND " + snapshot("t0")
+		"\nFROM {triples} t0 WHERE t0.attribute = ? AND " + snapshot("t0", pos)
 	var e any
 	var v *Value
 	if after != nil {
 		e, v = x.s.Ident(after.E), &after.V
 	}
 	cs := append(varComponents("?e", false, e), valueComponents("?v", false, v)...)
-	args := append([]any{x.s.attrs[a].Ident}, snapArgs(pos)...)
+	args := []any{x.s.attrs[a].Ident}
 	return x.wrapped(inner, args, `"?e", `+valueOutput("?v"), cs, after != nil, limit)
 }
 
@@ -337,19 +336,19 @@ func (x *triplex) joinSQL(at int64, j Join, after *JoinRow, limit int) (string, 
 	pos, _ := x.s.current(at)
 	inner := `SELECT DISTINCT t0.entity_id AS "?e", ` + valueColumns("t0", "?w") + ",\n" + valueColumns("t1", "?o") +
 		"\nFROM {triples} t0 JOIN {triples} t1 ON t1.entity_id = t0.entity_id" +
-		"\nWHERE t0.attribute = ? AND " + snapshot("t0") +
-		"\nAND t1.attribute = ? AND " + snapshot("t1") +
+		"\nWHERE t0.attribute = ? AND " + snapshot("t0", pos) +
+		"\nAND t1.attribute = ? AND " + snapshot("t1", pos) +
 		"\nAND (t1.value_type IN ('number', 'datetime') AND COALESCE(t1.value_number, t1.value_datetime) >= ?)"
-	args := append([]any{x.s.attrs[j.With].Ident}, snapArgs(pos)...)
-	args = append(args, x.s.attrs[j.Order].Ident)
-	args = append(args, snapArgs(pos)...)
-	args = append(args, j.Min)
+	args := []any{x.s.attrs[j.With].Ident, x.s.attrs[j.Order].Ident, j.Min}
 	var e any
-	var o *Value
+	var o, w *Value
 	if after != nil {
-		e, o = x.s.Ident(after.E), &after.Order
+		e, o, w = x.s.Ident(after.E), &after.Order, &after.With
 	}
-	cs := append(valueComponents("?o", true, o), varComponents("?e", true, e)...)
+	// Triplex completes the order before paging: the explicit key (score descending), then every
+	// projected variable not yet ordered, ascending (?e, then ?name).
+	cs := append(valueComponents("?o", true, o), varComponents("?e", false, e)...)
+	cs = append(cs, valueComponents("?w", false, w)...)
 	return x.wrapped(inner, args, `"?e", `+valueOutput("?o")+", "+valueOutput("?w"), cs, after != nil, limit)
 }
 
@@ -385,8 +384,8 @@ COALESCE(t0.value_number, t0.value_datetime),
 CASE WHEN t0.value_type IN ('string', 'ref') THEN t0.value_string ELSE t0.value_json END,
 t0.value_type, t0.value_string, t0.value_number, t0.value_boolean`
 	inner := `SELECT ` + valueColumns("t0", "?g") + `, COUNT(DISTINCT t0.entity_id) AS "?count"` +
-		"\nFROM {triples} t0 WHERE t0.attribute = ? AND " + snapshot("t0") + "\nGROUP BY " + keys
-	args := append([]any{x.s.attrs[a].Ident}, snapArgs(pos)...)
+		"\nFROM {triples} t0 WHERE t0.attribute = ? AND " + snapshot("t0", pos) + "\nGROUP BY " + keys
+	args := []any{x.s.attrs[a].Ident}
 	cs := valueComponents("?g", false, after)
 	return x.wrapped(inner, args, valueOutput("?g")+`, "?count"`, cs, after != nil, limit)
 }
@@ -464,7 +463,7 @@ func (x *triplex) entityByValue(ctx context.Context, a int, v Value, fn func(Fac
 
 func (x *triplex) scanSQL(limit int) (string, []any) {
 	return x.s.sqlTemplate(`SELECT `+triplexFactCols+` FROM {triples} t
-WHERE t.retracted_at IS NULL ORDER BY t.entity_id, t.attribute LIMIT ?`, "triples"), []any{limit}
+WHERE t.retracted_at IS NULL ORDER BY t.entity_id, t.attribute LIMIT `+strconv.Itoa(limit), "triples"), nil
 }
 
 func (x *triplex) scanCurrent(ctx context.Context, limit int, fn func(Fact) error) error {
@@ -480,7 +479,7 @@ func (x *triplex) sqlFor(p PlanQuery) (string, []any, error) {
 	case PlanAttr:
 		q, a := x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit)
 		return q, a, nil
-	case PlanJoin:
+	case PlanJoin, PlanJoinTie: // one statement pages the join here
 		q, a := x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit)
 		return q, a, nil
 	case PlanGroups:

@@ -39,6 +39,9 @@ func (w *Writer) Tx() int64 { return w.id }
 
 // NewEntity registers entity e (its external ident is Store.Ident(e)).
 func (w *Writer) NewEntity(ctx context.Context, e int64) error {
+	if e < 1 || e > MaxEntity {
+		return fmt.Errorf("store: entity %d: numbers run from 1 to %d (seven-digit idents, as Triplex pads them)", e, MaxEntity)
+	}
 	return w.w.newEntity(ctx, e, w.s.Ident(e))
 }
 

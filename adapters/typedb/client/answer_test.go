@@ -1,11 +1,16 @@
 package client
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
 )
 
 // decodeRows decodes doc read through r and returns the rows as text, one "name=kind:value" list per
@@ -139,5 +144,43 @@ func TestDecoderReuse(t *testing.T) {
 	}
 	if want := "a=1 w  b=2 b= "; strings.Join(got, " ") != want {
 		t.Fatalf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestDecodeBothKeyOrders decodes the fake's answers in the server's sorted key order and in the
+// kind-first order, with and without instance types: the rows must be the same, and without types
+// (what the adapter asks for) every concept must take a fast path in either order.
+func TestDecodeBothKeyOrders(t *testing.T) {
+	in := []typedbtest.Person{{Email: "a@x", Name: "Ann \"A\"", Age: 30}, {Email: "b@x", Name: "Bé", Age: 41}}
+	var want []string
+	for _, keys := range []typedbtest.KeyOrder{typedbtest.KeysSorted, typedbtest.KeysKindFirst} {
+		for _, types := range []bool{false, true} {
+			var body bytes.Buffer
+			if err := typedbtest.EncodeScanAnswer(&body, in, typedbtest.AnswerOptions{Keys: keys, IncludeInstanceTypes: types}); err != nil {
+				t.Fatal(err)
+			}
+			d := newDecoder()
+			d.s.reset(bytes.NewReader(body.Bytes()))
+			var a Answer
+			var rows []string
+			err := d.answer(&a, func(r *Row) error {
+				age, err := r.Get("a").Int()
+				rows = append(rows, fmt.Sprintf("%s|%s|%d|%s|%d|%s", r.Get("e").Bytes(), r.Get("n").Bytes(), age,
+					r.Get("p").IID, r.Get("p").Kind, r.Get("e").ValueType))
+				return err
+			})
+			if err != nil {
+				t.Fatalf("keys %d, types %v: %v\n%s", keys, types, err, body.Bytes())
+			}
+			if want == nil {
+				want = rows
+			}
+			if !slices.Equal(rows, want) || len(rows) != len(in) {
+				t.Errorf("keys %d, types %v: rows %q, want %q", keys, types, rows, want)
+			}
+			if !types && d.slow != 0 {
+				t.Errorf("keys %d: %d of %d concepts took the slow path\n%s", keys, d.slow, 4*len(in), body.Bytes())
+			}
+		}
 	}
 }

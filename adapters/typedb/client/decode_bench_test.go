@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkDecodeInMemory is the decoder alone, on a 10,000-row answer held in memory: the part of
-// BenchmarkDecodeScan that is the client's own work (the rest is the loopback transfer).
+// BenchmarkDecodeScan that is the client's own work (the rest is the loopback transfer). keys=sorted
+// is the order TypeDB sends; keys=kind-first the order a server built with preserve_order would.
 func BenchmarkDecodeInMemory(b *testing.B) {
 	const n = 10_000
 	ds, err := dataset.Generate(n, 1)
@@ -20,28 +21,42 @@ func BenchmarkDecodeInMemory(b *testing.B) {
 	for i := range persons {
 		persons[i] = typedbtest.Person{Email: string(ds.Email(i)), Name: string(ds.Name(i)), Age: int64(ds.Age(i))}
 	}
-	var body bytes.Buffer
-	if err := typedbtest.EncodeScanAnswer(&body, persons, typedbtest.AnswerOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	d := newDecoder()
-	var sum uint64
-	h := func(r *Row) error {
-		age, err := r.Get("a").Int()
-		sum += dataset.RowSum(r.Get("e").Bytes(), r.Get("n").Bytes(), int(age))
-		return err
-	}
-	b.SetBytes(int64(body.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		d.s.reset(bytes.NewReader(body.Bytes()))
-		var a Answer
-		if err := d.answer(&a, h); err != nil || a.Rows != n {
-			b.Fatal(a, err)
+	for _, keys := range []typedbtest.KeyOrder{typedbtest.KeysSorted, typedbtest.KeysKindFirst} {
+		var body bytes.Buffer
+		if err := typedbtest.EncodeScanAnswer(&body, persons, typedbtest.AnswerOptions{Keys: keys}); err != nil {
+			b.Fatal(err)
 		}
+		b.Run("keys="+keyOrderName(keys), func(b *testing.B) {
+			d := newDecoder()
+			var sum uint64
+			h := func(r *Row) error {
+				age, err := r.Get("a").Int()
+				sum += dataset.RowSum(r.Get("e").Bytes(), r.Get("n").Bytes(), int(age))
+				return err
+			}
+			b.SetBytes(int64(body.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				d.s.reset(bytes.NewReader(body.Bytes()))
+				var a Answer
+				if err := d.answer(&a, h); err != nil || a.Rows != n {
+					b.Fatal(a, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+			if sum != uint64(b.N)*ds.SumFirst(n) && b.N > 0 {
+				b.Fatalf("checksum %x, want %x per pass", sum, ds.SumFirst(n))
+			}
+			if d.slow != 0 {
+				b.Fatalf("%d concepts took the slow path", d.slow)
+			}
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
-	if sum != uint64(b.N)*ds.SumFirst(n) && b.N > 0 {
-		b.Fatalf("checksum %x, want %x per pass", sum, ds.SumFirst(n))
+}
+
+func keyOrderName(k typedbtest.KeyOrder) string {
+	if k == typedbtest.KeysSorted {
+		return "sorted"
 	}
+	return "kind-first"
 }

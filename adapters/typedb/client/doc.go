@@ -9,7 +9,10 @@
 // Answers are decoded as a stream: a purpose-built JSON tokenizer (jsonscan.go) reads the response
 // through one reusable buffer and hands each row to a RowHandler as soon as it is complete, with byte
 // slices that point into that buffer. No answer is ever held in memory whole, and decoding a row
-// allocates nothing.
+// allocates nothing. A fast path matches the usual concept shapes byte for byte, in the key order
+// the server sends (sorted: {"iid","kind","type","value","valueType"}, as serde_json writes maps
+// without preserve_order) and in the kind-first order, and falls back to reading members in any
+// order at the first difference.
 //
 // # Why the tokenizer is hand-written
 //

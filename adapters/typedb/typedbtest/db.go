@@ -350,15 +350,9 @@ func (a *answer) write(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	buf = a.enc.start(buf, a.queryType, a.ansType)
+	a.enc.opts.Keys = s.cfg.Keys
 	if a.insertRow != nil {
-		buf = append(buf, `{"data":{`...)
-		for i, v := range a.insertRow {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = a.enc.entity(appendKey(buf, v), a.iids[i])
-		}
-		buf = a.enc.endRow(buf)
+		buf = a.enc.insertRow(buf, a.insertRow, a.iids)
 	}
 	for i := range a.rows {
 		if i > 0 {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,8 +17,24 @@ type Person struct {
 	Age   int64
 }
 
+// KeyOrder is the order in which the keys of answer rows and concepts are written.
+type KeyOrder int
+
+const (
+	// KeysSorted is the real server's order: it builds rows and concepts as serde_json values
+	// without the preserve_order feature, whose maps keep keys sorted, so variables come in byte
+	// order and a concept as {"iid","kind","type","value","valueType"}.
+	KeysSorted KeyOrder = iota
+	// KeysKindFirst writes each concept with "kind" first and the row's variables in reverse
+	// query order: what a server built with preserve_order (or a future one) might send. Clients
+	// must decode it too.
+	KeysKindFirst
+)
+
 // AnswerOptions shape an encoded answer the way the server's query options do.
 type AnswerOptions struct {
+	// Keys is the key order of rows and concepts (default: the server's, sorted).
+	Keys                  KeyOrder
 	IncludeInstanceTypes  bool
 	IncludeQueryStructure bool
 	// Warning, if set, is sent in the envelope's "warning" (the server's text when the answer was cut
@@ -83,32 +101,59 @@ func (e *answerEncoder) end(b []byte) []byte {
 	return append(appendString(b, e.opts.Warning), '}')
 }
 
-// row encodes one match row. The server builds rows from a hash map, so their keys come in no
-// particular order: the fake writes them in the reverse of the query's order.
+// row encodes one match row, its variables in the configured key order.
 func (e *answerEncoder) row(b []byte, p *person) []byte {
 	b = append(b, `{"data":{`...)
-	first := true
-	sep := func() {
-		if !first {
+	type cell struct {
+		name string
+		attr string // "" for the entity
+	}
+	var cells [4]cell
+	n := 0
+	// reverse query order (KeysKindFirst)
+	for _, c := range [...]cell{{e.vars.age, "age"}, {e.vars.name, "name"}, {e.vars.email, "email"}, {e.entityVar, ""}} {
+		if c.name != "" {
+			cells[n] = c
+			n++
+		}
+	}
+	if e.opts.Keys == KeysSorted {
+		slices.SortFunc(cells[:n], func(a, b cell) int { return strings.Compare(a.name, b.name) })
+	}
+	for i, c := range cells[:n] {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
+		b = appendKey(b, c.name)
+		switch c.attr {
+		case "age":
+			b = e.attribute(b, "age", "integer", "", p.age)
+		case "name":
+			b = e.attribute(b, "name", "string", p.name, 0)
+		case "email":
+			b = e.attribute(b, "email", "string", p.email, 0)
+		default:
+			b = e.entity(b, p.iid)
+		}
 	}
-	if e.vars.age != "" {
-		sep()
-		b = e.attribute(appendKey(b, e.vars.age), "age", "integer", "", p.age)
+	return e.endRow(b)
+}
+
+// insertRow encodes the single row of an insert: one entity per variable.
+func (e *answerEncoder) insertRow(b []byte, vars []string, iids []uint64) []byte {
+	b = append(b, `{"data":{`...)
+	order := make([]int, len(vars))
+	for i := range order {
+		order[i] = i
 	}
-	if e.vars.name != "" {
-		sep()
-		b = e.attribute(appendKey(b, e.vars.name), "name", "string", p.name, 0)
+	if e.opts.Keys == KeysSorted {
+		slices.SortFunc(order, func(i, j int) int { return strings.Compare(vars[i], vars[j]) })
 	}
-	if e.vars.email != "" {
-		sep()
-		b = e.attribute(appendKey(b, e.vars.email), "email", "string", p.email, 0)
-	}
-	if e.entityVar != "" {
-		sep()
-		b = e.entity(appendKey(b, e.entityVar), p.iid)
+	for k, i := range order {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = e.entity(appendKey(b, vars[i]), iids[i])
 	}
 	return e.endRow(b)
 }
@@ -126,15 +171,27 @@ func appendKey(b []byte, name string) []byte {
 
 // entity encodes a person: iid 0x1e, a 2-byte type id and an 8-byte object id.
 func (e *answerEncoder) entity(b []byte, iid uint64) []byte {
-	b = append(b, `{"kind":"entity","iid":"0x1e0000`...)
-	b = appendHex(b, iid, 16)
-	b = append(b, `","type":`...)
-	if e.opts.IncludeInstanceTypes {
-		b = append(b, `{"kind":"entityType","label":"person"}`...)
-	} else {
-		b = append(b, "null"...)
+	if e.opts.Keys == KeysSorted {
+		b = e.iid(append(b, '{'), "0x1e0000", iid, 16)
+		b = append(b, `,"kind":"entity","type":`...)
+		return append(e.entityType(b), '}')
 	}
-	return append(b, '}')
+	b = e.iid(append(b, `{"kind":"entity",`...), "0x1e0000", iid, 16)
+	b = append(b, `,"type":`...)
+	return append(e.entityType(b), '}')
+}
+
+func (e *answerEncoder) iid(b []byte, prefix string, v uint64, digits int) []byte {
+	b = append(b, `"iid":"`...)
+	b = append(b, prefix...)
+	return append(appendHex(b, v, digits), '"')
+}
+
+func (e *answerEncoder) entityType(b []byte) []byte {
+	if e.opts.IncludeInstanceTypes {
+		return append(b, `{"kind":"entityType","label":"person"}`...)
+	}
+	return append(b, "null"...)
 }
 
 var attributeTypeIDs = map[string]uint64{"email": 0, "name": 1, "age": 2}
@@ -148,28 +205,39 @@ func (e *answerEncoder) attribute(b []byte, label, valueType, s string, n int64)
 	} else {
 		_, _ = io.WriteString(h, strconv.FormatInt(n, 10))
 	}
-	b = append(b, `{"kind":"attribute","iid":"0x20`...)
-	b = appendHex(b, attributeTypeIDs[label], 4)
-	b = appendHex(b, h.Sum64(), 16)
-	b = append(b, `","value":`...)
-	if valueType == "string" {
-		b = appendString(b, s)
-	} else {
-		b = strconv.AppendInt(b, n, 10)
+	prefix := appendHex([]byte("0x20"), attributeTypeIDs[label], 4)
+	value := func(b []byte) []byte {
+		b = append(b, `"value":`...)
+		if valueType == "string" {
+			return appendString(b, s)
+		}
+		return strconv.AppendInt(b, n, 10)
 	}
-	b = append(b, `,"valueType":"`...)
-	b = append(b, valueType...)
-	b = append(b, `","type":`...)
-	if e.opts.IncludeInstanceTypes {
+	typ := func(b []byte) []byte {
+		b = append(b, `"type":`...)
+		if !e.opts.IncludeInstanceTypes {
+			return append(b, "null"...)
+		}
 		b = append(b, `{"kind":"attributeType","label":"`...)
 		b = append(b, label...)
 		b = append(b, `","valueType":"`...)
 		b = append(b, valueType...)
-		b = append(b, `"}`...)
-	} else {
-		b = append(b, "null"...)
+		return append(b, `"}`...)
 	}
-	return append(b, '}')
+	if e.opts.Keys == KeysSorted {
+		b = e.iid(append(b, '{'), string(prefix), h.Sum64(), 16)
+		b = typ(append(b, `,"kind":"attribute",`...))
+		b = value(append(b, ','))
+		b = append(b, `,"valueType":"`...)
+		b = append(b, valueType...)
+		return append(b, `"}`...)
+	}
+	b = e.iid(append(b, `{"kind":"attribute",`...), string(prefix), h.Sum64(), 16)
+	b = value(append(b, ','))
+	b = append(b, `,"valueType":"`...)
+	b = append(b, valueType...)
+	b = append(b, `",`...)
+	return append(typ(b), '}')
 }
 
 func appendHex(b []byte, v uint64, digits int) []byte {

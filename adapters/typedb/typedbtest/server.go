@@ -4,7 +4,8 @@
 // and TypeDB's error bodies and codes. It understands only the query shapes dbbench sends (see
 // typeql.go) and answers any other query as a parse failure, as a real server answers a query it
 // cannot parse. Hooks let tests expire tokens, slow queries down, and make the server stall or die
-// in the middle of an answer.
+// in the middle of an answer. Rows and concepts come with their keys sorted, as the server writes
+// them (serde_json maps without preserve_order); Config.Keys selects the kind-first order instead.
 package typedbtest
 
 import (
@@ -37,6 +38,8 @@ type Config struct {
 	// NoTableLock turns off the imitation of the server's transaction-table lock, under which opening
 	// a transaction waits for every running query on other transactions to finish.
 	NoTableLock bool
+	// Keys is the key order of answer rows and concepts (default KeysSorted, the server's).
+	Keys KeyOrder
 }
 
 // Server is a running fake. Close it when done.

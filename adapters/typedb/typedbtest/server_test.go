@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -313,4 +314,88 @@ func TestEncodeScanAnswerDecodes(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// objectKeys returns the keys of every JSON object in doc, in the order they appear, one list per
+// object (inner objects before the object that holds them finishes).
+func objectKeys(t *testing.T, doc string) [][]string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(doc))
+	var out [][]string
+	var stack []int // index in out of each open object; -1 for arrays
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				out = append(out, nil)
+				stack = append(stack, len(out)-1)
+				expectKey = true
+				continue
+			case '[':
+				stack = append(stack, -1)
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if expectKey {
+				top := stack[len(stack)-1]
+				out[top] = append(out[top], v)
+				expectKey = false
+				continue
+			}
+		}
+		// after a value: a key follows when inside an object
+		expectKey = len(stack) > 0 && stack[len(stack)-1] >= 0
+	}
+}
+
+// TestKeyOrder checks the order of keys in rows and concepts on the wire: sorted by default, as
+// the server's serde_json maps write them, and "kind" first when configured (the order a server
+// built with preserve_order would send), for match rows, insert rows and typed concepts.
+func TestKeyOrder(t *testing.T) {
+	for _, keys := range []KeyOrder{KeysSorted, KeysKindFirst} {
+		s := NewServer(Config{Keys: keys})
+		tok := signIn(t, s)
+		call(t, s, "POST", "/v1/databases/db", tok, "", "")
+		call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"schema","query":`+jsonString(schema)+`}`)
+		ins := `insert $p2 isa person, has email "a@x", has name "A", has age 1; $p10 isa person, has email "b@x", has name "B", has age 2; $p1 isa person, has email "c@x", has name "C", has age 3;`
+		_, _, insBody := call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"write","query":`+jsonString(ins)+`}`)
+		scan := `match $p isa person, has email $e, has name $n, has age $a;`
+		var docs []string
+		for _, types := range []string{"false", "true"} {
+			_, _, body := call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"read","query":`+jsonString(scan)+
+				`,"queryOptions":{"includeInstanceTypes":`+types+`}}`)
+			docs = append(docs, body)
+		}
+		s.Close()
+		concepts, rows := 0, 0
+		for _, doc := range append(docs, insBody) {
+			for _, ks := range objectKeys(t, doc) {
+				switch {
+				case slices.Contains(ks, "iid"): // an instance
+					concepts++
+					if keys == KeysSorted && !slices.IsSorted(ks) || keys == KeysKindFirst && ks[0] != "kind" {
+						t.Errorf("keys %d: concept keys %v\n%s", keys, ks, doc)
+					}
+				case slices.Contains(ks, "p") || slices.Contains(ks, "p1"): // a row's data
+					rows++
+					if sorted := slices.IsSorted(ks); sorted != (keys == KeysSorted) {
+						t.Errorf("keys %d: row variables %v", keys, ks)
+					}
+				}
+			}
+		}
+		if concepts != 2*3*4+3 || rows != 2*3+1 {
+			t.Errorf("keys %d: %d concepts in %d rows, want %d in %d", keys, concepts, rows, 2*3*4+3, 2*3+1)
+		}
+	}
 }

@@ -1,0 +1,107 @@
+package triplex
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/triplex/store"
+)
+
+// BenchmarkHarnessShare measures what an op's timed region costs beyond the read itself, on the
+// indexed layout (SQLite in memory, Triplex's fixture at 30k facts): "read" is the store read with
+// a callback that only counts rows (the work), "op" is the op's Do as the engine times it. The
+// difference is the harness's share of the timed region. "control" times the read in the op's
+// place: its difference is the method's own bias (about ±1.5 µs on the shared machine), to be
+// subtracted.
+//
+//	go test -run '^$' -bench HarnessShare -count 5 ./adapters/triplex/
+func BenchmarkHarnessShare(b *testing.B) {
+	tg, _ := open(b, map[string]any{"layout": "indexed", "persons": false, "history_depth": 2}, 10_000)
+	ctx := context.Background()
+	count := func(n *int) func(store.Fact) error { return func(store.Fact) error { *n++; return nil } }
+	j := store.Join{Order: attrScore, With: attrName, Min: 50}
+	for _, s := range []struct {
+		workload string
+		read     func() (int, error)
+	}{
+		{wPageAll, func() (n int, err error) { return n, tg.bench.PageAll(ctx, 0, nil, 101, count(&n)) }},
+		{wPageAttr, func() (n int, err error) { return n, tg.bench.PageAttr(ctx, 0, attrName, nil, 101, count(&n)) }},
+		{wPageJoin, func() (n int, err error) {
+			return n, tg.bench.PageJoin(ctx, 0, j, nil, 101, func(store.JoinRow) error { n++; return nil })
+		}},
+		{wGroupCount, func() (n int, err error) {
+			return n, tg.bench.Groups(ctx, 0, attrGroup, false, nil, 101, func(store.Group) error { n++; return nil })
+		}},
+	} {
+		for _, control := range []bool{false, true} {
+			name := s.workload + "/op"
+			if control {
+				name = s.workload + "/control"
+			}
+			b.Run(name, func(b *testing.B) {
+				op, err := tg.PrepareWorkload(ctx, s.workload, params(b, s.workload, nil))
+				if err != nil {
+					b.Fatal(err)
+				}
+				// Pairs of the read and the op, one right after the other (alternating which goes
+				// first), so that the machine's drift hits both; the medians of each and of the paired
+				// differences are reported.
+				var reads, ops, diffs []float64
+				read := func() time.Duration {
+					t0 := time.Now()
+					if n, err := s.read(); err != nil || n != 101 {
+						b.Fatal(n, err)
+					}
+					return time.Since(t0)
+				}
+				do := func(i int) time.Duration {
+					if control { // the read in the op's place: the method's own bias
+						return read()
+					}
+					t0 := time.Now()
+					if _, err := doOp(ctx, op, i); err != nil {
+						b.Fatal(err)
+					}
+					d := time.Since(t0)
+					if err := verifyOp(ctx, op, i); err != nil {
+						b.Fatal(err)
+					}
+					return d
+				}
+				i := 0
+				for b.Loop() {
+					var r, d time.Duration
+					if i%2 == 0 {
+						r, d = read(), do(i)
+					} else {
+						d, r = do(i), read()
+					}
+					reads, ops, diffs = append(reads, float64(r)), append(ops, float64(d)), append(diffs, float64(d-r))
+					i++
+				}
+				b.ReportMetric(median(reads), "read-ns")
+				b.ReportMetric(median(ops), "op-ns")
+				b.ReportMetric(median(diffs), "harness-ns")
+				b.ReportMetric(100*median(diffs)/median(ops), "harness-%")
+			})
+		}
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// doOp runs one op the way the engine times it: Do only.
+func doOp(ctx context.Context, op adapters.Op, i int) (adapters.Tally, error) { return op.Do(ctx, i) }
+
+// verifyOp is what the engine does after the clock stops.
+func verifyOp(ctx context.Context, op adapters.Op, i int) error {
+	_, err := op.(adapters.Verifier).Verify(ctx, i)
+	return err
+}
