@@ -63,6 +63,10 @@ type Run struct {
 	Interrupted   bool    `json:"interrupted,omitempty"`
 	CommandLine   string  `json:"command_line,omitempty"`
 	SlowdownNotes string  `json:"slowdown_notes,omitempty"`
+
+	// Isolation is how a target's timed repeats were kept from depending on the targets run before
+	// them: "none", or "rewarm" (a GC and an untimed run of the same workload before each).
+	Isolation string `json:"isolation"`
 }
 
 // Harness is the measured overhead of the engine's timing around one operation.

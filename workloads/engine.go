@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"time"
 
@@ -65,6 +66,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		Run: report.Run{
 			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
 			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: "interleaved ABAB (targets in config order, each repeat)",
+			Isolation: isolation(p),
 			StartedAt: time.Now().UTC(),
 		},
 		Results:    []report.Result{},
@@ -343,12 +345,22 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 
 	total := p.Warmup + p.Repeats
+	rewarm := isolation(p) == config.IsolationRewarm
 	for rep := 0; rep < total; rep++ {
 		warm := rep < p.Warmup
 		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
 		for _, a := range act {
 			if a.acc.failed() {
 				continue
+			}
+			if rewarm && !warm {
+				if err := r.rewarm(ctx, a.exec, a.acc, run); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
+					continue
+				}
 			}
 			m, err := a.exec.run(ctx)
 			if ctx.Err() != nil {
@@ -382,6 +394,29 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	prog.done(w.Name, size, accs)
 	return nil
+}
+
+// isolation is the plan's isolation mode ("" from a plan built in code means none).
+func isolation(p *config.Plan) string {
+	if p.Isolation == "" {
+		return config.IsolationNone
+	}
+	return p.Isolation
+}
+
+// rewarm makes a target's next timed repeat independent of the targets that ran just before it. In
+// one process the targets share the CPU caches, the TLB and the Go heap: a target measured right
+// after others finds its pages evicted (four 100,000-person LMDB environments do not fit a 32 MiB
+// L3) and may pay for their garbage in a GC cycle. So the garbage is collected first, then the same
+// workload runs once untimed (and verified, like a warm-up) on the same target, leaving the state
+// its previous timed repeat would have left had it run alone.
+func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
+	runtime.GC()
+	m, err := ex.run(ctx)
+	if err != nil {
+		return err
+	}
+	return acc.verify(m, run)
 }
 
 func closeOp(op adapters.Op) {

@@ -91,6 +91,9 @@ func TestExitCodes(t *testing.T) {
 		{"malformed config", []string{"run", "-c", broken}, exitcode.Usage, "", "broken.yaml:1: YAML syntax error"},
 		{"unwritable report path", []string{"run", "-c", passing, "--out", filepath.Join(notADir, "r.json")}, exitcode.Usage, "", "not a directory"},
 		{"required target unavailable", []string{"run", "-q", "-c", missing, "--out", filepath.Join(dir, "m.json")}, exitcode.Infra, "", "target b: unavailable on this machine: no server: set ADDRESS or install Docker"},
+		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions)", "--targets: left out 1 assertions that name other targets"},
+		{"unknown target", []string{"run", "-c", passing, "--targets", "c"}, exitcode.Usage, "", `--targets: the config has no target "c" (targets: a, b)`},
+		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm`},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
 		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},
@@ -127,6 +130,9 @@ func TestExitCodes(t *testing.T) {
 	// The passing run wrote a readable report; a failed-to-start run wrote none.
 	if r, err := report.Read(filepath.Join(dir, "p.json")); err != nil || r.Verdict != "pass" || len(r.Results) != 8 {
 		t.Errorf("report: %v", err)
+	}
+	if r, err := report.Read(filepath.Join(dir, "alone.json")); err != nil || r.Run.Isolation != "rewarm" || len(r.Targets) != 1 {
+		t.Errorf("report of --targets a --isolation rewarm: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
 		t.Error("a run that could not start wrote a report")

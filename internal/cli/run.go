@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,10 @@ type RunOptions struct {
 	Out    string
 	Quiet  bool
 	Args   []string
+	// Targets narrows the run to these targets (empty: all).
+	Targets []string
+	// Isolation overrides the config's isolation mode ("": the config's).
+	Isolation string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -44,13 +49,17 @@ writes the JSON report (by default to reports/<config>-<time>.json; it never ove
 Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
 no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
 --ci uses the config's ci: section: reduced sizes and every threshold relaxed.
+--targets runs only the named targets (assertions naming others are left out, and said so), to see a
+target's figures without its neighbours. --isolation overrides the config's isolation: none, or
+rewarm (a GC and an untimed run of the workload before each timed repeat of a target).
 
 Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
 3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, writes nothing).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
-  dbbench run -c configs/triplex-sqlite.yaml -q`,
+  dbbench run -c configs/triplex-sqlite.yaml -q
+  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -64,6 +73,8 @@ Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config erro
 	cmd.Flags().BoolVar(&opts.CI, "ci", false, "use the config's CI sizes and relaxed thresholds")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
+	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
+	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
 
@@ -72,6 +83,21 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	c, err := loadConfig(opts.Config)
 	if err != nil {
 		return err
+	}
+	if opts.Isolation != "" {
+		if !slices.Contains(config.IsolationModes, opts.Isolation) {
+			return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
+		}
+		c.Isolation = opts.Isolation
+	}
+	if len(opts.Targets) > 0 {
+		dropped, err := c.KeepTargets(opts.Targets)
+		if err != nil {
+			return exitcode.Usagef("%v", err)
+		}
+		if len(dropped) > 0 && !opts.Quiet {
+			fmt.Fprintf(f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+		}
 	}
 	plan, _, err := resolve(f, c, opts.CI)
 	if err != nil {

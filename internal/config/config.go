@@ -29,6 +29,20 @@ const (
 	MaxRepeats     = 1000
 )
 
+// Isolation modes: how the engine keeps one target's figures from depending on the targets that ran
+// before it in the same repeat (see workloads.Runner).
+const (
+	// IsolationNone runs the targets' timed repeats back to back (A B A B ...).
+	IsolationNone = "none"
+	// IsolationRewarm precedes every timed repeat of a target with a garbage collection and one
+	// untimed, verified run of the same workload on the same target, so the repeat starts from its
+	// own caches, TLB and heap rather than from whatever the previous target left.
+	IsolationRewarm = "rewarm"
+)
+
+// IsolationModes lists the accepted values of `isolation`.
+var IsolationModes = []string{IsolationNone, IsolationRewarm}
+
 // Config is a parsed config file, before CI overrides and adapter validation.
 type Config struct {
 	Source      string // file path, or "(embedded) NAME"
@@ -38,6 +52,7 @@ type Config struct {
 	Sizes       []int
 	Warmup      int
 	Repeats     int
+	Isolation   string // one of IsolationModes
 	Workloads   []Workload
 	Targets     []Target
 	Assertions  []AssertionSpec
@@ -130,11 +145,11 @@ func parse(data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "workloads", "targets", "assertions", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "workloads", "targets", "assertions", "ci")
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats}
+	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone}
 	f, ok := fields["name"]
 	if !ok {
 		return nil, errAt(root, "missing name: give the config a name")
@@ -175,6 +190,14 @@ func parse(data []byte) (*Config, error) {
 		}
 		if c.Repeats > MaxRepeats {
 			return nil, errAt(f.value, "repeats must be at most %d", MaxRepeats)
+		}
+	}
+	if f, ok := fields["isolation"]; ok {
+		if c.Isolation, err = scalarString(f.value, "isolation"); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(IsolationModes, c.Isolation) {
+			return nil, errAt(f.value, "isolation %q: want one of %s", c.Isolation, strings.Join(IsolationModes, ", "))
 		}
 	}
 	f, ok = fields["workloads"]
@@ -494,4 +517,36 @@ func knownWorkloads(reg *adapters.Registry) []string {
 		}
 	}
 	return known
+}
+
+// KeepTargets narrows the config to the named targets (`dbbench run --targets`), to measure some
+// of them alone. Assertions that name a target left out cannot be decided and are dropped; their
+// checks are returned so the caller can say so. An unknown name is an error.
+func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
+	keep := map[string]bool{}
+	for _, n := range names {
+		if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Name == n }) {
+			known := make([]string, len(c.Targets))
+			for i, t := range c.Targets {
+				known[i] = t.Name
+			}
+			return nil, fmt.Errorf("--targets: the config has no target %q (targets: %s)", n, strings.Join(known, ", "))
+		}
+		keep[n] = true
+	}
+	c.Targets = slices.DeleteFunc(c.Targets, func(t Target) bool { return !keep[t.Name] })
+	c.Assertions = slices.DeleteFunc(c.Assertions, func(s AssertionSpec) bool {
+		a, err := parseAssertion(s)
+		if err != nil {
+			return false // Resolve reports it with its line
+		}
+		for _, r := range a.Refs() {
+			if !keep[r.Target] {
+				dropped = append(dropped, s.Check)
+				return true
+			}
+		}
+		return false
+	})
+	return dropped, nil
 }

@@ -88,6 +88,20 @@ func TestResolveGood(t *testing.T) {
 	if p.Seed != 7 || p.Warmup != 0 || p.Repeats != 3 || p.Sizes[0] != 1000 || len(p.Assertions) != 2 {
 		t.Errorf("plan: %+v", p)
 	}
+	if p.Isolation != IsolationNone {
+		t.Errorf("isolation %q by default, want %q", p.Isolation, IsolationNone)
+	}
+	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := c2.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.Isolation != IsolationRewarm || p2.AsRun["isolation"] != IsolationRewarm {
+		t.Errorf("isolation: rewarm resolved to %q (as run: %v)", p2.Isolation, p2.AsRun["isolation"])
+	}
 	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
 		t.Errorf("mem workloads = %v", got)
 	}
@@ -163,6 +177,7 @@ func TestConfigErrors(t *testing.T) {
 		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
+		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: process", 1), false, `x.yaml:7: isolation "process": want one of none, rewarm`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,5 +258,38 @@ func TestShippedConfigs(t *testing.T) {
 				t.Errorf("ci: %v", err)
 			}
 		}
+	}
+}
+
+func TestKeepTargets(t *testing.T) {
+	c, err := Parse("two.yaml", []byte(`name: two
+dataset: {persons: 100}
+workloads: [scan]
+targets:
+  - {name: mem, adapter: memory}
+  - {name: other, adapter: memory}
+assertions:
+  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[other]
+  - scan.rows_per_s[other] > 0
+  - scan.rows_per_s[mem] > 0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := c.KeepTargets([]string{"mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Targets) != 1 || c.Targets[0].Name != "mem" {
+		t.Errorf("targets after KeepTargets: %+v", c.Targets)
+	}
+	if len(dropped) != 2 || len(c.Assertions) != 1 {
+		t.Errorf("dropped %q, kept %d assertions: want the two that name other dropped", dropped, len(c.Assertions))
+	}
+	if _, err := c.Resolve(registry(t), false); err != nil {
+		t.Errorf("the narrowed config does not resolve: %v", err)
+	}
+	if _, err := c.KeepTargets([]string{"nope"}); err == nil || !strings.Contains(err.Error(), `no target "nope" (targets: mem)`) {
+		t.Errorf("unknown target: error %v", err)
 	}
 }

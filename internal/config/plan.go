@@ -20,6 +20,7 @@ type Plan struct {
 	Sizes       []int
 	Warmup      int
 	Repeats     int
+	Isolation   string // one of IsolationModes
 	Workloads   []WorkloadPlan
 	Targets     []TargetPlan
 	Assertions  []assertion.Assertion
@@ -99,7 +100,7 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
 		Source: c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
-		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, CI: ci,
+		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -334,6 +335,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		"seed":    p.Seed,
 		"warmup":  p.Warmup,
 		"repeats": p.Repeats,
+	}
+	if p.Isolation != "" && p.Isolation != IsolationNone {
+		out["isolation"] = p.Isolation
 	}
 	if p.Description != "" {
 		out["description"] = p.Description
