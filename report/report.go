@@ -67,6 +67,9 @@ type Run struct {
 	// Isolation is how a target's timed repeats were kept from depending on the targets run before
 	// them: "none", or "rewarm" (a GC and an untimed run of the same workload before each).
 	Isolation string `json:"isolation"`
+	// Baseline is the config's baseline target ("" for none): dbbench compare normalizes by it by
+	// default when both reports name the same one.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Harness is the measured overhead of the engine's timing around one operation.

@@ -11,7 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"runtime"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -66,7 +66,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		Run: report.Run{
 			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
 			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: "interleaved ABAB (targets in config order, each repeat)",
-			Isolation: isolation(p),
+			Isolation: isolation(p), Baseline: p.Baseline,
 			StartedAt: time.Now().UTC(),
 		},
 		Results:    []report.Result{},
@@ -411,7 +411,7 @@ func isolation(p *config.Plan) string {
 // workload runs once untimed (and verified, like a warm-up) on the same target, leaving the state
 // its previous timed repeat would have left had it run alone.
 func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
-	runtime.GC()
+	debug.FreeOSMemory()
 	m, err := ex.run(ctx)
 	if err != nil {
 		return err

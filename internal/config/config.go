@@ -53,6 +53,7 @@ type Config struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
+	Baseline    string // the target the others are measured against ("": none)
 	Workloads   []Workload
 	Targets     []Target
 	Assertions  []AssertionSpec
@@ -145,7 +146,7 @@ func parse(data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "workloads", "targets", "assertions", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "baseline", "workloads", "targets", "assertions", "ci")
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +214,14 @@ func parse(data []byte) (*Config, error) {
 	}
 	if c.Targets, err = parseTargets(f.value); err != nil {
 		return nil, err
+	}
+	if f, ok := fields["baseline"]; ok {
+		if c.Baseline, err = scalarString(f.value, "baseline"); err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Name == c.Baseline }) {
+			return nil, errAt(f.value, "baseline %q is not one of the targets", c.Baseline)
+		}
 	}
 	if f, ok := fields["assertions"]; ok {
 		if c.Assertions, err = parseAssertions(f.value); err != nil {
@@ -521,7 +530,8 @@ func knownWorkloads(reg *adapters.Registry) []string {
 
 // KeepTargets narrows the config to the named targets (`dbbench run --targets`), to measure some
 // of them alone. Assertions that name a target left out cannot be decided and are dropped; their
-// checks are returned so the caller can say so. An unknown name is an error.
+// checks are returned so the caller can say so. Workloads that none of the kept targets lists (when
+// each lists its own) are dropped too. An unknown name is an error.
 func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
 	keep := map[string]bool{}
 	for _, n := range names {
@@ -535,6 +545,20 @@ func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
 		keep[n] = true
 	}
 	c.Targets = slices.DeleteFunc(c.Targets, func(t Target) bool { return !keep[t.Name] })
+	if !keep[c.Baseline] {
+		c.Baseline = ""
+	}
+	if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Workloads == nil }) {
+		c.Workloads = slices.DeleteFunc(c.Workloads, func(w Workload) bool {
+			if slices.ContainsFunc(c.Targets, func(t Target) bool { return slices.Contains(t.Workloads, w.Name) }) {
+				return false
+			}
+			if c.CI != nil {
+				delete(c.CI.Workloads, w.Name)
+			}
+			return true
+		})
+	}
 	c.Assertions = slices.DeleteFunc(c.Assertions, func(s AssertionSpec) bool {
 		a, err := parseAssertion(s)
 		if err != nil {

@@ -177,6 +177,7 @@ func TestConfigErrors(t *testing.T) {
 		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
+		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
 		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: process", 1), false, `x.yaml:7: isolation "process": want one of none, rewarm`},
 	}
 	for _, tt := range tests {
@@ -264,9 +265,9 @@ func TestShippedConfigs(t *testing.T) {
 func TestKeepTargets(t *testing.T) {
 	c, err := Parse("two.yaml", []byte(`name: two
 dataset: {persons: 100}
-workloads: [scan]
+workloads: [scan, lookup]
 targets:
-  - {name: mem, adapter: memory}
+  - {name: mem, adapter: memory, workloads: [scan]}
   - {name: other, adapter: memory}
 assertions:
   - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[other]
@@ -282,6 +283,9 @@ assertions:
 	}
 	if len(c.Targets) != 1 || c.Targets[0].Name != "mem" {
 		t.Errorf("targets after KeepTargets: %+v", c.Targets)
+	}
+	if len(c.Workloads) != 1 || c.Workloads[0].Name != "scan" {
+		t.Errorf("workloads after KeepTargets: %+v, want only scan (the one mem runs)", c.Workloads)
 	}
 	if len(dropped) != 2 || len(c.Assertions) != 1 {
 		t.Errorf("dropped %q, kept %d assertions: want the two that name other dropped", dropped, len(c.Assertions))

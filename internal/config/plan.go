@@ -21,6 +21,7 @@ type Plan struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
+	Baseline    string // the baseline target, "" for none
 	Workloads   []WorkloadPlan
 	Targets     []TargetPlan
 	Assertions  []assertion.Assertion
@@ -100,7 +101,7 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
 		Source: c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
-		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, CI: ci,
+		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -338,6 +339,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	}
 	if p.Isolation != "" && p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
+	}
+	if p.Baseline != "" {
+		out["baseline"] = p.Baseline
 	}
 	if p.Description != "" {
 		out["description"] = p.Description
