@@ -148,7 +148,9 @@ func TestDefaultNormalization(t *testing.T) {
 	if c.NormalizeBy != "ref" || !c.NormalizedByDefault || sutRow(t, c).Unit != "ratio" {
 		t.Errorf("normalize by %q (default %t, unit %s), want ref by default", c.NormalizeBy, c.NormalizedByDefault, sutRow(t, c).Unit)
 	}
-	if !slices.ContainsFunc(c.Notes, func(s string) bool { return strings.Contains(s, "normalized by ref, the baseline target both sides name") }) {
+	if !slices.ContainsFunc(c.Notes, func(s string) bool {
+		return strings.Contains(s, "normalized by ref, the baseline target both sides name")
+	}) {
 		t.Errorf("notes %q do not say the normalization was the default", c.Notes)
 	}
 	// Normalized, the machine's drift cancels: the ratio's spread is the repeats' 1%.
