@@ -70,6 +70,9 @@ type Run struct {
 	// Baseline is the config's baseline target ("" for none): dbbench compare normalizes by it by
 	// default when both reports name the same one.
 	Baseline string `json:"baseline,omitempty"`
+	// Instructions says how instr_per_op and instr_per_row were counted, when they were (dbbench run
+	// --instructions); empty otherwise.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Harness is the measured overhead of the engine's timing around one operation.

@@ -11,11 +11,13 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -32,6 +34,9 @@ type Runner struct {
 	TempDir string
 	// Environment describes the machine; nil uses report.CollectEnvironment.
 	Environment func() report.Environment
+	// Instructions, when set, counts the instructions of every timed repeat (the process runs under
+	// callgrind): the figures instr_per_op and instr_per_row.
+	Instructions *callgrind.Counter
 }
 
 // targetState is one configured target through the run.
@@ -73,6 +78,9 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		Assertions: []report.Assertion{},
 	}
 	rep.Run.Harness = calibrate()
+	if r.Instructions != nil {
+		rep.Run.Instructions = "callgrind: collection on around each timed repeat (the workload's operations with the engine's per-operation bookkeeping; for insert also the fresh store and its read-back), after a GC; this process only: a server in another process is not counted"
+	}
 
 	base := r.TempDir
 	if base == "" {
@@ -362,7 +370,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 					continue
 				}
 			}
-			m, err := a.exec.run(ctx)
+			m, err := r.measure(ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -394,6 +402,27 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	prog.done(w.Name, size, accs)
 	return nil
+}
+
+// measure runs one execution; a timed one under instruction counting has its instructions counted.
+// The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
+func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
+	if r.Instructions == nil || !timed {
+		return ex.run(ctx)
+	}
+	runtime.GC()
+	var (
+		m   *measurement
+		err error
+	)
+	n, cerr := r.Instructions.Count(name, func() { m, err = ex.run(ctx) })
+	if err == nil && cerr != nil {
+		err = fmt.Errorf("count instructions: %w", cerr)
+	}
+	if m != nil {
+		m.instructions = n
+	}
+	return m, err
 }
 
 // isolation is the plan's isolation mode ("" from a plan built in code means none).

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -31,6 +34,8 @@ type RunOptions struct {
 	Targets []string
 	// Isolation overrides the config's isolation mode ("": the config's).
 	Isolation string
+	// Instructions counts instructions per operation under valgrind's callgrind.
+	Instructions bool
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -52,6 +57,11 @@ no server needed). -c takes a file path or the name of a built-in config (see 'd
 --targets runs only the named targets (assertions naming others are left out, and said so), to see a
 target's figures without its neighbours. --isolation overrides the config's isolation: none, or
 rewarm (a GC and an untimed run of the workload before each timed repeat of a target).
+--instructions also counts the instructions of every timed repeat with valgrind's callgrind
+(figures instr_per_op and instr_per_row, beside the times): deterministic, so a shared machine's
+noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a small config); it
+needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
+a server in another process (PostgreSQL, TypeDB) is not.
 
 Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
 3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, writes nothing).`,
@@ -74,12 +84,20 @@ Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config erro
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
 	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
+	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	f := opts.f
+	var counter *callgrind.Counter
+	if opts.Instructions {
+		var err error
+		if counter, err = callgrind.New(); errors.Is(err, callgrind.ErrUnavailable) {
+			return underCallgrind(cmd, opts)
+		}
+	}
 	c, err := loadConfig(opts.Config)
 	if err != nil {
 		return err
@@ -120,7 +138,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if opts.Quiet {
 		progress = nil
 	}
-	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
+	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir, Instructions: counter}
 	rep, err := runner.Run(cmd.Context())
 	if err != nil {
 		return err
@@ -136,6 +154,51 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	fmt.Fprintf(f.Out, "report: %s\n", out)
 	return verdictError(rep)
+}
+
+// underCallgrind runs this very command again under valgrind's callgrind, with collection off until
+// the engine switches it on around a timed repeat, and passes its output and exit code on. Go's
+// asynchronous preemption signals are switched off (callgrind 3.19 asserts on them), and so is the
+// GC's pacing (the engine collects before each counted repeat instead).
+func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
+	f := opts.f
+	if !callgrind.Available {
+		return exitcode.Usagef("--instructions: this dbbench was built without callgrind support: build it with go build -tags callgrind ./cmd/dbbench (needs valgrind's headers)")
+	}
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		return exitcode.Infraf("--instructions needs valgrind on the PATH (Debian: apt-get install valgrind)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return exitcode.Infraf("--instructions: cannot find this executable: %v", err)
+	}
+	dir, err := os.MkdirTemp(f.TempDir, "dbbench-callgrind-")
+	if err != nil {
+		return exitcode.Infraf("--instructions: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "callgrind.out")
+	args := []string{"--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + out, "-q", self}
+	if len(opts.Args) > 1 {
+		args = append(args, opts.Args[1:]...)
+	}
+	c := exec.CommandContext(cmd.Context(), vg, args...)
+	godebug := "asyncpreemptoff=1"
+	if g := os.Getenv("GODEBUG"); g != "" {
+		godebug = g + "," + godebug
+	}
+	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off")
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, f.Err
+	err = c.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return &silentError{code: ee.ExitCode()} // the run under valgrind said why
+	}
+	return exitcode.Infraf("--instructions: valgrind: %v", err)
 }
 
 // verdictError maps a report's verdict to the exit code (already explained in the summary).
