@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 )
