@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,16 @@ func TestShippedConfigsValidate(t *testing.T) {
 				t.Errorf("%s: exit %d: %s%s", name, code, out, errOut)
 			}
 		})
+	}
+}
+
+func TestValgrindNotesAreDropped(t *testing.T) {
+	var b bytes.Buffer
+	v := &valgrindNotes{w: &b}
+	io.WriteString(v, "--123-- WARNING: unhandled amd64-linux syscall: 434\n--123-- You may be able to")
+	io.WriteString(v, " write your own handler.\nTARGET  WORKLOAD\n==123== Invalid read\ndbbench: no")
+	v.flush()
+	if got, want := b.String(), "TARGET  WORKLOAD\n==123== Invalid read\ndbbench: no"; got != want {
+		t.Errorf("passed on %q, want %q", got, want)
 	}
 }

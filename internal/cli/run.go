@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -189,8 +190,10 @@ func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
 		godebug = g + "," + godebug
 	}
 	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off")
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, f.Err
+	stderr := &valgrindNotes{w: f.Err}
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, stderr
 	err = c.Run()
+	stderr.flush()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -200,6 +203,38 @@ func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	return exitcode.Infraf("--instructions: valgrind: %v", err)
 }
+
+// valgrindNotes passes the run's stderr on without valgrind's own notes ("--PID-- WARNING: unhandled
+// syscall": Go probes pidfd_open, which valgrind 3.19 does not know, and goes on without it), so
+// that an error stays one line. valgrind's error reports ("==PID==") pass.
+type valgrindNotes struct {
+	w    io.Writer
+	line []byte
+}
+
+func (v *valgrindNotes) Write(p []byte) (int, error) {
+	for _, b := range p {
+		v.line = append(v.line, b)
+		if b == '\n' {
+			if err := v.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (v *valgrindNotes) flush() error {
+	line := v.line
+	v.line = v.line[:0]
+	if len(line) == 0 || valgrindNote.Match(line) {
+		return nil
+	}
+	_, err := v.w.Write(line)
+	return err
+}
+
+var valgrindNote = regexp.MustCompile(`^--[0-9]+-- `)
 
 // verdictError maps a report's verdict to the exit code (already explained in the summary).
 func verdictError(rep *report.Report) error {
