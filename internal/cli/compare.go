@@ -21,6 +21,7 @@ type CompareOptions struct {
 	OldPaths, NewPaths []string
 	Force              bool
 	PerRepeat          bool
+	RunValue           string
 	Thresholds         compare.Thresholds
 	ThresholdFile      string
 	NormalizeBy        string
@@ -49,7 +50,10 @@ median over repeats). At alpha 0.05 the U test needs 4 runs per side (5 are bett
 verdict is "too few samples". With one report per side the run-to-run variation is not measured:
 no change is called significant (verdict "? one run") and a gate decides on its threshold alone.
 --per-repeat restores the repeat-level test for one report per side (only for reports made back to
-back on an idle machine).
+back on an idle machine). --run-value best makes each run contribute its best repeat instead of its
+median (the smallest time, the largest throughput; divided by the reference's best repeat of the
+same run when normalized): on a busy machine other work only adds time, so the best repeat moves
+far less from run to run than the median.
 
 Default figures: rows_per_s (ops_per_s where a result has no rows), p50 and p99 (not for scan and
 insert, whose repeats time a single operation). --figures picks others (see 'dbbench list').
@@ -118,6 +122,7 @@ gate that cannot decide (too few repeats, a result failed in OLD).`,
 	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
 	fl.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
 	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (the differences are named)")
+	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "what each run contributes with several runs per side: median or best (its best repeat)")
 	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
 	return cmd
 }
@@ -150,6 +155,7 @@ func compareRun(opts *CompareOptions) error {
 		NoNormalize:       noNormalize,
 		Force:             opts.Force,
 		PerRepeat:         opts.PerRepeat,
+		RunValue:          opts.RunValue,
 		Thresholds:        &opts.Thresholds,
 		AllowSizeMismatch: opts.AllowSizeMismatch,
 		Alpha:             opts.Alpha,

@@ -46,7 +46,21 @@ type Options struct {
 	// PerRepeat takes the repeats as the samples when a side has a single run (the repeat-level U
 	// test; only honest for reports made back to back on an idle machine).
 	PerRepeat bool
+	// RunValue is what each run contributes when the runs are the samples: RunMedian (default) or
+	// RunBest.
+	RunValue string
 }
+
+// What a run contributes as a sample (Options.RunValue).
+const (
+	// RunMedian is the median over the run's repeats (of the per-repeat ratios when normalizing).
+	RunMedian = "median"
+	// RunBest is the run's best repeat (the smallest time, the largest throughput), divided by the
+	// reference target's best repeat of the same run when normalizing. On a shared machine other
+	// work only ever adds time, so the best repeat is the one least disturbed: it moves far less from
+	// run to run than the median does when the machine is busy.
+	RunBest = "best"
+)
 
 // DefaultFigures is the set compared when Options.Figures is empty: the throughput (rows_per_s, or
 // ops_per_s when a result has no rows) and the p50 and p99 latencies. Latency figures (percentiles,
@@ -110,6 +124,8 @@ type Comparison struct {
 	Alpha               float64 `json:"alpha"`
 	// Sample is the unit of evidence: "runs", "repeats" or "one run" (see SampleRuns...).
 	Sample string `json:"sample"`
+	// RunValue is what each run contributed when Sample is "runs": "median" or "best".
+	RunValue string `json:"run_value,omitempty"`
 	// Forced lists the differences that would have refused the comparison without --force.
 	Forced []string `json:"forced,omitempty"`
 	// Sweep is true when either report covers several dataset sizes (rows then name their size).
@@ -251,6 +267,13 @@ func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error)
 	if c.opts.Alpha == 0 {
 		c.opts.Alpha = DefaultAlpha
 	}
+	switch c.opts.RunValue {
+	case "":
+		c.opts.RunValue = RunMedian
+	case RunMedian, RunBest:
+	default:
+		return nil, fmt.Errorf("run value %q: want %s or %s", c.opts.RunValue, RunMedian, RunBest)
+	}
 	if a := c.opts.Alpha; !(a > 0 && a < 1) {
 		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
 	}
@@ -292,9 +315,10 @@ func (c *comparer) run() (*Comparison, error) {
 	c.out = &Comparison{
 		Old: source(c.oldName, c.old, len(c.olds)), New: source(c.newName, c.new, len(c.news)),
 		NormalizeBy: c.opts.NormalizeBy, NormalizedByDefault: byDefault, Alpha: c.opts.Alpha, Sample: c.sample,
-		Forced: c.forced,
-		Sweep:  len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
-		Rows:   []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
+		RunValue: runValue(c.sample, c.opts.RunValue),
+		Forced:   c.forced,
+		Sweep:    len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
+		Rows:     []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
 	}
 	if err := c.pairResults(); err != nil {
 		return nil, err
@@ -748,9 +772,16 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 		if len(s.values) == 0 {
 			continue
 		}
-		if c.sample == SampleRuns {
+		switch {
+		case c.sample == SampleRuns && c.opts.RunValue == RunBest:
+			v, err := c.bestOfRun(r, ref(i), fig)
+			if err != nil {
+				return out, err
+			}
+			out.values = append(out.values, v)
+		case c.sample == SampleRuns:
 			out.values = append(out.values, median(s.values))
-		} else {
+		default:
 			pooled = append(pooled, s.values...)
 		}
 	}
@@ -765,6 +796,40 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 		out.merged = m
 	}
 	return out, nil
+}
+
+// bestOfRun is a run's best repeat of fig (divided by the reference's best repeat of the run).
+func (c *comparer) bestOfRun(r, ref *report.Result, fig string) (float64, error) {
+	info, _ := report.LookupFigure(fig)
+	best := func(r *report.Result) float64 {
+		b := math.NaN()
+		for _, rep := range r.Repeats {
+			v, ok := rep.Figures[fig]
+			if !ok {
+				continue
+			}
+			if math.IsNaN(b) || (info.HigherBetter && v > b) || (!info.HigherBetter && v < b) {
+				b = v
+			}
+		}
+		return b
+	}
+	v := best(r)
+	if ref != nil {
+		d := best(ref)
+		if d == 0 || math.IsNaN(d) {
+			return 0, fmt.Errorf("%s %s: the reference %s has no %s to normalize by", r.Target, r.Workload, ref.Target, fig)
+		}
+		v /= d
+	}
+	return v, nil
+}
+
+func runValue(sample, v string) string {
+	if sample != SampleRuns {
+		return ""
+	}
+	return v
 }
 
 // median of xs (not modified).

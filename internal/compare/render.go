@@ -186,6 +186,9 @@ func legend(c *Comparison) string {
 	switch c.Sample {
 	case SampleRuns:
 		samples = "runs (each run's median over its repeats; N counts runs)"
+		if c.RunValue == RunBest {
+			samples = "runs (each run's best repeat, divided by the reference's best when normalized; N counts runs)"
+		}
 	case SampleOneRun:
 		samples = "repeats of one run per side (\"? one run\": no significance without the run-to-run variation)"
 	}

@@ -212,3 +212,69 @@ func TestRefusals(t *testing.T) {
 		t.Error("an empty side was compared")
 	}
 }
+
+// busyRun is a run on a busy machine: in about half the repeats other work adds up to 150% to each
+// target's time independently (it only ever adds), around a true ratio of k.
+func busyRun(rng *rand.Rand, k float64, repeats int) *report.Report {
+	mk := func(base float64) []float64 {
+		out := make([]float64, repeats)
+		for i := range out {
+			v := base * (1 + .005*rng.Float64())
+			if rng.Float64() < .5 {
+				v *= 1 + 1.5*rng.Float64()
+			}
+			out[i] = v
+		}
+		return out
+	}
+	r := comparetest.Report("busy",
+		ct{Target: "ref", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"ns_per_row": mk(13)}},
+		ct{Target: "sut", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"ns_per_row": mk(60 * k)}},
+	)
+	r.Run.Baseline = "ref"
+	return r
+}
+
+// The best repeat of each run sees through a busy machine where the median does not: a 10% slowdown
+// is caught with --run-value best, and identical code is not flagged.
+func TestRunValueBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	runs := func(k float64) []*report.Report {
+		out := make([]*report.Report, 5)
+		for i := range out {
+			out[i] = busyRun(rng, k, 21)
+		}
+		return out
+	}
+	caught, falseAlarms := 0, 0
+	const gates = 20
+	var th Thresholds
+	if err := th.Set("5%"); err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < gates; g++ {
+		old := runs(1)
+		for _, k := range []float64{1, 1.1} {
+			c, err := CompareRuns(old, runs(k), Options{RunValue: RunBest, Figures: []string{"ns_per_row"}, Thresholds: &th})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.RunValue != RunBest || c.NormalizeBy != "ref" {
+				t.Fatalf("run value %q, normalized by %q", c.RunValue, c.NormalizeBy)
+			}
+			if c.Gate.Verdict == GateFail {
+				if k == 1 {
+					falseAlarms++
+				} else {
+					caught++
+				}
+			}
+		}
+	}
+	if caught != gates || falseAlarms > 1 {
+		t.Errorf("best repeat: caught %d of %d 10%% slowdowns, %d false alarms", caught, gates, falseAlarms)
+	}
+	if _, err := CompareRuns(runs(1), runs(1), Options{RunValue: "mean"}); err == nil || !strings.Contains(err.Error(), `run value "mean": want median or best`) {
+		t.Errorf("bad run value: %v", err)
+	}
+}
