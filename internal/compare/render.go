@@ -161,10 +161,14 @@ func describe(s Source) string {
 }
 
 func byDefault(c *Comparison) string {
-	if c.NormalizedByDefault {
-		return " (by default: the baseline both sides name)"
+	s := ""
+	if c.RunValue == RunBest {
+		s = " (each run: its best repeat over the reference's best repeat)"
 	}
-	return ""
+	if c.NormalizedByDefault {
+		s += " (by default: the baseline both sides name)"
+	}
+	return s
 }
 
 func sideName(c *Comparison, in string) string {
