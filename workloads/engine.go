@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -37,6 +38,11 @@ type Runner struct {
 	// Instructions, when set, counts the instructions of every timed repeat (the process runs under
 	// callgrind): the figures instr_per_op and instr_per_row.
 	Instructions *callgrind.Counter
+	// Spawn starts a worker process for one target of the plan, writing its report to out
+	// (isolation: process; see process.go). Stdin, stdout and stderr are left to the engine.
+	Spawn func(ctx context.Context, target, out string) *exec.Cmd
+	// Step, in a worker process, announces each step to the parent and waits for its go-ahead.
+	Step func(step string) error
 }
 
 // targetState is one configured target through the run.
@@ -59,6 +65,12 @@ type resultKey struct {
 // cancellation; then no report is produced).
 func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	p := r.Plan
+	if p.Isolation == config.IsolationProcess {
+		if r.Spawn == nil {
+			return nil, exitcode.Usagef("isolation: process needs a dbbench binary to start workers (use dbbench run)")
+		}
+		return r.runProcesses(ctx)
+	}
 	prog := newProgress(r.Progress)
 	envf := r.Environment
 	if envf == nil {
@@ -203,6 +215,9 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, states []
 	}()
 
 	for _, s := range states {
+		if err := r.step("load %d", size); err != nil {
+			return err
+		}
 		if err := r.open(ctx, s, size, runDir, ds, prog); err != nil {
 			return err
 		}
@@ -353,13 +368,16 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 
 	total := p.Warmup + p.Repeats
-	rewarm := isolation(p) == config.IsolationRewarm
+	rewarm := isolation(p) == config.IsolationRewarm || r.Step != nil
 	for rep := 0; rep < total; rep++ {
 		warm := rep < p.Warmup
 		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
 		for _, a := range act {
 			if a.acc.failed() {
 				continue
+			}
+			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
+				return err
 			}
 			if rewarm && !warm {
 				if err := r.rewarm(ctx, a.exec, a.acc, run); err != nil {

@@ -95,7 +95,7 @@ func TestExitCodes(t *testing.T) {
 		{"required target unavailable", []string{"run", "-q", "-c", missing, "--out", filepath.Join(dir, "m.json")}, exitcode.Infra, "", "target b: unavailable on this machine: no server: set ADDRESS or install Docker"},
 		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions)", "--targets: left out 1 assertions that name other targets"},
 		{"unknown target", []string{"run", "-c", passing, "--targets", "c"}, exitcode.Usage, "", `--targets: the config has no target "c" (targets: a, b)`},
-		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm`},
+		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm, process`},
 		{"instructions without a callgrind build", []string{"run", "-c", passing, "--instructions"}, exitcode.Usage, "", "--instructions: this dbbench was built without callgrind support"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},

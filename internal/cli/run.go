@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,8 @@ type RunOptions struct {
 	Isolation string
 	// Instructions counts instructions per operation under valgrind's callgrind.
 	Instructions bool
+	// Worker runs one target as a worker process of a run with isolation: process (hidden).
+	Worker string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -85,6 +88,8 @@ Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config erro
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
 	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
+	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
+	_ = cmd.Flags().MarkHidden("worker")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
@@ -108,6 +113,9 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 			return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
 		}
 		c.Isolation = opts.Isolation
+	}
+	if opts.Worker != "" {
+		opts.Targets, opts.Quiet, c.Isolation = []string{opts.Worker}, true, config.IsolationRewarm
 	}
 	if len(opts.Targets) > 0 {
 		dropped, err := c.KeepTargets(opts.Targets)
@@ -140,6 +148,28 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		progress = nil
 	}
 	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir, Instructions: counter}
+	if plan.Isolation == config.IsolationProcess {
+		if opts.Instructions {
+			return exitcode.Usagef("--instructions counts one process: it does not combine with isolation: process")
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
+		}
+		runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
+			args := []string{"run", "-q", "--worker", target, "--out", out}
+			if opts.Config != "" {
+				args = append(args, "-c", opts.Config)
+			}
+			if opts.CI {
+				args = append(args, "--ci")
+			}
+			return exec.CommandContext(ctx, self, args...)
+		}
+	}
+	if opts.Worker != "" {
+		runner.Step = workloads.WorkerStep(os.Stdin, f.Out)
+	}
 	rep, err := runner.Run(cmd.Context())
 	if err != nil {
 		return err
@@ -149,6 +179,9 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	rep.Run.CommandLine = commandLine(opts.Args)
 	if err := report.Write(out, rep); err != nil {
 		return exitcode.Infraf("%v", err)
+	}
+	if opts.Worker != "" {
+		return verdictError(rep) // stdout is the step protocol: no summary
 	}
 	if err := render.Summary(f.Out, rep); err != nil {
 		return exitcode.Infraf("write summary: %v", err)

@@ -38,10 +38,13 @@ const (
 	// untimed, verified run of the same workload on the same target, so the repeat starts from its
 	// own caches, TLB and heap rather than from whatever the previous target left.
 	IsolationRewarm = "rewarm"
+	// IsolationProcess gives every target a process of its own (re-warmed as with rewarm), run one
+	// step at a time in the same interleaved order: no shared heap, runtime or address space.
+	IsolationProcess = "process"
 )
 
 // IsolationModes lists the accepted values of `isolation`.
-var IsolationModes = []string{IsolationNone, IsolationRewarm}
+var IsolationModes = []string{IsolationNone, IsolationRewarm, IsolationProcess}
 
 // Config is a parsed config file, before CI overrides and adapter validation.
 type Config struct {

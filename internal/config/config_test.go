@@ -178,7 +178,7 @@ func TestConfigErrors(t *testing.T) {
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
 		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
-		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: process", 1), false, `x.yaml:7: isolation "process": want one of none, rewarm`},
+		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
