@@ -59,8 +59,9 @@ Without -c it runs the built-in default config (LMDB through lmdb-go against the
 no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
 --ci uses the config's ci: section: reduced sizes and every threshold relaxed.
 --targets runs only the named targets (assertions naming others are left out, and said so), to see a
-target's figures without its neighbours. --isolation overrides the config's isolation: none, or
-rewarm (a GC and an untimed run of the workload before each timed repeat of a target).
+target's figures without its neighbours. --isolation overrides the config's isolation: none, rewarm
+(a GC and an untimed run of the workload before each timed repeat of a target), or process (rewarm,
+and every target in a worker process of its own, run one step at a time in the same order).
 --instructions also counts the instructions of every timed repeat with valgrind's callgrind
 (figures instr_per_op and instr_per_row, beside the times): deterministic, so a shared machine's
 noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a small config); it
