@@ -454,9 +454,11 @@ func isolation(p *config.Plan) string {
 // rewarm makes a target's next timed repeat independent of the targets that ran just before it. In
 // one process the targets share the CPU caches, the TLB and the Go heap: a target measured right
 // after others finds its pages evicted (four 100,000-person LMDB environments do not fit a 32 MiB
-// L3) and may pay for their garbage in a GC cycle. So the garbage is collected first, then the same
-// workload runs once untimed (and verified, like a warm-up) on the same target, leaving the state
-// its previous timed repeat would have left had it run alone.
+// L3) and may pay for their garbage: a GC cycle, and the runtime handing freed memory back to the
+// OS in the background (a plain runtime.GC left lmdb-c's lookups 15% slower beside lmdb-go-copy).
+// So the garbage is collected and returned to the OS first, then the same workload runs once untimed
+// (and verified, like a warm-up) on the same target, leaving the state its previous timed repeat
+// would have left had it run alone.
 func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
 	debug.FreeOSMemory()
 	m, err := ex.run(ctx)
