@@ -131,7 +131,7 @@ func TestCompareCommand(t *testing.T) {
 		wantErr    string // the one stderr line, prefix "dbbench: " included; "" = no stderr
 		wantNotOut []string
 	}{
-		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s/ref", "  ~"}, "", []string{"gate:"}},
+		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s/ref", "? one run"}, "", []string{"gate:"}},
 		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--per-repeat"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
 		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold"}, "", nil},
 		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%"}, exitcode.OK, []string{"gate: PASS"}, "", nil},

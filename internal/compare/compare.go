@@ -741,7 +741,7 @@ func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) er
 		row.CIConfidence = st.ciConfidence
 		row.P = st.cmp.P
 		row.Verdict, row.Reason = verdict(st, info.HigherBetter)
-		if c.sample == SampleOneRun && row.Verdict != Same {
+		if c.sample == SampleOneRun && !st.allEqual {
 			row.Verdict, row.Reason = OneRun, "one run per side: the run-to-run variation is not measured"
 		}
 		c.out.Rows = append(c.out.Rows, row)
