@@ -40,7 +40,7 @@ func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 		Long: `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
 figure, prints the median in OLD and NEW, the change in percent with its confidence interval, the
 p-value of the Mann-Whitney U test (benchstat's statistics, from golang.org/x/perf/benchmath) and a
-verdict: better, worse, or ~ (no significant change). Latency percentiles also show the value from
+verdict: better, worse, ~ (no significant change) or "? one run". Latency percentiles also show the value from
 the histogram merged over all repeats.
 
 The unit of evidence is a run, not a repeat: the repeats of one run share that moment's machine and
@@ -81,7 +81,7 @@ benchmark, even with --force.
 Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure got significantly worse beyond
 its threshold, or a result failed in NEW); 2 unusable input (missing or corrupt report, a report from
 a newer dbbench, incompatible reports, unknown --normalize-by target, bad threshold or figure) or a
-gate that cannot decide (too few repeats, a result failed in OLD).`,
+gate that cannot decide (too few runs, a result failed in OLD).`,
 		Example: `  dbbench compare baselines/default-ci.json reports/default-ci.json
   dbbench compare base-1.json base-2.json base-3.json base-4.json base-5.json -- new-*.json
   dbbench compare baselines/gate-ci/ reports/gate/ --threshold 5%
