@@ -2,12 +2,12 @@ package compare
 
 import (
 	"fmt"
-
-	"github.com/dbbench/dbbench/report"
 	"maps"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dbbench/dbbench/report"
 )
 
 // gate applies the thresholds: a row fails when its figure got significantly worse (U test at alpha)
