@@ -83,7 +83,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		Run: report.Run{
 			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
 			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: "interleaved ABAB (targets in config order, each repeat)",
-			Isolation: isolation(p), Baseline: p.Baseline,
+			Isolation: isolation(p), Baseline: p.Baseline, Rewarm: rewarmRuns(p),
 			StartedAt: time.Now().UTC(),
 		},
 		Results:    []report.Result{},
@@ -456,16 +456,30 @@ func isolation(p *config.Plan) string {
 // after others finds its pages evicted (four 100,000-person LMDB environments do not fit a 32 MiB
 // L3) and may pay for their garbage: a GC cycle, and the runtime handing freed memory back to the
 // OS in the background (a plain runtime.GC left lmdb-c's lookups 15% slower beside lmdb-go-copy).
-// So the garbage is collected and returned to the OS first, then the same workload runs once untimed
-// (and verified, like a warm-up) on the same target, leaving the state its previous timed repeat
-// would have left had it run alone.
+// So the garbage is collected and returned to the OS first, then the same workload runs untimed (and
+// verified, like a warm-up) on the same target, Plan.Rewarm times (config.DefaultRewarm: once is
+// not enough for the cache to keep a scan's data), leaving the state its previous timed repeats would
+// have left had it run alone.
 func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
 	debug.FreeOSMemory()
-	m, err := ex.run(ctx)
-	if err != nil {
-		return err
+	for i := 0; i < max(r.Plan.Rewarm, 1); i++ {
+		m, err := ex.run(ctx)
+		if err != nil {
+			return err
+		}
+		if err := acc.verify(m, run); err != nil {
+			return err
+		}
 	}
-	return acc.verify(m, run)
+	return nil
+}
+
+// rewarmRuns is the plan's untimed runs before each timed repeat, 0 without re-warming.
+func rewarmRuns(p *config.Plan) int {
+	if i := isolation(p); i != config.IsolationRewarm && i != config.IsolationProcess {
+		return 0
+	}
+	return max(p.Rewarm, 1)
 }
 
 func closeOp(op adapters.Op) {

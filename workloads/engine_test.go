@@ -390,11 +390,12 @@ targets:
 		t.Fatal(err)
 	}
 	got := strings.Join(log.calls, " ")
-	if want := "A:scan B:scan A:scan A:scan B:scan B:scan A:scan A:scan B:scan B:scan"; got != want {
+	// Warm-up, then per repeat and target: config.DefaultRewarm (2) untimed runs and the timed one.
+	if want := "A:scan B:scan A:scan A:scan A:scan B:scan B:scan B:scan A:scan A:scan A:scan B:scan B:scan B:scan"; got != want {
 		t.Errorf("order %q, want %q", got, want)
 	}
-	if rep.Run.Isolation != config.IsolationRewarm {
-		t.Errorf("report isolation %q, want %q", rep.Run.Isolation, config.IsolationRewarm)
+	if rep.Run.Isolation != config.IsolationRewarm || rep.Run.Rewarm != 2 {
+		t.Errorf("report isolation %q rewarm %d, want %q 2", rep.Run.Isolation, rep.Run.Rewarm, config.IsolationRewarm)
 	}
 	for _, x := range rep.Results {
 		if len(x.Repeats) != 2 {

@@ -139,7 +139,7 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
 			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats,
 			Order:     "interleaved ABAB (targets in config order, each repeat), one process per target",
-			Isolation: config.IsolationProcess, Baseline: p.Baseline, StartedAt: started, Harness: harness,
+			Isolation: config.IsolationProcess, Baseline: p.Baseline, Rewarm: rewarmRuns(p), StartedAt: started, Harness: harness,
 		},
 		Results: []report.Result{}, Assertions: []report.Assertion{},
 	}

@@ -88,8 +88,8 @@ func TestResolveGood(t *testing.T) {
 	if p.Seed != 7 || p.Warmup != 0 || p.Repeats != 3 || p.Sizes[0] != 1000 || len(p.Assertions) != 2 {
 		t.Errorf("plan: %+v", p)
 	}
-	if p.Isolation != IsolationNone {
-		t.Errorf("isolation %q by default, want %q", p.Isolation, IsolationNone)
+	if p.Isolation != IsolationNone || p.Rewarm != DefaultRewarm {
+		t.Errorf("isolation %q rewarm %d by default, want %q %d", p.Isolation, p.Rewarm, IsolationNone, DefaultRewarm)
 	}
 	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm", 1)))
 	if err != nil {
@@ -178,6 +178,7 @@ func TestConfigErrors(t *testing.T) {
 		{"two documents", good + "---\nname: y\n", false, "only one YAML document"},
 		{"slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: lots", 1), false, "slowdown must be a fraction"},
 		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
+		{"rewarm", strings.Replace(good, "repeats: 3", "repeats: 3\nrewarm: 0", 1), false, `x.yaml:7: rewarm must be positive`},
 		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,7 @@ type Plan struct {
 	Repeats     int
 	Isolation   string // one of IsolationModes
 	Baseline    string // the baseline target, "" for none
+	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
 	Workloads   []WorkloadPlan
 	Targets     []TargetPlan
 	Assertions  []assertion.Assertion
@@ -101,7 +102,7 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
 		Source: c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
-		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, CI: ci,
+		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -339,6 +340,7 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	}
 	if p.Isolation != "" && p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
+		out["rewarm"] = p.Rewarm
 	}
 	if p.Baseline != "" {
 		out["baseline"] = p.Baseline
