@@ -46,8 +46,8 @@ the histogram merged over all repeats.
 The unit of evidence is a run, not a repeat: the repeats of one run share that moment's machine and
 are not independent samples of what changes between runs. So give each side several reports of
 independent runs, separated by --, or a directory of reports: each run contributes one value (its
-median over repeats). At alpha 0.05 the U test needs 4 runs per side (5 are better); with fewer the
-verdict is "too few samples". With one report per side the run-to-run variation is not measured:
+median over repeats). Over runs the significance level is 0.01 (--alpha): the U test needs 5 runs
+per side to reach it (7 tolerate an outlying run); with fewer the verdict is "too few samples". With one report per side the run-to-run variation is not measured:
 no change is called significant (verdict "? one run") and a gate decides on its threshold alone.
 --per-repeat restores the repeat-level test for one report per side (only for reports made back to
 back on an idle machine). --run-value best makes each run contribute its best repeat instead of its
@@ -120,7 +120,7 @@ gate that cannot decide (too few runs, a result failed in OLD).`,
 	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown or json")
 	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
 	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
-	fl.Float64Var(&opts.Alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
 	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (the differences are named)")
 	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "what each run contributes with several runs per side: median or best (its best repeat)")
 	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
