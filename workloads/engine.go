@@ -451,11 +451,11 @@ func isolation(p *config.Plan) string {
 	return p.Isolation
 }
 
-// rewarm makes a target's next timed repeat independent of the targets that ran just before it. In
-// one process the targets share the CPU caches, the TLB and the Go heap: a target measured right
-// after others finds its pages evicted (four 100,000-person LMDB environments do not fit a 32 MiB
-// L3) and may pay for their garbage: a GC cycle, and the runtime handing freed memory back to the
-// OS in the background (a plain runtime.GC left lmdb-c's lookups 15% slower beside lmdb-go-copy).
+// rewarm makes a target's next timed repeat independent of the targets that ran just before it. The
+// targets share the CPU caches and the TLB (and, in one process, the Go heap): a target measured
+// right after others finds its data evicted by theirs, and may pay for their garbage: a GC cycle,
+// and the runtime handing freed memory back to the OS in the background (with a plain runtime.GC
+// lmdb-c's lookups stayed about 20% slower beside lmdb-go-copy).
 // So the garbage is collected and returned to the OS first, then the same workload runs untimed (and
 // verified, like a warm-up) on the same target, Plan.Rewarm times (config.DefaultRewarm: once is
 // not enough for the cache to keep a scan's data), leaving the state its previous timed repeats would
