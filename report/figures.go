@@ -29,6 +29,8 @@ var Figures = []FigureInfo{
 	{"ops", "count", true, "operations done"},
 	{"rows", "count", true, "rows read or written"},
 	{"errors", "count", false, "failed operations"},
+	{"instr_per_op", "count", false, "instructions per operation, counted by callgrind (dbbench run --instructions; this process only)"},
+	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
 }
 
 // LookupFigure returns the FigureInfo for a name.

@@ -66,6 +66,19 @@ type Run struct {
 	Errors        []string `json:"errors,omitempty"`
 	CommandLine   string   `json:"command_line,omitempty"`
 	SlowdownNotes string   `json:"slowdown_notes,omitempty"`
+
+	// Isolation is how a target's timed repeats were kept from depending on the targets run before
+	// them: "none", or "rewarm" (a GC and an untimed run of the same workload before each).
+	Isolation string `json:"isolation"`
+	// Rewarm is how many untimed runs of the workload preceded each timed repeat of a target
+	// (isolation rewarm or process; 0 otherwise).
+	Rewarm int `json:"rewarm,omitempty"`
+	// Baseline is the config's baseline target ("" for none): dbbench compare normalizes by it by
+	// default when both reports name the same one.
+	Baseline string `json:"baseline,omitempty"`
+	// Instructions says how instr_per_op and instr_per_row were counted, when they were (dbbench run
+	// --instructions); empty otherwise.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Harness is the measured overhead of the engine's timing around one operation.

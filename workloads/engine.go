@@ -11,11 +11,15 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -33,6 +37,14 @@ type Runner struct {
 	TempDir string
 	// Environment describes the machine; nil uses report.CollectEnvironment.
 	Environment func() report.Environment
+	// Instructions, when set, counts the instructions of every timed repeat (the process runs under
+	// callgrind): the figures instr_per_op and instr_per_row.
+	Instructions *callgrind.Counter
+	// Spawn starts a worker process for one target of the plan, writing its report to out
+	// (isolation: process; see process.go). Stdin, stdout and stderr are left to the engine.
+	Spawn func(ctx context.Context, target, out string) *exec.Cmd
+	// Step, in a worker process, announces each step to the parent and waits for its go-ahead.
+	Step func(step string) error
 }
 
 // runDirPrefix names the temporary directory of a run (its targets' stores live inside).
@@ -59,6 +71,12 @@ type resultKey struct {
 // with the verdict "error" and the errors in run.errors.
 func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	p := r.Plan
+	if p.Isolation == config.IsolationProcess {
+		if r.Spawn == nil {
+			return nil, exitcode.Usagef("isolation: process needs a dbbench binary to start workers (use dbbench run)")
+		}
+		return r.runProcesses(ctx)
+	}
 	prog := newProgress(r.Progress)
 	envf := r.Environment
 	if envf == nil {
@@ -71,12 +89,16 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		Run: report.Run{
 			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
 			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: "interleaved ABAB (targets in config order, each repeat)",
+			Isolation: isolation(p), Baseline: p.Baseline, Rewarm: rewarmRuns(p),
 			StartedAt: time.Now().UTC(),
 		},
 		Results:    []report.Result{},
 		Assertions: []report.Assertion{},
 	}
 	rep.Run.Harness = calibrate()
+	if r.Instructions != nil {
+		rep.Run.Instructions = "callgrind: collection on around each timed repeat (the workload's operations with the engine's per-operation bookkeeping; for insert also the fresh store and its read-back), after a GC; this process only: a server in another process is not counted"
+	}
 
 	base := r.TempDir
 	if base == "" {
@@ -252,6 +274,9 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 	}()
 
 	for _, s := range states {
+		if err := r.step("load %d", size); err != nil {
+			return err
+		}
 		if err := r.open(ctx, s, size, runDir, sh, ds, prog); err != nil {
 			return err
 		}
@@ -408,6 +433,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 
 	total := p.Warmup + p.Repeats
+	rewarm := isolation(p) == config.IsolationRewarm || r.Step != nil
 	for rep := 0; rep < total; rep++ {
 		warm := rep < p.Warmup
 		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
@@ -416,7 +442,19 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 				continue
 			}
 			prog.target(a.s.plan.Name)
-			m, err := a.exec.run(ctx)
+			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
+				return err
+			}
+			if rewarm && !warm {
+				if err := r.rewarm(ctx, a.exec, a.acc, run); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
+					continue
+				}
+			}
+			m, err := r.measure(ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -448,6 +486,66 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	prog.done(w.Name, size, accs)
 	return nil
+}
+
+// measure runs one execution; a timed one under instruction counting has its instructions counted.
+// The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
+func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
+	if r.Instructions == nil || !timed {
+		return ex.run(ctx)
+	}
+	runtime.GC()
+	var (
+		m   *measurement
+		err error
+	)
+	n, cerr := r.Instructions.Count(name, func() { m, err = ex.run(ctx) })
+	if err == nil && cerr != nil {
+		err = fmt.Errorf("count instructions: %w", cerr)
+	}
+	if m != nil {
+		m.instructions = n
+	}
+	return m, err
+}
+
+// isolation is the plan's isolation mode ("" from a plan built in code means none).
+func isolation(p *config.Plan) string {
+	if p.Isolation == "" {
+		return config.IsolationNone
+	}
+	return p.Isolation
+}
+
+// rewarm makes a target's next timed repeat independent of the targets that ran just before it. The
+// targets share the CPU caches and the TLB (and, in one process, the Go heap): a target measured
+// right after others finds its data evicted by theirs, and may pay for their garbage: a GC cycle,
+// and the runtime handing freed memory back to the OS in the background (with a plain runtime.GC
+// lmdb-c's lookups stayed about 20% slower beside lmdb-go-copy).
+// So the garbage is collected and returned to the OS first, then the same workload runs untimed (and
+// verified, like a warm-up) on the same target, Plan.Rewarm times (config.DefaultRewarm: once is
+// not enough for the cache to keep a scan's data), leaving the state its previous timed repeats would
+// have left had it run alone.
+func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
+	debug.FreeOSMemory()
+	for i := 0; i < max(r.Plan.Rewarm, 1); i++ {
+		m, err := ex.run(ctx)
+		if err != nil {
+			return err
+		}
+		if err := acc.verify(m, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewarmRuns is the plan's untimed runs before each timed repeat, 0 without re-warming.
+func rewarmRuns(p *config.Plan) int {
+	if i := isolation(p); i != config.IsolationRewarm && i != config.IsolationProcess {
+		return 0
+	}
+	return max(p.Rewarm, 1)
 }
 
 func closeOp(op adapters.Op) {

@@ -434,6 +434,57 @@ targets:
 	}
 }
 
+// With isolation: rewarm every timed repeat of a target directly follows an untimed run of the same
+// workload on that target, so no other target's work comes between them; warm-ups are not doubled.
+func TestRewarmIsolation(t *testing.T) {
+	log := &callLog{}
+	rep, err := run(t, plan(t, log, `name: t
+dataset: {persons: 20}
+warmup: 1
+repeats: 2
+isolation: rewarm
+workloads: [scan]
+targets:
+  - {name: a, adapter: fake, options: {label: A}}
+  - {name: b, adapter: fake, options: {label: B}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(log.calls, " ")
+	// Warm-up, then per repeat and target: config.DefaultRewarm (2) untimed runs and the timed one.
+	if want := "A:scan B:scan A:scan A:scan A:scan B:scan B:scan B:scan A:scan A:scan A:scan B:scan B:scan B:scan"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if rep.Run.Isolation != config.IsolationRewarm || rep.Run.Rewarm != 2 {
+		t.Errorf("report isolation %q rewarm %d, want %q 2", rep.Run.Isolation, rep.Run.Rewarm, config.IsolationRewarm)
+	}
+	for _, x := range rep.Results {
+		if len(x.Repeats) != 2 {
+			t.Errorf("%s %s: %d repeats recorded, want 2 (re-warm runs are not timed)", x.Target, x.Workload, len(x.Repeats))
+		}
+	}
+}
+
+// A re-warm run is verified like a warm-up: work it did not do fails the result.
+func TestRewarmIsVerified(t *testing.T) {
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 20}
+warmup: 0
+repeats: 2
+isolation: rewarm
+workloads: [scan]
+targets:
+  - {name: a, adapter: fake, options: {drop_row: true}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := rep.Results[0]; x.Status != "failed" || !strings.Contains(x.Error, "re-warm before repeat 1") {
+		t.Errorf("status %q, error %q: want a failed re-warm", x.Status, x.Error)
+	}
+}
+
 func TestUnavailableTargets(t *testing.T) {
 	y := `name: t
 dataset: {persons: 10}

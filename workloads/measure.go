@@ -25,6 +25,8 @@ type measurement struct {
 	errHist *hdrhistogram.Histogram
 	// readers holds each concurrent reader's tally (concurrent workload only).
 	readers []adapters.Tally
+	// instructions is what the process executed during the repeat (0: not counted).
+	instructions int64
 }
 
 func newMeasurement() *measurement {

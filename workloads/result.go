@@ -122,6 +122,14 @@ func (a *resultAcc) add(index int, m *measurement) {
 	if m.rows > 0 {
 		figs["ns_per_row"] = float64(m.elapsed.Nanoseconds()) / float64(m.rows)
 	}
+	if m.instructions > 0 {
+		if m.ops > 0 {
+			figs["instr_per_op"] = float64(m.instructions) / float64(m.ops)
+		}
+		if m.rows > 0 {
+			figs["instr_per_row"] = float64(m.instructions) / float64(m.rows)
+		}
+	}
 	a.repeats = append(a.repeats, report.Repeat{
 		Index: index, ElapsedNs: m.elapsed.Nanoseconds(), Ops: m.ops, Rows: m.rows, Errors: m.errors,
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,

@@ -195,3 +195,37 @@ func TestVersion(t *testing.T) {
 		t.Errorf("exit %d: %q", code, out)
 	}
 }
+
+// TestProcessIsolation runs every target in a worker process of its own: one merged report, the
+// assertions decided on it, nothing left behind.
+func TestProcessIsolation(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, "proc.yaml")
+	targets := "  - {name: lmdb-c, adapter: lmdb-c}\n  - {name: lmdb-go, adapter: lmdb}\n  - {name: memory, adapter: memory}"
+	body := strings.Replace(tinyConfig, "TARGETS", targets, 1)
+	os.WriteFile(cfg, []byte(strings.Replace(body, "repeats: 3\n", "repeats: 3\nisolation: process\n", 1)), 0o644)
+	out := filepath.Join(dir, "report.json")
+	code, stdout, stderr := dbbench(t, tmp, "run", "-c", cfg, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Run.Isolation != "process" || len(r.Targets) != 3 || len(r.Results) != 12 || len(r.Assertions) != 2 || r.Verdict != "pass" {
+		t.Errorf("report: isolation %q, %d targets, %d results, %d assertions, verdict %s", r.Run.Isolation, len(r.Targets), len(r.Results), len(r.Assertions), r.Verdict)
+	}
+	if r.Results[0].Target != "lmdb-c" || r.Results[1].Target != "lmdb-go" || r.Results[0].Workload != "scan" {
+		t.Errorf("results not in run order: %s %s, %s %s", r.Results[0].Target, r.Results[0].Workload, r.Results[1].Target, r.Results[1].Workload)
+	}
+	for _, w := range []string{"scan", "lookup", "insert", "concurrent"} {
+		c, g := r.Find("lmdb-c", w, 0), r.Find("lmdb-go", w, 0)
+		if c == nil || g == nil || c.Repeats[0].Checksum != g.Repeats[0].Checksum {
+			t.Errorf("%s: the worker processes' results disagree", w)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
@@ -132,6 +134,10 @@ func TestExitCodes(t *testing.T) {
 		{"out replaces an earlier report with --force", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json"), "--force"}, exitcode.OK, "verdict: PASS", ""},
 		{"empty validate config", []string{"validate", "-c", ""}, exitcode.Usage, "", "--config: empty value"},
 		{"config is an endless device", []string{"validate", "-c", "/dev/zero"}, exitcode.Usage, "", "larger than 4 MiB"},
+		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions)", "--targets: left out 1 assertions that name other targets"},
+		{"unknown target", []string{"run", "-c", passing, "--targets", "c"}, exitcode.Usage, "", `--targets: the config has no target "c" (targets: a, b)`},
+		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm, process`},
+		{"instructions without a callgrind build", []string{"run", "-c", passing, "--instructions"}, exitcode.Usage, "", "--instructions: this dbbench was built without callgrind support"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
 		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},
@@ -145,6 +151,9 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if callgrind.Available && strings.HasPrefix(tt.name, "instructions") {
+				t.Skip("built with -tags callgrind: --instructions would restart the test binary under valgrind")
+			}
 			code, out, errOut := execute(t, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
@@ -168,6 +177,9 @@ func TestExitCodes(t *testing.T) {
 	// The passing run wrote a readable report; a failed-to-start run wrote none.
 	if r, err := report.Read(filepath.Join(dir, "p.json")); err != nil || r.Verdict != "pass" || len(r.Results) != 8 {
 		t.Errorf("report: %v", err)
+	}
+	if r, err := report.Read(filepath.Join(dir, "alone.json")); err != nil || r.Run.Isolation != "rewarm" || len(r.Targets) != 1 {
+		t.Errorf("report of --targets a --isolation rewarm: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m.json")); err == nil {
 		t.Error("a run that could not start wrote a report")
@@ -202,5 +214,16 @@ func TestShippedConfigsValidate(t *testing.T) {
 				t.Errorf("%s: exit %d: %s%s", name, code, out, errOut)
 			}
 		})
+	}
+}
+
+func TestValgrindNotesAreDropped(t *testing.T) {
+	var b bytes.Buffer
+	v := &valgrindNotes{w: &b}
+	io.WriteString(v, "--123-- WARNING: unhandled amd64-linux syscall: 434\n--123-- You may be able to")
+	io.WriteString(v, " write your own handler.\nTARGET  WORKLOAD\n==123== Invalid read\ndbbench: no")
+	v.flush()
+	if got, want := b.String(), "TARGET  WORKLOAD\n==123== Invalid read\ndbbench: no"; got != want {
+		t.Errorf("passed on %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,44 @@ func compareFixtures(t *testing.T) map[string]string {
 	raw("thresholds.yaml", "default: 10%\nrows_per_s: 20%\n")
 	raw("bad-thresholds.yaml", "rows_per_s: fast\n")
 	paths["missing"] = filepath.Join(dir, "missing.json")
+
+	other := func(name string, change func(*report.Report)) {
+		r := mk(0.5, n, 7)
+		change(r)
+		write(name, r)
+	}
+	other("seed2", func(r *report.Report) { r.Run.Seed = 2 })
+	other("adapter", func(r *report.Report) { r.Targets[1].Adapter = "lmdb" })
+	other("config", func(r *report.Report) { r.Run.ConfigName = "lmdb" })
+
+	// Five runs per side, each at its own machine speed (±8%, the same for ref and sut), naming ref
+	// as their baseline; a directory per side as well.
+	for _, side := range []struct {
+		name  string
+		ratio float64
+	}{{"old", 0.5}, {"same", 0.5}, {"slower", 0.5 / 1.25}} {
+		d := filepath.Join(dir, "runs-"+side.name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 5; i++ {
+			r := mk(side.ratio, n, uint64(100*i)+uint64(len(side.name)))
+			speed := 1 + 0.08*float64(i-3)/2
+			for j := range r.Results {
+				for k := range r.Results[j].Repeats {
+					r.Results[j].Repeats[k].Figures["rows_per_s"] *= speed
+				}
+			}
+			r.Run.Baseline = "ref"
+			name := fmt.Sprintf("run-%s-%d", side.name, i)
+			write(name, r)
+			if err := report.Write(filepath.Join(d, name+".json"), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paths["run-"+side.name+"-dir"] = d
+	}
+	paths["empty-dir"] = t.TempDir()
 	return paths
 }
 
@@ -93,14 +132,14 @@ func TestCompareCommand(t *testing.T) {
 		wantErr    string // the one stderr line, prefix "dbbench: " included; "" = no stderr
 		wantNotOut []string
 	}{
-		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"normalized: every figure is the target's divided by ref's", "sut     scan      rows_per_s  ", "  ~"}, "", []string{"gate:"}},
-		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
-		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold", nil},
+		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s  ", "? one run"}, "", []string{"gate:"}},
+		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--per-repeat"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
+		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond 10%"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond 10% (one run a side: no test)", nil},
 		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%"}, exitcode.OK, []string{"gate: PASS"}, "", nil},
 		{"threshold file", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold-file", p["thresholds.yaml"]}, exitcode.OK, []string{"ok ≤20%", "gate: PASS"}, "", nil},
-		{"improvement passes", []string{p["base"], p["faster"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.OK, []string{"better", "gate: PASS"}, "", nil},
-		{"too few repeats cannot decide", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Usage, []string{"too few repeats", "gate: UNDECIDED", "need >= 4 samples"}, "dbbench: the regression gate cannot decide: sut scan rows_per_s/ref: cannot decide with 3 and 3 repeats (need >= 4 samples to detect a difference at alpha level 0.05)", nil},
-		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond the 10% threshold", nil},
+		{"improvement passes", []string{p["base"], p["faster"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.OK, []string{"better", "gate: PASS"}, "", nil},
+		{"too few repeats cannot decide", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.Usage, []string{"too few samples", "gate: UNDECIDED", "need >= 4 samples"}, "dbbench: the regression gate cannot decide: sut scan rows_per_s/ref: cannot decide with 3 and 3 repeats (need >= 4 samples to detect a difference at alpha level 0.05)", nil},
+		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond 10% (one run a side: no test)", nil},
 		{"absolute figures", []string{p["base"], p["same"], "--figures", "rows_per_s"}, exitcode.OK, []string{"ref     scan      rows_per_s", "sut     scan      rows_per_s"}, "", nil},
 
 		{"missing report", []string{p["missing"], p["base"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory", nil},
@@ -115,10 +154,20 @@ func TestCompareCommand(t *testing.T) {
 		{"sizes allowed to differ", []string{p["base"], p["big"], "--allow-size-mismatch"}, exitcode.OK, []string{"rows_per_s"}, "", nil},
 		{"unknown figure", []string{p["base"], p["same"], "--figures", "speed"}, exitcode.Usage, nil, `dbbench: unknown figure "speed" (figures: ` + strings.Join(report.FigureNames(), ", ") + ")", nil},
 		{"unknown format", []string{p["base"], p["same"], "--format", "pdf"}, exitcode.Usage, nil, `dbbench: --format: unknown format "pdf" (formats: text, markdown, json, html)`, nil},
-		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: accepts 2 arg(s), received 1 (see 'dbbench compare --help')", nil},
 		{"thresholds file is a device", []string{p["base"], p["same"], "--threshold-file", "/dev/zero"}, exitcode.Usage, nil, "dbbench: thresholds file /dev/zero is not a small YAML file", nil},
 		{"alpha zero", []string{p["base"], p["same"], "--alpha", "0"}, exitcode.Usage, nil, "dbbench: --alpha must lie strictly between 0 and 1, got 0", nil},
 		{"empty normalize-by", []string{p["base"], p["same"], "--normalize-by", ""}, exitcode.Usage, nil, "dbbench: --normalize-by: empty value (leave the flag out for the default) (see 'dbbench compare --help')", nil},
+		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: want OLD and NEW (or OLD... -- NEW...), got 1 arguments (see 'dbbench compare --help')", nil},
+		{"one run per side", []string{p["base"], p["slower"], "--normalize-by", "ref"}, exitcode.OK, []string{"? one run", "note: one run per side: the run-to-run variation is not measured"}, "", []string{"worse"}},
+		{"runs on both sides", []string{"--threshold", "10%", p["run-old-1"], p["run-old-2"], p["run-old-3"], p["run-old-4"], p["run-old-5"], "--", p["run-slower-dir"]}, exitcode.Failed, []string{"(5 runs)", "normalized: every figure is the target's divided by ref's in the same repeat (by default: the baseline both sides name)", "worse", "gate: FAIL"}, "dbbench: gate failed: sut scan rows_per_s/ref: -20.1% worse, beyond the 10% threshold", nil},
+		{"directories of runs, unchanged", []string{p["run-old-dir"], p["run-same-dir"], "--threshold", "10%"}, exitcode.OK, []string{"Mann-Whitney U test over runs", "gate: PASS"}, "", nil},
+		{"raw figures on request", []string{p["run-old-dir"], p["run-same-dir"], "--normalize-by", "none"}, exitcode.OK, []string{"ref     scan      rows_per_s"}, "", []string{"normalized"}},
+		{"empty side of --", []string{p["base"], "--"}, exitcode.Usage, nil, "dbbench: give reports on both sides of --: OLD... -- NEW...", nil},
+		{"empty directory", []string{p["empty-dir"], p["base"]}, exitcode.Usage, nil, "dbbench: " + p["empty-dir"] + ": a directory without reports (*.json)", nil},
+		{"different seeds refused", []string{p["base"], p["seed2"]}, exitcode.Usage, nil, "dbbench: different seeds, so different datasets and key samples (" + p["base"] + " has 1, " + p["seed2"] + " has 2) (pass --force to compare them anyway)", nil},
+		{"different adapter refused", []string{p["base"], p["adapter"]}, exitcode.Usage, nil, "dbbench: target sut is adapter memory in " + p["base"] + " but lmdb in " + p["adapter"] + " (pass --force to compare them anyway)", nil},
+		{"different config refused", []string{p["base"], p["config"]}, exitcode.Usage, nil, `dbbench: different configs (` + p["base"] + ` ran "gate", ` + p["config"] + ` ran "lmdb") (pass --force to compare them anyway)`, nil},
+		{"forced", []string{p["base"], p["seed2"], "--force"}, exitcode.OK, []string{"note: compared despite different seeds", "(--force)"}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +197,7 @@ func TestCompareCommand(t *testing.T) {
 
 func TestCompareJSONOutput(t *testing.T) {
 	p := compareFixtures(t)
-	code, out, _ := dbbench(t, "compare", p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "json")
+	code, out, _ := dbbench(t, "compare", p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "json", "--per-repeat")
 	if code != exitcode.Failed {
 		t.Fatalf("exit %d, want 1", code)
 	}

@@ -70,10 +70,10 @@ hgrm never overwrites a file unless --force is given.
 
 Exit codes: 0 written; 2 missing or corrupt report, a report from a newer dbbench, bad flags, or
 an .hgrm file that already exists; 3 the output could not be written.`,
-		Example: `  dbbench report baselines/gate-ci.json
-  dbbench report baselines/gate-ci.json --format html > gate.html
-  dbbench report baselines/gate-ci.json --format benchstat > new.txt && benchstat old.txt new.txt
-  dbbench report baselines/gate-ci.json --format customSmallerIsBetter > bench-smaller.json
+		Example: `  dbbench report baselines/gate-ci/run-1.json
+  dbbench report baselines/gate-ci/run-1.json --format html > gate.html
+  dbbench report baselines/gate-ci/run-1.json --format benchstat > new.txt && benchstat old.txt new.txt
+  dbbench report baselines/gate-ci/run-1.json --format customSmallerIsBetter > bench-smaller.json
   dbbench report run.json --format hgrm --out-dir hgrm/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

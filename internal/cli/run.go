@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -32,6 +37,14 @@ type RunOptions struct {
 	Quiet  bool
 	Force  bool
 	Args   []string
+	// Targets narrows the run to these targets (empty: all).
+	Targets []string
+	// Isolation overrides the config's isolation mode ("": the config's).
+	Isolation string
+	// Instructions counts instructions per operation under valgrind's callgrind.
+	Instructions bool
+	// Worker runs one target as a worker process of a run with isolation: process (hidden).
+	Worker string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -52,6 +65,15 @@ device, a symbolic link, the config).
 Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
 no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
 --ci uses the config's ci: section: reduced sizes and every threshold relaxed.
+--targets runs only the named targets (assertions naming others are left out, and said so), to see a
+target's figures without its neighbours. --isolation overrides the config's isolation: none, rewarm
+(a GC and an untimed run of the workload before each timed repeat of a target), or process (rewarm,
+and every target in a worker process of its own, run one step at a time in the same order).
+--instructions also counts the instructions of every timed repeat with valgrind's callgrind
+(figures instr_per_op and instr_per_row, beside the times): deterministic, so a shared machine's
+noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a small config); it
+needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
+a server in another process (PostgreSQL, TypeDB) is not.
 
 Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
 3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, and the report
@@ -59,7 +81,8 @@ keeps what was measured until then).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
-  dbbench run -c configs/triplex-sqlite.yaml -q`,
+  dbbench run -c configs/triplex-sqlite.yaml -q
+  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -75,14 +98,44 @@ keeps what was measured until then).`,
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
 	_ = cmd.RegisterFlagCompletionFunc("config", completeConfig)
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report (never any other file)")
+	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
+	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
+	_ = cmd.Flags().MarkHidden("worker")
+	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
+	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	f := opts.f
+	var counter *callgrind.Counter
+	if opts.Instructions {
+		var err error
+		if counter, err = callgrind.New(); errors.Is(err, callgrind.ErrUnavailable) {
+			return underCallgrind(cmd, opts)
+		}
+	}
 	c, err := loadConfig(opts.Config)
 	if err != nil {
 		return err
+	}
+	if opts.Isolation != "" {
+		if !slices.Contains(config.IsolationModes, opts.Isolation) {
+			return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
+		}
+		c.Isolation = opts.Isolation
+	}
+	if opts.Worker != "" {
+		opts.Targets, opts.Quiet, c.Isolation = []string{opts.Worker}, true, config.IsolationRewarm
+	}
+	if len(opts.Targets) > 0 {
+		dropped, err := c.KeepTargets(opts.Targets)
+		if err != nil {
+			return exitcode.Usagef("%v", err)
+		}
+		if len(dropped) > 0 && !opts.Quiet {
+			fmt.Fprintf(f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+		}
 	}
 	plan, _, err := resolve(f, c, opts.CI)
 	if err != nil {
@@ -107,12 +160,44 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if !opts.Quiet {
 		progress = sec.Writer(f.Err)
 	}
-	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir}
+	runner := &workloads.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir, Instructions: counter}
+	if plan.Isolation == config.IsolationProcess {
+		if err := spawnWorkers(runner, opts); err != nil {
+			return err
+		}
+	}
+	if opts.Worker != "" {
+		runner.Step = workloads.WorkerStep(os.Stdin, f.Out)
+		out = io.Discard // stdout is the step protocol: no summary
+	}
 	rep, runErr := runner.Run(cmd.Context())
 	if rep == nil {
 		return redactErr(runErr, sec)
 	}
 	return redactErr(finishRun(opts, out, render.Style{Color: term.Color(f.Out, os.Getenv)}, res, rep, runErr), sec)
+}
+
+// spawnWorkers lets the runner start one worker process per target (isolation: process): this very
+// binary, running one target with --worker.
+func spawnWorkers(runner *workloads.Runner, opts *RunOptions) error {
+	if opts.Instructions {
+		return exitcode.Usagef("--instructions counts one process: it does not combine with isolation: process")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
+	}
+	runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
+		args := []string{"run", "-q", "--worker", target, "--out", out}
+		if opts.Config != "" {
+			args = append(args, "-c", opts.Config)
+		}
+		if opts.CI {
+			args = append(args, "--ci")
+		}
+		return exec.CommandContext(ctx, self, args...)
+	}
+	return nil
 }
 
 // secretEnv are environment variables adapters read credentials from.
@@ -185,6 +270,85 @@ func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, er
 	}
 	return report.Reserve(opts.Out, report.ReserveOptions{Force: opts.Force, Protect: protect})
 }
+
+// underCallgrind runs this very command again under valgrind's callgrind, with collection off until
+// the engine switches it on around a timed repeat, and passes its output and exit code on. Go's
+// asynchronous preemption signals are switched off (callgrind 3.19 asserts on them), and so is the
+// GC's pacing (the engine collects before each counted repeat instead).
+func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
+	f := opts.f
+	if !callgrind.Available {
+		return exitcode.Usagef("--instructions: this dbbench was built without callgrind support: build it with go build -tags callgrind ./cmd/dbbench (needs valgrind's headers)")
+	}
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		return exitcode.Infraf("--instructions needs valgrind on the PATH (Debian: apt-get install valgrind)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return exitcode.Infraf("--instructions: cannot find this executable: %v", err)
+	}
+	dir, err := os.MkdirTemp(f.TempDir, "dbbench-callgrind-")
+	if err != nil {
+		return exitcode.Infraf("--instructions: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "callgrind.out")
+	args := []string{"--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + out, "-q", self}
+	if len(opts.Args) > 1 {
+		args = append(args, opts.Args[1:]...)
+	}
+	c := exec.CommandContext(cmd.Context(), vg, args...)
+	godebug := "asyncpreemptoff=1"
+	if g := os.Getenv("GODEBUG"); g != "" {
+		godebug = g + "," + godebug
+	}
+	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off")
+	stderr := &valgrindNotes{w: f.Err}
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, stderr
+	err = c.Run()
+	stderr.flush()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return &silentError{code: ee.ExitCode()} // the run under valgrind said why
+	}
+	return exitcode.Infraf("--instructions: valgrind: %v", err)
+}
+
+// valgrindNotes passes the run's stderr on without valgrind's own notes ("--PID-- WARNING: unhandled
+// syscall": Go probes pidfd_open, which valgrind 3.19 does not know, and goes on without it), so
+// that an error stays one line. valgrind's error reports ("==PID==") pass.
+type valgrindNotes struct {
+	w    io.Writer
+	line []byte
+}
+
+func (v *valgrindNotes) Write(p []byte) (int, error) {
+	for _, b := range p {
+		v.line = append(v.line, b)
+		if b == '\n' {
+			if err := v.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (v *valgrindNotes) flush() error {
+	line := v.line
+	v.line = v.line[:0]
+	if len(line) == 0 || valgrindNote.Match(line) {
+		return nil
+	}
+	_, err := v.w.Write(line)
+	return err
+}
+
+var valgrindNote = regexp.MustCompile(`^--[0-9]+-- `)
 
 // verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
 // stdout has the details; under -q that line is all there is).

@@ -1,9 +1,14 @@
-// Package compare decides whether one dbbench report differs from another. It pairs the results of
-// OLD and NEW by target, workload and dataset size, compares the per-repeat samples of each figure with
-// the Mann-Whitney U test of golang.org/x/perf/benchmath (the statistics behind benchstat), and, given
-// thresholds, turns the verdicts into a regression gate. With a reference target it compares each
-// target's figures divided by the reference's figures of the same repeat, which cancels the speed of
-// the machine. Rendering is in render.go: nothing in the comparison prints.
+// Package compare decides whether one side's dbbench reports (OLD) differ from another's (NEW). It
+// pairs the results by target, workload and dataset size and compares each figure with the
+// Mann-Whitney U test of golang.org/x/perf/benchmath (the statistics behind benchstat). The samples
+// are runs, not repeats: the repeats of one run share the machine's state of that moment and are not
+// independent samples of what changes from one run to the next, so a test over them overstates
+// significance. With several runs per side each run contributes one value (the median over its
+// repeats); with one run per side no change is called significant (a gate then decides on its
+// threshold alone), unless PerRepeat asks for the old repeat-level test. Given thresholds, the
+// verdicts become a regression gate. With a reference target (by default the baseline both reports
+// name) it compares each target's figures divided by the reference's figures of the same repeat,
+// which cancels the speed of the machine. Rendering is in render.go: nothing here prints.
 package compare
 
 import (
@@ -16,8 +21,14 @@ import (
 	"github.com/dbbench/dbbench/report"
 )
 
-// DefaultAlpha is the significance level of the U test, as in benchstat.
+// DefaultAlpha is the significance level of the U test over repeats, as in benchstat.
 const DefaultAlpha = 0.05
+
+// DefaultRunAlpha is the significance level when the runs are the samples. Runs on a shared machine
+// are not quite independent either (its load drifts over minutes), and at 0.05 identical code came
+// out significantly different in 8 of 100 figure-comparisons of 5 runs against 5 (.ci/gate-calibrate);
+// at 0.01, in 2. It takes 5 runs per side to reach it (7 tolerate an outlying run).
+const DefaultRunAlpha = 0.01
 
 // Options configure a comparison.
 type Options struct {
@@ -30,11 +41,33 @@ type Options struct {
 	Thresholds *Thresholds
 	// AllowSizeMismatch pairs results of different dataset sizes (by rank: smallest with smallest).
 	AllowSizeMismatch bool
-	// Alpha is the significance level (0: DefaultAlpha).
+	// Alpha is the significance level (0: DefaultRunAlpha when both sides have several runs, else
+	// DefaultAlpha).
 	Alpha float64
 	// OldName and NewName label the reports in messages (default "OLD" and "NEW").
 	OldName, NewName string
+	// NoNormalize compares raw figures even when both sides name the same baseline target.
+	NoNormalize bool
+	// Force compares reports of different configs, seeds or targets (the differences become notes).
+	Force bool
+	// PerRepeat takes the repeats as the samples when a side has a single run (the repeat-level U
+	// test; only honest for reports made back to back on an idle machine).
+	PerRepeat bool
+	// RunValue is what each run contributes when the runs are the samples: RunMedian (default) or
+	// RunBest.
+	RunValue string
 }
+
+// What a run contributes as a sample (Options.RunValue).
+const (
+	// RunMedian is the median over the run's repeats (of the per-repeat ratios when normalizing).
+	RunMedian = "median"
+	// RunBest is the run's best repeat (the smallest time, the largest throughput), divided by the
+	// reference target's best repeat of the same run when normalizing. On a shared machine other
+	// work only ever adds time, so the best repeat is the one least disturbed: it moves far less from
+	// run to run than the median does when the machine is busy.
+	RunBest = "best"
+)
 
 // DefaultFigures is the set compared when Options.Figures is empty: the throughput (rows_per_s, or
 // ops_per_s when a result has no rows) and the p50 and p99 latencies. Latency figures (percentiles,
@@ -53,6 +86,16 @@ const (
 	Same Verdict = "same"
 	// TooFew means the samples are too small for the test to ever reject at alpha: no decision.
 	TooFew Verdict = "too_few_repeats"
+	// OneRun means a side has a single run: the run-to-run variation is not measured, so no change is
+	// called significant.
+	OneRun Verdict = "one_run"
+)
+
+// The unit of evidence of a comparison (Comparison.Sample).
+const (
+	SampleRuns    = "runs"    // one value per run: the median over its repeats
+	SampleRepeats = "repeats" // one value per repeat (PerRepeat)
+	SampleOneRun  = "one run" // a side has one run and PerRepeat is off: no significance
 )
 
 // Label is the verdict as shown in tables.
@@ -61,7 +104,9 @@ func (v Verdict) Label() string {
 	case Same:
 		return "~"
 	case TooFew:
-		return "too few repeats"
+		return "too few samples"
+	case OneRun:
+		return "? one run"
 	}
 	return string(v)
 }
@@ -78,10 +123,18 @@ const (
 
 // Comparison is the outcome of comparing two reports.
 type Comparison struct {
-	Old         Source  `json:"old"`
-	New         Source  `json:"new"`
-	NormalizeBy string  `json:"normalize_by,omitempty"`
-	Alpha       float64 `json:"alpha"`
+	Old         Source `json:"old"`
+	New         Source `json:"new"`
+	NormalizeBy string `json:"normalize_by,omitempty"`
+	// NormalizedByDefault: NormalizeBy is the baseline both sides name, not a --normalize-by.
+	NormalizedByDefault bool    `json:"normalized_by_default,omitempty"`
+	Alpha               float64 `json:"alpha"`
+	// Sample is the unit of evidence: "runs", "repeats" or "one run" (see SampleRuns...).
+	Sample string `json:"sample"`
+	// RunValue is what each run contributed when Sample is "runs": "median" or "best".
+	RunValue string `json:"run_value,omitempty"`
+	// Forced lists the differences that would have refused the comparison without --force.
+	Forced []string `json:"forced,omitempty"`
 	// Sweep is true when either report covers several dataset sizes (rows then name their size).
 	Sweep bool  `json:"sweep"`
 	Rows  []Row `json:"rows"`
@@ -105,6 +158,8 @@ type Source struct {
 	Cores     int    `json:"cores"`
 	Repeats   int    `json:"repeats"`
 	Sizes     []int  `json:"sizes"`
+	// Runs is how many reports (independent runs) the side has.
+	Runs int `json:"runs"`
 }
 
 // Row compares one figure of one result.
@@ -138,18 +193,19 @@ type Row struct {
 
 // Side holds one report's values of a row's figure.
 type Side struct {
-	// Median over repeats, with its confidence interval (null bounds when too few repeats).
+	// Median over the samples, with its confidence interval (null bounds when too few samples).
 	Median Num `json:"median"`
 	Lo     Num `json:"lo"`
 	Hi     Num `json:"hi"`
-	// Values are the per-repeat values, in repeat order.
+	// Values are the samples: one per run (its median over repeats) when the comparison's sample is
+	// "runs", else the per-repeat values in repeat order.
 	Values []float64 `json:"values"`
 	// Merged is a percentile figure computed from the histogram merged over all repeats (latency
 	// figures only).
 	Merged *float64 `json:"merged,omitempty"`
 }
 
-// N is the number of repeats on this side.
+// N is the number of samples on this side.
 func (s Side) N() int { return len(s.Values) }
 
 // Failed is a result that failed in one of the reports.
@@ -196,10 +252,19 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	return []byte(fmt.Sprint(f)), nil
 }
 
-// Compare compares NEW against OLD. Errors mean the reports cannot be compared (they name the
-// difference); every error is about the input.
+// Compare compares NEW against OLD, one run each. Errors mean the reports cannot be compared (they
+// name the difference); every error is about the input.
 func Compare(oldRep, newRep *report.Report, opts Options) (*Comparison, error) {
-	c := &comparer{opts: opts, old: oldRep, new: newRep, oldName: opts.OldName, newName: opts.NewName}
+	return CompareRuns([]*report.Report{oldRep}, []*report.Report{newRep}, opts)
+}
+
+// CompareRuns compares the runs of NEW against those of OLD: each side holds one or more reports of
+// the same config, made by independent runs.
+func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error) {
+	if len(olds) == 0 || len(news) == 0 {
+		return nil, fmt.Errorf("nothing to compare: each side needs at least one report")
+	}
+	c := &comparer{opts: opts, olds: olds, news: news, old: olds[0], new: news[0], oldName: opts.OldName, newName: opts.NewName}
 	if c.oldName == "" {
 		c.oldName = "OLD"
 	}
@@ -208,6 +273,16 @@ func Compare(oldRep, newRep *report.Report, opts Options) (*Comparison, error) {
 	}
 	if c.opts.Alpha == 0 {
 		c.opts.Alpha = DefaultAlpha
+		if len(olds) > 1 && len(news) > 1 {
+			c.opts.Alpha = DefaultRunAlpha
+		}
+	}
+	switch c.opts.RunValue {
+	case "":
+		c.opts.RunValue = RunMedian
+	case RunMedian, RunBest:
+	default:
+		return nil, fmt.Errorf("run value %q: want %s or %s", c.opts.RunValue, RunMedian, RunBest)
 	}
 	if a := c.opts.Alpha; !(a > 0 && a < 1) {
 		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
@@ -216,26 +291,44 @@ func Compare(oldRep, newRep *report.Report, opts Options) (*Comparison, error) {
 }
 
 type comparer struct {
-	opts             Options
+	opts       Options
+	olds, news []*report.Report // every run of each side
+	// old and new are each side's first run: they stand for their side in the checks and notes.
 	old, new         *report.Report
 	oldName, newName string
 	sizeOf           map[int]int // NEW size -> OLD size
 	out              *Comparison
 	hist             histCache
+	forced           []string
+	sample           string
 }
 
 func (c *comparer) run() (*Comparison, error) {
 	if err := c.checkFigures(); err != nil {
 		return nil, err
 	}
+	byDefault := c.defaultNormalize()
+	if err := c.checkSameRuns(); err != nil {
+		return nil, err
+	}
 	if err := c.checkCompatible(); err != nil {
 		return nil, err
 	}
+	switch {
+	case len(c.olds) > 1 && len(c.news) > 1:
+		c.sample = SampleRuns
+	case c.opts.PerRepeat:
+		c.sample = SampleRepeats
+	default:
+		c.sample = SampleOneRun
+	}
 	c.out = &Comparison{
-		Old: source(c.oldName, c.old), New: source(c.newName, c.new),
-		NormalizeBy: c.opts.NormalizeBy, Alpha: c.opts.Alpha,
-		Sweep: len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
-		Rows:  []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
+		Old: source(c.oldName, c.old, len(c.olds)), New: source(c.newName, c.new, len(c.news)),
+		NormalizeBy: c.opts.NormalizeBy, NormalizedByDefault: byDefault, Alpha: c.opts.Alpha, Sample: c.sample,
+		RunValue: runValue(c.sample, c.opts.RunValue),
+		Forced:   c.forced,
+		Sweep:    len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
+		Rows:     []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
 	}
 	if err := c.pairResults(); err != nil {
 		return nil, err
@@ -254,8 +347,9 @@ func (c *comparer) run() (*Comparison, error) {
 	return c.out, nil
 }
 
-func source(name string, r *report.Report) Source {
+func source(name string, r *report.Report, runs int) Source {
 	return Source{
+		Runs: runs,
 		Name: name, Config: r.Run.ConfigName, CI: r.Run.CI, StartedAt: r.Run.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
 		Commit: r.Tool.Commit, CPU: r.Environment.CPUModel, Cores: r.Environment.Cores,
 		Repeats: r.Run.Repeats, Sizes: r.Run.Sizes,
@@ -271,11 +365,87 @@ func (c *comparer) checkFigures() error {
 	return nil
 }
 
+// defaultNormalize picks the baseline target both sides name as the reference when none was given;
+// it reports whether it did.
+func (c *comparer) defaultNormalize() bool {
+	if c.opts.NormalizeBy != "" || c.opts.NoNormalize {
+		return false
+	}
+	b := c.old.Run.Baseline
+	if b == "" || b != c.new.Run.Baseline {
+		return false
+	}
+	for _, r := range append(slices.Clone(c.olds), c.news...) {
+		if t := r.TargetByName(b); t == nil || t.Status == "skipped" || r.Run.Baseline != b {
+			return false
+		}
+	}
+	c.opts.NormalizeBy = b
+	return true
+}
+
+// checkSameRuns refuses a side whose runs are not runs of one benchmark: they must agree on what
+// was measured (config, seed, sizes, targets) to be samples of the same thing. --force does not
+// lift this: a side mixing benchmarks has no single value to compare.
+func (c *comparer) checkSameRuns() error {
+	for _, side := range []struct {
+		name string
+		runs []*report.Report
+	}{{c.oldName, c.olds}, {c.newName, c.news}} {
+		first := side.runs[0]
+		for i, r := range side.runs[1:] {
+			if d := differences(first, r, "run 1", fmt.Sprintf("run %d", i+2)); len(d) > 0 {
+				return fmt.Errorf("%s: its runs are not runs of one benchmark: %s", side.name, d[0])
+			}
+			if !slices.Equal(sortedSizes(first), sortedSizes(r)) {
+				return fmt.Errorf("%s: its runs are not runs of one benchmark: dataset sizes differ (run 1 has %s, run %d has %s)",
+					side.name, joinInts(sortedSizes(first)), i+2, joinInts(sortedSizes(r)))
+			}
+		}
+	}
+	return nil
+}
+
+// differences lists what makes two reports measurements of different things: the config, the seed
+// (another dataset and key sample), the isolation, and for each target name in both, its adapter and
+// options.
+func differences(a, b *report.Report, an, bn string) []string {
+	var d []string
+	if a.Run.ConfigName != b.Run.ConfigName {
+		d = append(d, fmt.Sprintf("different configs (%s ran %q, %s ran %q)", an, a.Run.ConfigName, bn, b.Run.ConfigName))
+	}
+	if a.Run.Seed != b.Run.Seed {
+		d = append(d, fmt.Sprintf("different seeds, so different datasets and key samples (%s has %d, %s has %d)", an, a.Run.Seed, bn, b.Run.Seed))
+	}
+	for _, t := range b.Targets {
+		o := a.TargetByName(t.Name)
+		if o == nil {
+			continue
+		}
+		if o.Adapter != t.Adapter {
+			d = append(d, fmt.Sprintf("target %s is adapter %s in %s but %s in %s", t.Name, o.Adapter, an, t.Adapter, bn))
+		} else if fmt.Sprint(o.Options) != fmt.Sprint(t.Options) {
+			d = append(d, fmt.Sprintf("target %s has options %v in %s but %v in %s", t.Name, o.Options, an, t.Options, bn))
+		}
+	}
+	return d
+}
+
 // checkCompatible refuses reports that cannot be compared, naming the difference.
 func (c *comparer) checkCompatible() error {
-	if c.old.SchemaVersion != c.new.SchemaVersion {
-		return fmt.Errorf("schema versions differ: %s has %d, %s has %d: rerun the older one with this dbbench",
-			c.oldName, c.old.SchemaVersion, c.newName, c.new.SchemaVersion)
+	for _, side := range [][]*report.Report{c.olds, c.news} {
+		for _, r := range side {
+			if r.SchemaVersion != c.new.SchemaVersion {
+				return fmt.Errorf("schema versions differ: %s has %d, %s has %d: rerun the older one with this dbbench",
+					c.oldName, c.old.SchemaVersion, c.newName, c.new.SchemaVersion)
+			}
+		}
+	}
+	if d := differences(c.old, c.new, c.oldName, c.newName); len(d) > 0 {
+		if !c.opts.Force {
+			return fmt.Errorf("%s (pass --force to compare them anyway)", d[0])
+		}
+		c.forced = d
 	}
 	oldT, newT := targetNames(c.old), targetNames(c.new)
 	if ref := c.opts.NormalizeBy; ref != "" {
@@ -401,26 +571,32 @@ func (c *comparer) pairResults() error {
 			continue
 		}
 		oldSize := c.sizeOf[nr.Size]
-		or := find(c.old, nr.Target, nr.Workload, oldSize)
-		if or == nil {
-			c.unpaired(nr.Target, nr.Workload, nr.Size, "only in "+c.newName)
+		ors, missing := collect(c.olds, nr.Target, nr.Workload, oldSize)
+		if ors == nil {
+			c.unpaired(nr.Target, nr.Workload, nr.Size, "only in "+c.newName+missing)
 			continue
 		}
-		if c.failedEither(or, nr) {
+		nrs, missing := collect(c.news, nr.Target, nr.Workload, nr.Size)
+		if nrs == nil {
+			c.unpaired(nr.Target, nr.Workload, nr.Size, "not in every run of "+c.newName+missing)
 			continue
 		}
-		var oldRef, newRef *report.Result
+		if c.failedAny(ors, nrs) {
+			continue
+		}
+		var oldRefs, newRefs []*report.Result
 		if ref != "" {
-			oldRef, newRef = find(c.old, ref, nr.Workload, oldSize), find(c.new, ref, nr.Workload, nr.Size)
-			if oldRef == nil || newRef == nil {
+			oldRefs, _ = collect(c.olds, ref, nr.Workload, oldSize)
+			newRefs, _ = collect(c.news, ref, nr.Workload, nr.Size)
+			if oldRefs == nil || newRefs == nil {
 				c.unpaired(nr.Target, nr.Workload, nr.Size, fmt.Sprintf("the reference %s has no %s result to normalize by", ref, nr.Workload))
 				continue
 			}
-			if c.failedEither(oldRef, newRef) {
+			if c.failedAny(oldRefs, newRefs) {
 				continue
 			}
 		}
-		if err := c.compareResult(or, nr, oldRef, newRef); err != nil {
+		if err := c.compareResult(ors, nrs, oldRefs, newRefs); err != nil {
 			return err
 		}
 	}
@@ -434,6 +610,35 @@ func (c *comparer) pairResults() error {
 		}
 	}
 	return nil
+}
+
+// collect returns the result of (target, workload, size) from every run of a side, or nil and
+// which run lacks it.
+func collect(runs []*report.Report, target, workload string, size int) ([]*report.Result, string) {
+	out := make([]*report.Result, 0, len(runs))
+	for i, r := range runs {
+		x := find(r, target, workload, size)
+		if x == nil {
+			if len(runs) > 1 {
+				return nil, fmt.Sprintf(" (missing in run %d)", i+1)
+			}
+			return nil, ""
+		}
+		out = append(out, x)
+	}
+	return out, ""
+}
+
+// failedAny records the failed results among both sides' runs; it reports whether any failed.
+func (c *comparer) failedAny(ors, nrs []*report.Result) bool {
+	failed := false
+	for _, or := range ors {
+		failed = c.failedEither(or, nil) || failed
+	}
+	for _, nr := range nrs {
+		failed = c.failedEither(nil, nr) || failed
+	}
+	return failed
 }
 
 func (c *comparer) hasNewFor(or *report.Result) bool {
@@ -456,7 +661,7 @@ func (c *comparer) failedEither(or, nr *report.Result) bool {
 		in string
 		r  *report.Result
 	}{{"old", or}, {"new", nr}} {
-		if x.r.Status == "ok" {
+		if x.r == nil || x.r.Status == "ok" {
 			continue
 		}
 		failed = true
@@ -512,16 +717,17 @@ func hasFigure(r *report.Result, fig string) bool {
 	return false
 }
 
-// compareResult adds one row per figure of a result pair; oldRef and newRef are the reference
-// target's results when normalizing.
-func (c *comparer) compareResult(or, nr, oldRef, newRef *report.Result) error {
+// compareResult adds one row per figure of a result pair, given each side's result in every run;
+// oldRefs and newRefs are the reference target's results when normalizing.
+func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) error {
+	or, nr := ors[0], nrs[0]
 	for _, fig := range c.figuresFor(or, nr) {
 		info, _ := report.LookupFigure(fig)
-		oldS, err := c.series(c.oldName, or, oldRef, fig)
+		oldS, err := c.sideSeries(c.oldName, ors, oldRefs, fig)
 		if err != nil {
 			return err
 		}
-		newS, err := c.series(c.newName, nr, newRef, fig)
+		newS, err := c.sideSeries(c.newName, nrs, newRefs, fig)
 		if err != nil {
 			return err
 		}
@@ -535,7 +741,7 @@ func (c *comparer) compareResult(or, nr, oldRef, newRef *report.Result) error {
 		if oldSize := or.Size; oldSize != nr.Size {
 			row.OldSize = oldSize
 		}
-		if oldRef != nil {
+		if oldRefs != nil {
 			row.Unit = "ratio"
 		}
 		st := compareSamples(oldS.values, newS.values, c.opts.Alpha)
@@ -545,9 +751,106 @@ func (c *comparer) compareResult(or, nr, oldRef, newRef *report.Result) error {
 		row.CIConfidence = st.ciConfidence
 		row.P = math.Min(st.cmp.P, 1) // benchmath's sum can round to just above 1
 		row.Verdict, row.Reason = verdict(st, info.HigherBetter)
+		if c.sample == SampleOneRun && !st.allEqual {
+			row.Verdict, row.Reason = OneRun, "one run per side: the run-to-run variation is not measured"
+		}
 		c.out.Rows = append(c.out.Rows, row)
 	}
 	return nil
+}
+
+// sideSeries is one side's samples of fig: with several runs one value per run (the median over its
+// repeats, so the run is the unit of evidence); with one run its per-repeat values. The merged
+// percentile comes from the histograms of every run.
+func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string) (series, error) {
+	ref := func(i int) *report.Result {
+		if refs == nil {
+			return nil
+		}
+		return refs[i]
+	}
+	if len(rs) == 1 {
+		return c.series(name, rs[0], ref(0), fig)
+	}
+	out := series{merged: math.NaN()}
+	var pooled []float64
+	for i, r := range rs {
+		s, err := c.series(fmt.Sprintf("%s run %d", name, i+1), r, ref(i), fig)
+		if err != nil {
+			return out, err
+		}
+		if len(s.values) == 0 {
+			continue
+		}
+		switch {
+		case c.sample == SampleRuns && c.opts.RunValue == RunBest:
+			v, err := c.bestOfRun(r, ref(i), fig)
+			if err != nil {
+				return out, err
+			}
+			out.values = append(out.values, v)
+		case c.sample == SampleRuns:
+			out.values = append(out.values, median(s.values))
+		default:
+			pooled = append(pooled, s.values...)
+		}
+	}
+	if c.sample != SampleRuns {
+		out.values = pooled
+	}
+	if mergedFigures[fig] && len(out.values) > 0 {
+		m, err := c.mergedAcross(rs, refs, fig)
+		if err != nil {
+			return out, fmt.Errorf("%s: %v", name, err)
+		}
+		out.merged = m
+	}
+	return out, nil
+}
+
+// bestOfRun is a run's best repeat of fig (divided by the reference's best repeat of the run).
+func (c *comparer) bestOfRun(r, ref *report.Result, fig string) (float64, error) {
+	info, _ := report.LookupFigure(fig)
+	best := func(r *report.Result) float64 {
+		b := math.NaN()
+		for _, rep := range r.Repeats {
+			v, ok := rep.Figures[fig]
+			if !ok {
+				continue
+			}
+			if math.IsNaN(b) || (info.HigherBetter && v > b) || (!info.HigherBetter && v < b) {
+				b = v
+			}
+		}
+		return b
+	}
+	v := best(r)
+	if ref != nil {
+		d := best(ref)
+		if d == 0 || math.IsNaN(d) {
+			return 0, fmt.Errorf("%s %s: the reference %s has no %s to normalize by", r.Target, r.Workload, ref.Target, fig)
+		}
+		v /= d
+	}
+	return v, nil
+}
+
+func runValue(sample, v string) string {
+	if sample != SampleRuns {
+		return ""
+	}
+	return v
+}
+
+// median of xs (not modified).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func side(center, lo, hi float64, s series) Side {

@@ -48,7 +48,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Compare(one(tt.figure, tt.old), one(tt.figure, tt.new), Options{Figures: []string{tt.figure}, Thresholds: gate10()})
+			c, err := Compare(one(tt.figure, tt.old), one(tt.figure, tt.new), Options{PerRepeat: true, Figures: []string{tt.figure}, Thresholds: gate10()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestVerdicts(t *testing.T) {
 }
 
 func TestWithoutThresholdsNothingIsGated(t *testing.T) {
-	c, err := Compare(one("rows_per_s", comparetest.Noisy(1e6, .02, 10, 1)), one("rows_per_s", comparetest.Noisy(0.5e6, .02, 10, 2)), Options{})
+	c, err := Compare(one("rows_per_s", comparetest.Noisy(1e6, .02, 10, 1)), one("rows_per_s", comparetest.Noisy(0.5e6, .02, 10, 2)), Options{PerRepeat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Compare(tt.old, tt.new, Options{Figures: []string{tt.figure}, NormalizeBy: tt.normalize})
+			c, err := Compare(tt.old, tt.new, Options{PerRepeat: true, Figures: []string{tt.figure}, NormalizeBy: tt.normalize})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,13 +166,13 @@ func TestNormalize(t *testing.T) {
 func TestNormalizePairsRepeatsByIndex(t *testing.T) {
 	ref := comparetest.Noisy(1e6, 0.3, 10, 1)
 	old, new := pair(ref, 0.5, 3, "rows_per_s"), pair(comparetest.Noisy(1e6, 0.3, 10, 2), 0.5, 4, "rows_per_s")
-	want, err := Compare(old, new, Options{Figures: []string{"rows_per_s"}, NormalizeBy: "ref"})
+	want, err := Compare(old, new, Options{PerRepeat: true, Figures: []string{"rows_per_s"}, NormalizeBy: "ref"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Same repeats, listed in another order: pairing must follow Index, not position.
 	slices.Reverse(new.Results[0].Repeats)
-	got, err := Compare(old, new, Options{Figures: []string{"rows_per_s"}, NormalizeBy: "ref"})
+	got, err := Compare(old, new, Options{PerRepeat: true, Figures: []string{"rows_per_s"}, NormalizeBy: "ref"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestMergedPercentiles(t *testing.T) {
 		return comparetest.Report("t", ct{Target: "sut", Workload: "lookup", Latencies: scaled, Figures: map[string][]float64{"p99": p99}})
 	}
 	old, new := mk(1), mk(1.5)
-	c, err := Compare(old, new, Options{Figures: []string{"p99"}})
+	c, err := Compare(old, new, Options{PerRepeat: true, Figures: []string{"p99"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestDefaultFigures(t *testing.T) {
 		ct{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"rows_per_s": {1, 2, 3, 4}, "p50": {1, 2, 3, 4}, "p99": {1, 2, 3, 4}}},
 		ct{Target: "a", Workload: "page", Unit: "op", Figures: map[string][]float64{"ops_per_s": {1, 2, 3, 4}, "p50": {1, 2, 3, 4}}},
 	)
-	c, err := Compare(rep, rep, Options{})
+	c, err := Compare(rep, rep, Options{PerRepeat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,18 +275,18 @@ func TestIncompatibleReports(t *testing.T) {
 		opts     Options
 		wantErr  string
 	}{
-		{"schema version", base(), newer, Options{}, "schema versions differ: OLD has 1, NEW has 2"},
-		{"no common targets", base(), otherTargets, Options{}, "no common targets: OLD has ref, sut; NEW has x"},
-		{"only the reference in common", base(), comparetest.Report("t", ct{Target: "ref", Workload: "lookup", Figures: map[string][]float64{"rows_per_s": {1}}}), Options{NormalizeBy: "ref"}, "no common targets besides the reference ref"},
-		{"no common workloads", base(), otherWorkloads, Options{}, "no common workloads: OLD ran lookup; NEW ran insert"},
-		{"dataset sizes", base(), bigger, Options{}, "dataset sizes differ: OLD has 1000, NEW has 5000 (pass --allow-size-mismatch"},
-		{"sizes cannot pair", base(), sweep, Options{AllowSizeMismatch: true}, "cannot pair dataset sizes: OLD has 1 (1000), NEW has 2 (1000/2000)"},
-		{"unknown reference", base(), base(), Options{NormalizeBy: "nosuch"}, "--normalize-by nosuch: OLD has no target nosuch (targets: ref, sut)"},
-		{"skipped reference", base(), skippedRef, Options{NormalizeBy: "ref"}, "--normalize-by ref: the target was skipped in NEW (no server)"},
-		{"unknown figure", base(), base(), Options{Figures: []string{"speed"}}, `unknown figure "speed"`},
-		{"figure nowhere", base(), base(), Options{Figures: []string{"p999"}}, "nothing to compare: no result has figures p999 in both reports"},
-		{"bad alpha", base(), base(), Options{Alpha: 2}, "alpha 2: want a significance level between 0 and 1"},
-		{"corrupt histogram", badHist, badHist, Options{Figures: []string{"p50"}}, "OLD: sut lookup: decode histogram:"},
+		{"schema version", base(), newer, Options{PerRepeat: true}, "schema versions differ: OLD has 1, NEW has 2"},
+		{"no common targets", base(), otherTargets, Options{PerRepeat: true}, "no common targets: OLD has ref, sut; NEW has x"},
+		{"only the reference in common", base(), comparetest.Report("t", ct{Target: "ref", Workload: "lookup", Figures: map[string][]float64{"rows_per_s": {1}}}), Options{PerRepeat: true, NormalizeBy: "ref"}, "no common targets besides the reference ref"},
+		{"no common workloads", base(), otherWorkloads, Options{PerRepeat: true}, "no common workloads: OLD ran lookup; NEW ran insert"},
+		{"dataset sizes", base(), bigger, Options{PerRepeat: true}, "dataset sizes differ: OLD has 1000, NEW has 5000 (pass --allow-size-mismatch"},
+		{"sizes cannot pair", base(), sweep, Options{PerRepeat: true, AllowSizeMismatch: true}, "cannot pair dataset sizes: OLD has 1 (1000), NEW has 2 (1000/2000)"},
+		{"unknown reference", base(), base(), Options{PerRepeat: true, NormalizeBy: "nosuch"}, "--normalize-by nosuch: OLD has no target nosuch (targets: ref, sut)"},
+		{"skipped reference", base(), skippedRef, Options{PerRepeat: true, NormalizeBy: "ref"}, "--normalize-by ref: the target was skipped in NEW (no server)"},
+		{"unknown figure", base(), base(), Options{PerRepeat: true, Figures: []string{"speed"}}, `unknown figure "speed"`},
+		{"figure nowhere", base(), base(), Options{PerRepeat: true, Figures: []string{"p999"}}, "nothing to compare: no result has figures p999 in both reports"},
+		{"bad alpha", base(), base(), Options{PerRepeat: true, Alpha: 2}, "alpha 2: want a significance level between 0 and 1"},
+		{"corrupt histogram", badHist, badHist, Options{PerRepeat: true, Figures: []string{"p50"}}, "OLD: sut lookup: decode histogram:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -304,7 +304,7 @@ func TestIncompatibleReports(t *testing.T) {
 func TestAllowSizeMismatch(t *testing.T) {
 	small := comparetest.Report("t", ct{Target: "sut", Workload: "lookup", Size: 1000, Figures: map[string][]float64{"rows_per_s": comparetest.Noisy(10, .01, 6, 1)}})
 	big := comparetest.Report("t", ct{Target: "sut", Workload: "lookup", Size: 5000, Figures: map[string][]float64{"rows_per_s": comparetest.Noisy(10, .01, 6, 2)}})
-	c, err := Compare(small, big, Options{AllowSizeMismatch: true})
+	c, err := Compare(small, big, Options{PerRepeat: true, AllowSizeMismatch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestGateEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Compare(tt.old, tt.new, Options{Thresholds: tt.th})
+			c, err := Compare(tt.old, tt.new, Options{PerRepeat: true, Thresholds: tt.th})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
@@ -382,7 +382,7 @@ func TestUnpairedAndNotes(t *testing.T) {
 	)
 	new.Environment.CPUModel = "Other CPU"
 	new.Targets[0].Slowdown = 0.2
-	c, err := Compare(old, new, Options{})
+	c, err := Compare(old, new, Options{PerRepeat: true, Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestUnpairedAndNotes(t *testing.T) {
 		t.Errorf("unpaired %q, want %q", unpaired, want)
 	}
 	for _, want := range []string{
-		`different configs: OLD ran "base", NEW ran "head"`,
+		`compared despite different configs (OLD ran "base", NEW ran "head") (--force)`,
 		"different machines (OLD: Test CPU @ 3.00GHz, 2 cores; NEW: Other CPU, 2 cores)",
 		"injected slowdown of a differs: OLD none, NEW 20%",
 		"lookup parameters differ: OLD ops=300, NEW ops=1000",
@@ -508,7 +508,7 @@ func TestOddReportsNeverPanic(t *testing.T) {
 	compared := 0
 	for i := 0; i < 300; i++ {
 		old, new := mk(), mk()
-		opts := Options{Thresholds: &th}
+		opts := Options{PerRepeat: true, Thresholds: &th}
 		if i%2 == 0 {
 			opts.NormalizeBy = "ref"
 		}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dbbench/dbbench/report"
 )
 
 // gate applies the thresholds: a row fails when its figure got significantly worse (U test at alpha)
@@ -35,11 +37,17 @@ func (c *comparer) gate() error {
 			g.Failures++
 			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s worse, beyond the %s threshold",
 				c.rowName(*r), FormatChange(float64(r.Change)), FormatPercent(t)))
+		case r.Verdict == OneRun && Worsening(*r) > t:
+			// No significance without the run-to-run variation: the threshold alone decides.
+			r.Gate = GateFail
+			g.Failures++
+			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s worse, beyond %s (one run a side: no test)",
+				c.rowName(*r), FormatChange(float64(r.Change)), FormatPercent(t)))
 		case r.Verdict == TooFew:
 			r.Gate = GateUndecided
 			g.Undecided++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: cannot decide with %d and %d repeats (%s)",
-				c.rowName(*r), r.Old.N(), r.New.N(), r.Reason))
+			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: cannot decide with %d and %d %s (%s)",
+				c.rowName(*r), r.Old.N(), r.New.N(), c.sampleWord(), r.Reason))
 		default:
 			r.Gate = GatePass
 		}
@@ -72,6 +80,14 @@ func (c *comparer) gate() error {
 		g.Verdict = GatePass
 	}
 	return nil
+}
+
+// sampleWord names the samples in messages.
+func (c *comparer) sampleWord() string {
+	if c.sample == SampleRuns {
+		return "runs"
+	}
+	return "repeats"
 }
 
 // Worsening is how much worse a row's median got, as a fraction: the change itself for figures where
@@ -128,8 +144,17 @@ func FormatChange(v float64) string {
 func (c *comparer) notes() {
 	o, n := c.old, c.new
 	add := func(format string, args ...any) { c.out.Notes = append(c.out.Notes, fmt.Sprintf(format, args...)) }
-	if o.Run.ConfigName != n.Run.ConfigName {
-		add("different configs: %s ran %q, %s ran %q", c.oldName, o.Run.ConfigName, c.newName, n.Run.ConfigName)
+	for _, f := range c.forced {
+		add("compared despite %s (--force)", f)
+	}
+	if c.sample == SampleOneRun {
+		add("one run per side: the run-to-run variation is not measured, so no change is called significant; give several runs per side (dbbench compare OLD1 OLD2 ... -- NEW1 NEW2 ...)")
+	}
+	if c.out.NormalizedByDefault {
+		add("normalized by %s, the baseline target both sides name (--normalize-by none compares raw figures)", c.opts.NormalizeBy)
+	}
+	if oi, ni := isolationOf(o), isolationOf(n); oi != ni {
+		add("isolation differs: %s %s, %s %s", c.oldName, oi, c.newName, ni)
 	}
 	if o.Run.CI != n.Run.CI {
 		add("%s was run with --ci=%t, %s with --ci=%t: sizes and repeats may differ", c.oldName, o.Run.CI, c.newName, n.Run.CI)
@@ -172,6 +197,13 @@ func (c *comparer) notes() {
 			add("%s parameters differ: %s %s, %s %s", r.Workload, c.oldName, params(or.Params), c.newName, params(nr.Params))
 		}
 	}
+}
+
+func isolationOf(r *report.Report) string {
+	if r.Run.Isolation == "" {
+		return "none"
+	}
+	return r.Run.Isolation
 }
 
 func slowdown(f float64) string {

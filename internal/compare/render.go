@@ -73,7 +73,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 	line("old: " + describe(c.Old))
 	line("new: " + describe(c.New))
 	if c.NormalizeBy != "" {
-		line(fmt.Sprintf("normalized: every figure is the target's divided by %s's in the same repeat", c.NormalizeBy))
+		line(fmt.Sprintf("normalized: every figure is the target's divided by %s's in the same repeat%s", c.NormalizeBy, byDefault(c)))
 	}
 	fmt.Fprintln(ew)
 	head, rows := table(c)
@@ -131,7 +131,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(ew, "### %s\n\n", title)
 	fmt.Fprintf(ew, "- old: %s\n- new: %s\n", mdEscape(describe(c.Old)), mdEscape(describe(c.New)))
 	if c.NormalizeBy != "" {
-		fmt.Fprintf(ew, "- normalized: every figure is the target's divided by `%s`'s in the same repeat\n", c.NormalizeBy)
+		fmt.Fprintf(ew, "- normalized: every figure is the target's divided by `%s`'s in the same repeat%s\n", c.NormalizeBy, byDefault(c))
 	}
 	fmt.Fprintln(ew)
 	head, rows := table(c)
@@ -186,8 +186,23 @@ func describe(s Source) string {
 	if s.Commit != "" && s.Commit != "unknown" {
 		commit = ", commit " + s.Commit
 	}
-	return fmt.Sprintf("%s (config %s%s, %s%s, %s, %d cores, %d repeats)",
-		s.Name, s.Config, mode, s.StartedAt, commit, s.CPU, s.Cores, s.Repeats)
+	runs := ""
+	if s.Runs > 1 {
+		runs = fmt.Sprintf(", %d runs from %s", s.Runs, s.StartedAt)
+	}
+	return fmt.Sprintf("%s (config %s%s, %s%s, %s, %d cores, %d repeats%s)",
+		s.Name, s.Config, mode, s.StartedAt, commit, s.CPU, s.Cores, s.Repeats, runs)
+}
+
+func byDefault(c *Comparison) string {
+	s := ""
+	if c.RunValue == RunBest {
+		s = " (each run: its best repeat over the reference's best repeat)"
+	}
+	if c.NormalizedByDefault {
+		s += " (by default: the baseline both sides name)"
+	}
+	return s
 }
 
 func sideName(c *Comparison, in string) string {
@@ -205,10 +220,20 @@ func sizeSuffix(c *Comparison, size int) string {
 }
 
 func legend(c *Comparison) string {
-	return fmt.Sprintf("~ = no significant change (Mann-Whitney U test, alpha %s); OLD and NEW are medians over repeats; "+
+	samples := "repeats"
+	switch c.Sample {
+	case SampleRuns:
+		samples = "runs (each run's median over its repeats; N counts runs)"
+		if c.RunValue == RunBest {
+			samples = "runs (each run's best repeat, divided by the reference's best when normalized; N counts runs)"
+		}
+	case SampleOneRun:
+		samples = "repeats of one run per side (\"? one run\": no significance without the run-to-run variation)"
+	}
+	return fmt.Sprintf("~ = no significant change (Mann-Whitney U test over %s, alpha %s); OLD and NEW are medians; "+
 		"CI = distribution-free confidence interval of the change (at least %s%%); "+
 		"merged = percentile of the histogram merged over all repeats",
-		strconv.FormatFloat(c.Alpha, 'f', -1, 64), strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
+		samples, strconv.FormatFloat(c.Alpha, 'f', -1, 64), strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
 }
 
 func gateLine(c *Comparison) string {
@@ -269,7 +294,12 @@ func table(c *Comparison) (line, []line) {
 		}},
 		{"CHANGE", true, true, func(r Row) string { return FormatChange(float64(r.Change)) }},
 		{"CI", false, true, func(r Row) string { return ci(r) }},
-		{"P", true, true, func(r Row) string { return strconv.FormatFloat(r.P, 'f', 3, 64) }},
+		{"P", true, true, func(r Row) string {
+			if r.Verdict == OneRun {
+				return "-"
+			}
+			return strconv.FormatFloat(r.P, 'f', 3, 64)
+		}},
 		{"N", true, true, func(r Row) string {
 			if r.Old.N() == r.New.N() {
 				return fmt.Sprint(r.Old.N())

@@ -71,7 +71,7 @@ func gateScenario(t *testing.T) *Comparison {
 			t.Fatal(err)
 		}
 	}
-	c, err := Compare(old, new, Options{NormalizeBy: "ref", Thresholds: &th, OldName: "baselines/gate-ci.json", NewName: "reports/gate-ci.json"})
+	c, err := Compare(old, new, Options{PerRepeat: true, NormalizeBy: "ref", Thresholds: &th, OldName: "baselines/gate-ci.json", NewName: "reports/gate-ci.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func sweepScenario(t *testing.T) *Comparison {
 			ct{Target: "indexed", Workload: "page_all", Unit: "op", Size: 10000, Figures: map[string][]float64{"ops_per_s": comparetest.Noisy(700*k, 0.02, 3, seed), "ns_per_op": comparetest.Noisy(1.4e6/k, 0.02, 3, seed+1)}},
 		)
 	}
-	c, err := Compare(mk(1, 1), mk(1.1, 5), Options{Figures: []string{"ops_per_s", "ns_per_op"}})
+	c, err := Compare(mk(1, 1), mk(1.1, 5), Options{PerRepeat: true, Figures: []string{"ops_per_s", "ns_per_op"}})
 	if err != nil {
 		t.Fatal(err)
 	}

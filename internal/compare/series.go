@@ -107,3 +107,44 @@ func (h *histCache) percentiles(r *report.Result) (map[string]float64, error) {
 	(*h)[r] = m
 	return m, nil
 }
+
+// mergedAcross is fig from the histograms of every run's result merged together (divided by the
+// reference's, merged the same way, when normalizing); NaN when there is none.
+func (c *comparer) mergedAcross(rs, refs []*report.Result, fig string) (float64, error) {
+	v, err := mergedFigure(rs, fig)
+	if err != nil || refs == nil || math.IsNaN(v) {
+		return v, err
+	}
+	d, err := mergedFigure(refs, fig)
+	if err != nil || math.IsNaN(d) || d == 0 {
+		return math.NaN(), err
+	}
+	return v / d, nil
+}
+
+func mergedFigure(rs []*report.Result, fig string) (float64, error) {
+	var enc []string
+	for _, r := range rs {
+		n := len(enc)
+		for _, rep := range r.Repeats {
+			if rep.Histogram != "" {
+				enc = append(enc, rep.Histogram)
+			}
+		}
+		if len(enc) == n && r.Histogram != "" {
+			enc = append(enc, r.Histogram)
+		}
+	}
+	if len(enc) == 0 {
+		return math.NaN(), nil
+	}
+	merged, err := report.MergeHistograms(enc...)
+	if err != nil {
+		return math.NaN(), fmt.Errorf("%s %s: %v", rs[0].Target, rs[0].Workload, err)
+	}
+	v, ok := report.Percentiles(merged)[fig]
+	if !ok {
+		return math.NaN(), nil
+	}
+	return v, nil
+}

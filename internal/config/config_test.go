@@ -89,6 +89,20 @@ func TestResolveGood(t *testing.T) {
 	if p.Seed != 7 || p.Warmup != 0 || p.Repeats != 3 || p.Sizes[0] != 1000 || len(p.Assertions) != 2 {
 		t.Errorf("plan: %+v", p)
 	}
+	if p.Isolation != IsolationNone || p.Rewarm != DefaultRewarm {
+		t.Errorf("isolation %q rewarm %d by default, want %q %d", p.Isolation, p.Rewarm, IsolationNone, DefaultRewarm)
+	}
+	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := c2.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2.Isolation != IsolationRewarm || p2.AsRun["isolation"] != IsolationRewarm {
+		t.Errorf("isolation: rewarm resolved to %q (as run: %v)", p2.Isolation, p2.AsRun["isolation"])
+	}
 	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
 		t.Errorf("mem workloads = %v", got)
 	}
@@ -186,6 +200,9 @@ func TestConfigErrors(t *testing.T) {
 		{"ci ops without bound", strings.Replace(good, "lookup: {ops: 20}", "lookup: {ops: 20000000}", 1), true, "ci.workloads.lookup.ops must be at most 10000000"},
 		{"unset variable in a dsn", strings.Replace(good, "postgres://u:secret@localhost/db", "${DBBENCH_TEST_UNSET_DSN}", 1), false, "${DBBENCH_TEST_UNSET_DSN} is not set"},
 		{"unset variable in slowdown", strings.Replace(good, "adapter: memory", "adapter: memory\n    slowdown: ${DBBENCH_TEST_UNSET_SLOW}", 1), false, "${DBBENCH_TEST_UNSET_SLOW} is not set"},
+		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
+		{"rewarm", strings.Replace(good, "repeats: 3", "repeats: 3\nrewarm: 0", 1), false, `x.yaml:7: rewarm must be positive`},
+		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,5 +283,41 @@ func TestShippedConfigs(t *testing.T) {
 				t.Errorf("ci: %v", err)
 			}
 		}
+	}
+}
+
+func TestKeepTargets(t *testing.T) {
+	c, err := Parse("two.yaml", []byte(`name: two
+dataset: {persons: 100}
+workloads: [scan, lookup]
+targets:
+  - {name: mem, adapter: memory, workloads: [scan]}
+  - {name: other, adapter: memory}
+assertions:
+  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[other]
+  - scan.rows_per_s[other] > 0
+  - scan.rows_per_s[mem] > 0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := c.KeepTargets([]string{"mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Targets) != 1 || c.Targets[0].Name != "mem" {
+		t.Errorf("targets after KeepTargets: %+v", c.Targets)
+	}
+	if len(c.Workloads) != 1 || c.Workloads[0].Name != "scan" {
+		t.Errorf("workloads after KeepTargets: %+v, want only scan (the one mem runs)", c.Workloads)
+	}
+	if len(dropped) != 2 || len(c.Assertions) != 1 {
+		t.Errorf("dropped %q, kept %d assertions: want the two that name other dropped", dropped, len(c.Assertions))
+	}
+	if _, err := c.Resolve(registry(t), false); err != nil {
+		t.Errorf("the narrowed config does not resolve: %v", err)
+	}
+	if _, err := c.KeepTargets([]string{"nope"}); err == nil || !strings.Contains(err.Error(), `no target "nope" (targets: mem)`) {
+		t.Errorf("unknown target: error %v", err)
 	}
 }

@@ -22,6 +22,9 @@ type Plan struct {
 	Sizes       []int
 	Warmup      int
 	Repeats     int
+	Isolation   string // one of IsolationModes
+	Baseline    string // the baseline target, "" for none
+	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
 	Workloads   []WorkloadPlan
 	Targets     []TargetPlan
 	Assertions  []assertion.Assertion
@@ -105,7 +108,7 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	p := &Plan{
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
-		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, CI: ci,
+		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -378,6 +381,13 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		"seed":    p.Seed,
 		"warmup":  p.Warmup,
 		"repeats": p.Repeats,
+	}
+	if p.Isolation != "" && p.Isolation != IsolationNone {
+		out["isolation"] = p.Isolation
+		out["rewarm"] = p.Rewarm
+	}
+	if p.Baseline != "" {
+		out["baseline"] = p.Baseline
 	}
 	if p.Description != "" {
 		out["description"] = p.Description
