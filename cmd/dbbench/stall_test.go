@@ -123,9 +123,15 @@ func TestInterruptStalledServer(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA dbbench_triplex_users_own"); err != nil {
 		t.Fatal(err)
 	}
+	// The interrupted DROP SCHEMA may still complete once the server resumes (it can reach the server
+	// before the deadline ends the client's wait); otherwise the leftover is there for the next run.
 	before := schemas(t, conn)
-	if len(before) != 2 {
-		t.Fatalf("schemas after the interrupted run: %v, want the leftover and the user's", before)
+	switch len(before) {
+	case 1:
+		t.Logf("the interrupted DROP SCHEMA completed after the server resumed: no leftover to sweep")
+	case 2:
+	default:
+		t.Fatalf("schemas after the interrupted run: %v, want the user's and at most the leftover", before)
 	}
 	os.WriteFile(cfg, []byte(strings.Replace(strings.Replace(stallConfig, "DSN", dsn, 1), "repeats: 1000", "repeats: 1", 1)), 0o644)
 	code, out, errOut := dbbench(t, tmp, "run", "-q", "-c", cfg, "--out", filepath.Join(dir, "r2.json"))
