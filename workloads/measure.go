@@ -164,11 +164,22 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// timedInsert runs begin, the inserts and commit on the calling goroutine (adapters may rely on that
-// to keep a write transaction on one OS thread) and returns the time they took together. An injected
-// slowdown is added once for the whole transaction, not per insert: the clock reads a per-insert
-// injection needs would cost more than a small fraction of a sub-microsecond insert.
+// timedInsert is TimeInsert with the engine's injected slowdown, added once for the whole transaction,
+// not per insert: the clock reads a per-insert injection needs would cost more than a small fraction
+// of a sub-microsecond insert.
 func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown *slowdown) (time.Duration, error) {
+	var extra func(time.Duration)
+	if slowdown != nil {
+		extra = func(d time.Duration) { slowdown.add(d, 1) }
+	}
+	return TimeInsert(ctx, sess, persons, extra)
+}
+
+// TimeInsert is the insert workload's timed region: begin, the inserts and commit on the calling
+// goroutine (adapters may rely on that to keep a write transaction on one OS thread), timed together.
+// extra, when not nil, runs inside the region after commit with the time so far. Clients in other
+// processes that wrap an in-process adapter (clients/go) call it to time exactly what the engine times.
+func TimeInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, extra func(time.Duration)) (time.Duration, error) {
 	start := time.Now()
 	if err := sess.Begin(ctx); err != nil {
 		return 0, fmt.Errorf("begin write transaction: %w", err)
@@ -184,8 +195,8 @@ func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dat
 	if err := sess.Commit(ctx); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	if slowdown != nil {
-		slowdown.add(time.Since(start), 1)
+	if extra != nil {
+		extra(time.Since(start))
 	}
 	return time.Since(start), nil
 }
@@ -204,7 +215,7 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	case adapters.ConcurrentScanner:
 		tallies, wall, err = t.ScanConcurrently(ctx, e.w.readers, e.w.rows, lat)
 	default:
-		tallies, wall, err = scanConcurrently(ctx, e.target.(adapters.Scanner), e.w.readers, e.w.rows, lat)
+		tallies, wall, err = ScanConcurrently(ctx, e.target.(adapters.Scanner), e.w.readers, e.w.rows, lat)
 	}
 	if err != nil {
 		return nil, err
@@ -230,9 +241,9 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// scanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
+// ScanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
 // each scanning rows persons in its own read transaction.
-func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+func ScanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
 	tallies := make([]adapters.Tally, readers)
 	errs := make([]error, readers)
 	var ready, done sync.WaitGroup

@@ -10,11 +10,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/clients/go/protocol"
+	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
@@ -205,7 +205,7 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
 	}
 	defer sess.Close()
-	d, err := timedInsert(ctx, sess, persons)
+	d, err := workloads.TimeInsert(ctx, sess, persons, nil) // the engine's own timed region
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -217,26 +217,6 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: drop the fresh store: %w", err)
 	}
 	return protocol.Tally(verify), d, nil
-}
-
-// timedInsert is begin, the inserts and commit on the calling goroutine, timed together.
-func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person) (time.Duration, error) {
-	start := time.Now()
-	if err := sess.Begin(ctx); err != nil {
-		return 0, fmt.Errorf("insert: begin: %w", err)
-	}
-	for i := range persons {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		if err := sess.Insert(ctx, &persons[i]); err != nil {
-			return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
-		}
-	}
-	if err := sess.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("insert: commit: %w", err)
-	}
-	return time.Since(start), nil
 }
 
 func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Duration) ([]protocol.Tally, time.Duration, error) {
@@ -252,7 +232,7 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		if sc, err = capability[adapters.Scanner](b.t, adapters.Concurrent); err != nil {
 			return nil, 0, err
 		}
-		tallies, wall, err = scanConcurrently(ctx, sc, rows, lat)
+		tallies, wall, err = workloads.ScanConcurrently(ctx, sc, len(lat), rows, lat)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -262,33 +242,6 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		out[i] = protocol.Tally(t)
 	}
 	return out, wall, nil
-}
-
-// scanConcurrently starts len(lat) goroutines together on a barrier, each scanning rows persons in
-// its own read transaction, as the engine's default concurrent workload does.
-func scanConcurrently(ctx context.Context, sc adapters.Scanner, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
-	tallies := make([]adapters.Tally, len(lat))
-	errs := make([]error, len(lat))
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(len(lat))
-	done.Add(len(lat))
-	for i := range lat {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			t0 := time.Now()
-			tallies[i], errs[i] = sc.Scan(ctx, rows)
-			lat[i] = time.Since(t0)
-		}()
-	}
-	ready.Wait()
-	t0 := time.Now()
-	close(start)
-	done.Wait()
-	wall := time.Since(t0)
-	return tallies, wall, errors.Join(errs...)
 }
 
 func (b *adapterBackend) Run(ctx context.Context, workload string, params map[string]any, lat []time.Duration) (protocol.Tally, error) {
