@@ -29,6 +29,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
+	"github.com/dbbench/dbbench/baselines/csupport"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
@@ -151,16 +152,8 @@ func (t *target) TimedLookups(ctx context.Context, ds *dataset.Persons, idx []in
 	if err := ctx.Err(); err != nil {
 		return adapters.Tally{}, err
 	}
-	if len(lat) != len(idx) {
-		return adapters.Tally{}, fmt.Errorf("lmdb-c lookups: %d latency slots for %d keys", len(lat), len(idx))
-	}
-	if len(idx) == 0 {
-		return adapters.Tally{}, nil
-	}
-	for _, i := range idx { // the C loop trusts the indices
-		if i < 0 || int(i) >= ds.Len() {
-			return adapters.Tally{}, exitcode.Usagef("lmdb-c lookups: person index %d outside the dataset of %d", i, ds.Len())
-		}
+	if err := csupport.CheckLookups("lmdb-c", ds, idx, lat); err != nil || len(idx) == 0 {
+		return adapters.Tally{}, err
 	}
 	env, err := t.env()
 	if err != nil {

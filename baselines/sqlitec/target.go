@@ -31,6 +31,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // compiles and links the SQLite amalgamation the C code calls
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/baselines/csupport"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
@@ -190,16 +191,8 @@ func (t *target) TimedLookups(ctx context.Context, ds *dataset.Persons, idx []in
 	if err := errors.Join(ctx.Err(), t.open()); err != nil {
 		return adapters.Tally{}, err
 	}
-	if len(lat) != len(idx) {
-		return adapters.Tally{}, fmt.Errorf("sqlite-c lookups: %d latency slots for %d keys", len(lat), len(idx))
-	}
-	if len(idx) == 0 {
-		return adapters.Tally{}, nil
-	}
-	for _, i := range idx { // the C loop trusts the indices
-		if i < 0 || int(i) >= ds.Len() {
-			return adapters.Tally{}, exitcode.Usagef("sqlite-c lookups: person index %d outside the dataset of %d", i, ds.Len())
-		}
+	if err := csupport.CheckLookups("sqlite-c", ds, idx, lat); err != nil || len(idx) == 0 {
+		return adapters.Tally{}, err
 	}
 	p := pack(ds)
 	var tally C.dbbsq_tally
