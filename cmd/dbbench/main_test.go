@@ -58,6 +58,27 @@ func dbbench(t *testing.T, tmp string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// startUntil starts dbbench with a private TMPDIR and reads its stderr until a line contains marker
+// (say, that a target is loaded); it returns the running command, the rest of stderr and the lines read.
+func startUntil(t *testing.T, tmp, marker string, args ...string) (*exec.Cmd, *bufio.Scanner, []string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), marker) {
+			break
+		}
+	}
+	return cmd, sc, lines
+}
+
 // validateReports checks every report a run wrote (--out) against the published JSON Schema.
 func validateReports(t *testing.T, args []string) {
 	t.Helper()
@@ -152,20 +173,7 @@ workloads: [scan, {name: lookup, ops: 100000}]
 targets: [{name: memory, adapter: memory}]
 `), 0o644)
 	out := filepath.Join(dir, "report.json")
-	cmd := exec.Command(binary, "run", "-c", cfg, "--out", out)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), "loaded memory") {
-			break
-		}
-	}
+	cmd, sc, lines := startUntil(t, tmp, "loaded memory", "run", "-c", cfg, "--out", out)
 	time.Sleep(200 * time.Millisecond) // into the workloads
 	cmd.Process.Signal(sig)
 	for sc.Scan() {

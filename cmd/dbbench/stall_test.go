@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -39,20 +38,7 @@ func TestInterruptStalledServer(t *testing.T) {
 	cfg := filepath.Join(dir, "stall.yaml")
 	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, "DSN", dsn, 1)), 0o644)
 
-	cmd := exec.Command(binary, "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), "loaded pg") {
-			break
-		}
-	}
+	cmd, sc, lines := startUntil(t, tmp, "loaded pg", "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
 	time.Sleep(200 * time.Millisecond) // into the workload
 
 	ctx := context.Background()
@@ -153,20 +139,7 @@ func TestInterruptStalledThrowawayServer(t *testing.T) {
 	cfg := filepath.Join(dir, "stall.yaml")
 	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
 
-	cmd := exec.Command(binary, "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), "loaded pg") {
-			break
-		}
-	}
+	cmd, sc, lines := startUntil(t, tmp, "loaded pg", "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
 	time.Sleep(200 * time.Millisecond)
 	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
 	if postmaster == 0 {
@@ -209,20 +182,7 @@ func TestServerDiesMidRun(t *testing.T) {
 	cfg := filepath.Join(dir, "die.yaml")
 	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, `, dsn: "DSN"`, "", 1)), 0o644)
 	out := filepath.Join(dir, "r.json")
-	cmd := exec.Command(binary, "run", "-c", cfg, "--out", out)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), "loaded pg") {
-			break
-		}
-	}
+	cmd, sc, lines := startUntil(t, tmp, "loaded pg", "run", "-c", cfg, "--out", out)
 	time.Sleep(300 * time.Millisecond) // into the measured repeats
 	postmaster := childNamed(t, cmd.Process.Pid, "postgres")
 	if postmaster == 0 {
