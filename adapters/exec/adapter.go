@@ -5,8 +5,6 @@ package exec
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgschema"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
@@ -171,21 +170,27 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// CreateSchema creates a new schema with a random name, the only thing dbbench creates on a server.
+// CreateSchema creates a new schema marked with its owner (internal/pgschema), the only thing dbbench
+// creates on a server, after dropping those that dead runs left.
 func CreateSchema(ctx context.Context, dsn string) (string, error) {
-	var b [6]byte
-	rand.Read(b[:])
-	name := "dbbench_exec_" + hex.EncodeToString(b[:])
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return "", exitcode.Infraf("create schema %s: %s", name, exitcode.OneLine(err.Error()))
+	pgschema.Sweep(ctx, conn, schemaPrefix, nil)
+	name, err := pgschema.Create(ctx, conn, schemaPrefix)
+	if err != nil {
+		if name != "" {
+			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
+		}
+		return "", exitcode.Infraf("create schema: %s", exitcode.OneLine(err.Error()))
 	}
 	return name, nil
 }
+
+// schemaPrefix names the schemas exec targets get on a server.
+const schemaPrefix = "dbbench_exec_"
 
 // DropSchema drops a schema CreateSchema made (and only it), under a deadline.
 func DropSchema(dsn, name string) error {

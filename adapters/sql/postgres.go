@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgschema"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
@@ -105,18 +106,18 @@ func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string
 		}
 		return name, false, nil
 	}
-	for range 5 {
-		name = "dbbench_sql_" + randomID()
-		if _, err = admin.Exec(ctx, "CREATE SCHEMA "+name); err == nil {
-			return name, true, nil
+	pgschema.Sweep(ctx, admin, schemaPrefix, nil)
+	if name, err = pgschema.Create(ctx, admin, schemaPrefix); err != nil {
+		if name != "" {
+			admin.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
 		}
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != "42P06" { // duplicate_schema: pick another name
-			break
-		}
+		return "", false, exitcode.Infraf("sql: postgres: create schema: %v", exitcode.OneLine(err.Error()))
 	}
-	return "", false, exitcode.Infraf("sql: postgres: create schema: %v", exitcode.OneLine(err.Error()))
+	return name, true, nil
 }
+
+// schemaPrefix names the schemas the adapter creates on a server.
+const schemaPrefix = "dbbench_sql_"
 
 // copyPersons loads the persons in email order with COPY, then vacuums and analyzes the table so that
 // the first timed reads do not set hint bits or plan on guesses.

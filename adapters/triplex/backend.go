@@ -21,6 +21,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/triplex/store"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/pgschema"
 	"github.com/dbbench/dbbench/internal/pgserver"
 )
 
@@ -216,23 +217,10 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
 	if b.server == nil {
-		sweepSchemas(ctx, admin, logf)
+		pgschema.Sweep(ctx, admin, schemaPrefix, logf)
 	}
-	for range 5 {
-		name := schemaPrefix + randomID()
-		if _, err = admin.Exec(ctx, "CREATE SCHEMA "+name); err == nil {
-			b.schema = name
-			if b.server == nil {
-				b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", name, b.dsn))
-			}
-			// The owner's mark lets a later run remove the schema if this process dies first.
-			_, err = admin.Exec(ctx, "COMMENT ON SCHEMA "+name+" IS '"+cleanup.Owner()+"'")
-			break
-		}
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != "42P06" { // duplicate_schema: pick another name
-			break
-		}
+	if b.schema, err = pgschema.Create(ctx, admin, schemaPrefix); err == nil && b.server == nil {
+		b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", b.schema, b.dsn))
 	}
 	if b.schema == "" || err != nil {
 		b.close()
@@ -269,29 +257,6 @@ const (
 	cleanupTimeout            = 30 * time.Second
 	interruptedCleanupTimeout = 500 * time.Millisecond
 )
-
-// sweepSchemas drops the schemas that runs which died (SIGKILL, a crash) left on the server: those
-// whose owner mark names a dead process of this host, and only those.
-func sweepSchemas(ctx context.Context, conn *pgx.Conn, logf func(string, ...any)) {
-	rows, err := conn.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '')
-		FROM pg_namespace WHERE starts_with(nspname, $1)`, schemaPrefix)
-	if err != nil {
-		return
-	}
-	var stale []string
-	for rows.Next() {
-		var name, mark string
-		if rows.Scan(&name, &mark) == nil && cleanup.Dead(mark) {
-			stale = append(stale, name)
-		}
-	}
-	rows.Close()
-	for _, name := range stale {
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err == nil && logf != nil {
-			logf("removed schema %s, left by a dbbench run that did not finish", name)
-		}
-	}
-}
 
 // connectErr classifies a failed connection: rejected credentials or a missing database are the
 // user's to fix (exit 2); an unreachable server is infrastructure (exit 3).
