@@ -45,6 +45,8 @@ type Runner struct {
 	Spawn func(ctx context.Context, target, out string) *exec.Cmd
 	// Step, in a worker process, announces each step to the parent and waits for its go-ahead.
 	Step func(step string) error
+
+	pace *gcPace // the current dataset size's GC pacing per target; nil without re-warming
 }
 
 // runDirPrefix names the temporary directory of a run (its targets' stores live inside).
@@ -273,6 +275,10 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		}
 	}()
 
+	r.pace = nil
+	if r.rewarming() {
+		r.pace = newGCPace()
+	}
 	for _, s := range states {
 		if err := r.step("load %d", size); err != nil {
 			return err
@@ -280,6 +286,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		if err := r.open(ctx, s, size, runDir, sh, ds, prog); err != nil {
 			return err
 		}
+		r.pace.opened(s)
 	}
 
 	for _, w := range p.Workloads {
@@ -433,7 +440,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 
 	total := p.Warmup + p.Repeats
-	rewarm := isolation(p) == config.IsolationRewarm || r.Step != nil
+	rewarm := r.rewarming()
 	for rep := 0; rep < total; rep++ {
 		warm := rep < p.Warmup
 		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
@@ -445,8 +452,11 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
 				return err
 			}
+			restore := func() {}
 			if rewarm && !warm {
+				restore = r.pace.apply(a.s)
 				if err := r.rewarm(ctx, a.exec, a.acc, run); err != nil {
+					restore()
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
@@ -455,6 +465,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 				}
 			}
 			m, err := r.measure(ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
+			restore()
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -525,7 +536,8 @@ func isolation(p *config.Plan) string {
 // So the garbage is collected and returned to the OS first, then the same workload runs untimed (and
 // verified, like a warm-up) on the same target, Plan.Rewarm times (config.DefaultRewarm: once is
 // not enough for the cache to keep a scan's data), leaving the state its previous timed repeats would
-// have left had it run alone.
+// have left had it run alone. Around the re-warm and the timed repeat the GC is paced as the target
+// alone would pace it (gcPace), so that its neighbours' live heaps do not make its collections rarer.
 func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
 	debug.FreeOSMemory()
 	for i := 0; i < max(r.Plan.Rewarm, 1); i++ {
@@ -538,6 +550,12 @@ func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run 
 		}
 	}
 	return nil
+}
+
+// rewarming says whether timed repeats are re-warmed: isolation rewarm, or a worker of isolation
+// process.
+func (r *Runner) rewarming() bool {
+	return isolation(r.Plan) == config.IsolationRewarm || r.Step != nil
 }
 
 // rewarmRuns is the plan's untimed runs before each timed repeat, 0 without re-warming.
