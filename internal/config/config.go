@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -58,6 +59,16 @@ const (
 // priority needs it seen again); .ci/isolation-check measures it.
 const DefaultRewarm = 2
 
+// The stall deadline (`stall_timeout`): when no operation of a running workload finishes for this
+// long on a target, the engine gives up on that target (its server or client stopped answering). The
+// default is the exec adapter's default per-request timeout, so that a client's own deadline still
+// speaks first.
+const (
+	DefaultStallTimeout = 2 * time.Minute
+	MinStallTimeout     = time.Second
+	MaxStallTimeout     = 24 * time.Hour
+)
+
 // IsolationModes lists the accepted values of `isolation`.
 var IsolationModes = []string{IsolationNone, IsolationRewarm, IsolationProcess}
 
@@ -73,10 +84,12 @@ type Config struct {
 	Isolation   string // one of IsolationModes
 	Baseline    string // the target the others are measured against ("": none)
 	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
-	Workloads   []Workload
-	Targets     []Target
-	Assertions  []AssertionSpec
-	CI          *CI
+	// StallTimeout is how long a target may go without finishing an operation of a running workload.
+	StallTimeout time.Duration
+	Workloads    []Workload
+	Targets      []Target
+	Assertions   []AssertionSpec
+	CI           *CI
 }
 
 // Workload is one entry of `workloads`.
@@ -165,11 +178,11 @@ func parse(data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "rewarm", "baseline", "workloads", "targets", "assertions", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Rewarm: DefaultRewarm}
+	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}
 	f, ok := fields["name"]
 	if !ok {
 		return nil, errAt(root, "missing name: give the config a name")
@@ -226,6 +239,11 @@ func parse(data []byte) (*Config, error) {
 		}
 		if c.Rewarm > 10 {
 			return nil, errAt(f.value, "rewarm must be at most 10 (untimed runs before each timed repeat)")
+		}
+	}
+	if f, ok := fields["stall_timeout"]; ok {
+		if c.StallTimeout, err = stallTimeout(f.value); err != nil {
+			return nil, err
 		}
 	}
 	f, ok = fields["workloads"]
@@ -602,4 +620,20 @@ func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
 		return false
 	})
 	return dropped, nil
+}
+
+// stallTimeout parses `stall_timeout`: a duration such as 90s or 5m, within its bounds.
+func stallTimeout(n *yaml.Node) (time.Duration, error) {
+	s, err := scalarString(n, "stall_timeout")
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errAt(n, "stall_timeout %q: want a duration such as 90s or 5m", s)
+	}
+	if d < MinStallTimeout || d > MaxStallTimeout {
+		return 0, errAt(n, "stall_timeout must be between %v and %v, got %v", MinStallTimeout, MaxStallTimeout, d)
+	}
+	return d, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
@@ -92,7 +93,10 @@ func TestResolveGood(t *testing.T) {
 	if p.Isolation != IsolationNone || p.Rewarm != DefaultRewarm {
 		t.Errorf("isolation %q rewarm %d by default, want %q %d", p.Isolation, p.Rewarm, IsolationNone, DefaultRewarm)
 	}
-	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm", 1)))
+	if p.StallTimeout != DefaultStallTimeout || p.AsRun["stall_timeout"] != nil {
+		t.Errorf("stall_timeout %v by default (as run: %v), want %v", p.StallTimeout, p.AsRun["stall_timeout"], DefaultStallTimeout)
+	}
+	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm\nstall_timeout: 90s", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +106,9 @@ func TestResolveGood(t *testing.T) {
 	}
 	if p2.Isolation != IsolationRewarm || p2.AsRun["isolation"] != IsolationRewarm {
 		t.Errorf("isolation: rewarm resolved to %q (as run: %v)", p2.Isolation, p2.AsRun["isolation"])
+	}
+	if p2.StallTimeout != 90*time.Second || p2.AsRun["stall_timeout"] != "1m30s" {
+		t.Errorf("stall_timeout: 90s resolved to %v (as run: %v)", p2.StallTimeout, p2.AsRun["stall_timeout"])
 	}
 	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
 		t.Errorf("mem workloads = %v", got)
@@ -203,6 +210,10 @@ func TestConfigErrors(t *testing.T) {
 		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
 		{"rewarm", strings.Replace(good, "repeats: 3", "repeats: 3\nrewarm: 0", 1), false, `x.yaml:7: rewarm must be positive`},
 		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
+		{"stall_timeout not a duration", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 60", 1), false, `x.yaml:7: stall_timeout "60": want a duration such as 90s or 5m`},
+		{"stall_timeout too short", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 10ms", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s, got 10ms`},
+		{"stall_timeout too long", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 1000h", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s`},
+		{"stall_timeout not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: [1s]", 1), false, `x.yaml:7: stall_timeout must be a single value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

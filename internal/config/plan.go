@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/assertion"
@@ -25,11 +26,14 @@ type Plan struct {
 	Isolation   string // one of IsolationModes
 	Baseline    string // the baseline target, "" for none
 	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
-	Workloads   []WorkloadPlan
-	Targets     []TargetPlan
-	Assertions  []assertion.Assertion
-	CI          bool
-	Relax       float64
+	// StallTimeout is how long a target may go without finishing an operation of a running workload
+	// before the engine gives up on it (0 in a plan built in code: DefaultStallTimeout).
+	StallTimeout time.Duration
+	Workloads    []WorkloadPlan
+	Targets      []TargetPlan
+	Assertions   []assertion.Assertion
+	CI           bool
+	Relax        float64
 	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
 	AsRun map[string]any
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
@@ -109,6 +113,7 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
+		StallTimeout: c.StallTimeout,
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -385,6 +390,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	if p.Isolation != "" && p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
 		out["rewarm"] = p.Rewarm
+	}
+	if p.StallTimeout != 0 && p.StallTimeout != DefaultStallTimeout {
+		out["stall_timeout"] = p.StallTimeout.String()
 	}
 	if p.Baseline != "" {
 		out["baseline"] = p.Baseline
