@@ -59,6 +59,12 @@ type targetState struct {
 	inst adapters.Target
 	dir  string
 	slow *slowdown // calibrated once per run; nil without an injected slowdown
+	// ctx is the run's context for this target at the current size: cancelled, with a *StallError
+	// cause, when the target stalls (see stall.go), so that its calls return and its cleanup is short.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// stalled is set once the target stalled: it runs nothing more in this run.
+	stalled *StallError
 }
 
 // resultKey identifies one result.
@@ -265,6 +271,10 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 				}
 				s.inst = nil
 			}
+			if s.cancel != nil {
+				s.cancel(nil)
+				s.ctx, s.cancel = nil, nil
+			}
 			if s.dir != "" {
 				os.RemoveAll(s.dir)
 				s.dir = ""
@@ -283,6 +293,11 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		if err := r.step("load %d", size); err != nil {
 			return err
 		}
+		if s.stalled != nil {
+			s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size, Skipped: "not run: the target stalled at an earlier size"})
+			continue
+		}
+		s.ctx, s.cancel = context.WithCancelCause(ctx)
 		if err := r.open(ctx, s, size, runDir, sh, ds, prog); err != nil {
 			return err
 		}
@@ -295,7 +310,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		}
 	}
 	for _, s := range states {
-		if s.inst != nil && len(s.rep.Instances) > 0 {
+		if s.inst != nil && s.stalled == nil && len(s.rep.Instances) > 0 {
 			s.rep.Instances[len(s.rep.Instances)-1].Info = s.inst.Info()
 		}
 	}
@@ -320,7 +335,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		DatasetFile: sh.datasetFile(ds),
 		PostgreSQL:  sh.postgreSQL,
 	}
-	inst, err := s.plan.Adapter.Open(ctx, s.plan.Options, env)
+	inst, err := s.plan.Adapter.Open(s.ctx, s.plan.Options, env)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -335,7 +350,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 	s.inst = inst
 	prog.printf("loading %d persons into %s", size, s.plan.Name)
 	start := time.Now()
-	if err := inst.Load(ctx, ds); err != nil {
+	if err := inst.Load(s.ctx, ds); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -403,7 +418,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	var act []active
 	for _, s := range states {
-		if s.inst == nil || !s.plan.Runs(w.Name) {
+		if s.inst == nil || s.stalled != nil || !s.plan.Runs(w.Name) {
 			continue
 		}
 		key := resultKey{s.plan.Name, w.Name, size}
@@ -419,10 +434,15 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 				acc.fail(fmt.Errorf("adapter has no runner for workload %s", w.Name))
 				continue
 			}
-			op, err := cr.PrepareWorkload(ctx, w.Name, s.plan.Params[w.Name])
+			stop := watchStall(stallTimeout(p), &ex.done, s.cancel)
+			op, err := cr.PrepareWorkload(s.ctx, w.Name, s.plan.Params[w.Name])
+			stop()
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
+				}
+				if r.stalled(s, acc) {
+					continue
 				}
 				if exitcode.Of(err) == exitcode.Usage {
 					return fmt.Errorf("target %s, workload %s: %w", s.plan.Name, w.Name, err)
@@ -452,22 +472,30 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
 				return err
 			}
+			stop := watchStall(stallTimeout(p), &a.exec.done, a.s.cancel)
 			restore := func() {}
 			if rewarm && !warm {
 				restore = r.pace.apply(a.s)
-				if err := r.rewarm(ctx, a.exec, a.acc, run); err != nil {
+				if err := r.rewarm(a.s.ctx, a.exec, a.acc, run); err != nil {
 					restore()
+					stop()
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
+					if !r.stalled(a.s, a.acc) {
+						a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
+					}
 					continue
 				}
 			}
-			m, err := r.measure(ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
+			m, err := r.measure(a.s.ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
 			restore()
+			stop()
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if r.stalled(a.s, a.acc) {
+				continue
 			}
 			if err != nil {
 				if m != nil && !warm {
@@ -497,6 +525,22 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	prog.done(w.Name, size, accs)
 	return nil
+}
+
+// stalled reports whether the target's context was cancelled because it stalled; if so the
+// workload's result fails with the StallError, and the target is marked to run nothing more.
+func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
+	se := stallOf(s.ctx)
+	if se == nil {
+		return false
+	}
+	acc.fail(se)
+	if s.stalled == nil {
+		s.stalled = se
+		s.rep.Status = "failed"
+		s.rep.Reason = se.Error() + "; its remaining workloads were not run"
+	}
+	return true
 }
 
 // measure runs one execution; a timed one under instruction counting has its instructions counted.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,6 +53,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
 			{Name: "cancel_at", Kind: adapters.Int, Default: "-1"},
+			{Name: "stall_at", Kind: adapters.Int, Default: "-1"},
 			{Name: "fail_close", Kind: adapters.Bool},
 			{Name: "verified", Kind: adapters.Bool},
 			{Name: "verify_sleep", Kind: adapters.Duration, Default: "0s"},
@@ -74,7 +76,7 @@ func (f fake) Open(ctx context.Context, o adapters.Options, env adapters.Env) (a
 	f.log.mu.Unlock()
 	// Leave a file in the target's temp dir, to check the engine removes it.
 	os.WriteFile(env.TempDir+"/store", []byte("x"), 0o644)
-	return &fakeTarget{Target: inner, o: o, log: f.log}, nil
+	return &fakeTarget{Target: inner, o: o, log: f.log, openCtx: ctx}, nil
 }
 
 type fakeTarget struct {
@@ -82,6 +84,9 @@ type fakeTarget struct {
 	o      adapters.Options
 	log    *callLog
 	cancel context.CancelFunc
+	// openCtx is the context Open was given; closedDone records whether it was done at Close.
+	openCtx    context.Context
+	closedDone bool
 }
 
 func (t *fakeTarget) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -94,6 +99,10 @@ func (t *fakeTarget) Load(ctx context.Context, ds *dataset.Persons) error {
 func (t *fakeTarget) Close() error {
 	t.log.mu.Lock()
 	t.log.close++
+	t.closedDone = t.openCtx.Err() != nil
+	if t.closedDone {
+		t.log.calls = append(t.log.calls, t.o.String("label")+":close-after-cancel")
+	}
 	t.log.mu.Unlock()
 	if t.o.Bool("fail_close") {
 		return errors.New("server gone")
@@ -159,6 +168,10 @@ func (e *echoOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
 	}
 	if int64(i) == o.Int("fail_op") {
 		return adapters.Tally{}, errors.New("boom")
+	}
+	if int64(i) == o.Int("stall_at") {
+		<-ctx.Done() // a server that stopped answering: only the context ends the wait
+		return adapters.Tally{}, ctx.Err()
 	}
 	if int64(i) == o.Int("cancel_at") && e.t.cancel != nil {
 		e.t.cancel()
@@ -742,5 +755,57 @@ func TestStaleRunDirsRemoved(t *testing.T) {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed", d)
 		}
+	}
+}
+
+// TestStalledTargetGivesUp: a target whose operation never returns (its server stopped answering)
+// is given up after stall_timeout: its workload fails with an error naming the setting, it runs
+// nothing more, its cleanup sees a cancelled context (adapters then keep it short), and the other
+// target runs every workload. A target whose operations keep finishing, each well under
+// stall_timeout but together longer, is never taken for stalled.
+func TestStalledTargetGivesUp(t *testing.T) {
+	log := &callLog{}
+	p := plan(t, log, `name: t
+dataset: {persons: 50}
+warmup: 0
+repeats: 1
+stall_timeout: 1s
+workloads: [{name: echo, ops: 6}, scan]
+targets:
+  - {name: a, adapter: fake, options: {label: a, stall_at: 3}}
+  - {name: slow, adapter: fake, options: {label: slow, op_sleep: 300ms}}
+`)
+	t0 := time.Now()
+	rep, err := run(t, p)
+	took := time.Since(t0)
+	if err != nil {
+		t.Fatalf("run error %v: a stalled target is a failed result, not a stopped run", err)
+	}
+	if took > 1500*time.Millisecond+2*6*300*time.Millisecond {
+		t.Errorf("the run took %v", took)
+	}
+	got := map[string]report.Result{}
+	for _, x := range rep.Results {
+		got[x.Target+"/"+x.Workload] = x
+	}
+	if x := got["a/echo"]; x.Status == "ok" || !strings.Contains(x.Error, "stalled: no operation finished within stall_timeout 1s") {
+		t.Errorf("a/echo: %s %q", x.Status, x.Error)
+	}
+	if _, ok := got["a/scan"]; ok {
+		t.Errorf("the stalled target ran its next workload")
+	}
+	for _, k := range []string{"slow/echo", "slow/scan"} {
+		if got[k].Status != "ok" {
+			t.Errorf("%s: %s %q: the other target must run every workload, and slow operations are not a stall", k, got[k].Status, got[k].Error)
+		}
+	}
+	if rep.Verdict != "error" || rep.Targets[0].Status != "failed" || !strings.Contains(rep.Targets[0].Reason, "stall_timeout") {
+		t.Errorf("verdict %s, target a %s %q", rep.Verdict, rep.Targets[0].Status, rep.Targets[0].Reason)
+	}
+	if !slices.Contains(log.calls, "a:close-after-cancel") || slices.Contains(log.calls, "slow:close-after-cancel") {
+		t.Errorf("cleanup contexts: %v; want only the stalled target's cancelled at Close", log.calls)
+	}
+	if log.close != 2 {
+		t.Errorf("closed %d targets, want 2", log.close)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -49,6 +50,9 @@ type execution struct {
 	// timed runs a custom workload that the target times itself (instead of op), with params.
 	timed  adapters.TimedCustomRunner
 	params map[string]any
+	// done counts the operations finished so far, for the stall watchdog: bumped after each timed
+	// operation's clock has stopped (per operation where the engine times each one, else per run).
+	done atomic.Int64
 }
 
 // workloadRun is a workload resolved for one dataset size.
@@ -64,6 +68,7 @@ type workloadRun struct {
 }
 
 func (e *execution) run(ctx context.Context) (*measurement, error) {
+	defer e.done.Add(1)
 	switch e.w.name {
 	case adapters.Scan:
 		return e.scan(ctx)
@@ -123,7 +128,7 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 		return m, nil
 	}
 	pr := e.target.(adapters.PointReader)
-	return perOp(ctx, n, e.slowdown, "lookups", func(i int) (adapters.Tally, error) {
+	return perOp(ctx, n, e.slowdown, &e.done, "lookups", func(i int) (adapters.Tally, error) {
 		return pr.Lookup(ctx, e.w.emails[i])
 	}, nil)
 }
@@ -148,10 +153,12 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 		return nil, fmt.Errorf("prepare a fresh store: %w", err)
 	}
 	defer sess.Close()
+	e.done.Add(1) // each untimed step counts as progress too
 	d, err := timedInsert(ctx, sess, e.w.persons, e.slowdown)
 	if err != nil {
 		return nil, err
 	}
+	e.done.Add(1)
 	verify, err := sess.Verify(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read back the inserted persons: %w", err)
@@ -275,7 +282,7 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 	if e.timed != nil {
 		return e.timedCustom(ctx)
 	}
-	return perOp(ctx, e.w.ops, e.slowdown, "operations", func(i int) (adapters.Tally, error) {
+	return perOp(ctx, e.w.ops, e.slowdown, &e.done, "operations", func(i int) (adapters.Tally, error) {
 		return e.op.Do(ctx, i)
 	}, e.verifier(ctx))
 }
@@ -311,8 +318,8 @@ func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 // the loop goes on (so one hiccup does not hide the rest of the distribution), but stops after
 // maxConsecutiveErrors in a row: a server that has gone away is not timed thousands of times.
 // verify, if not nil, checks each successful operation after its time is taken and gives its tally;
-// a failed check ends the loop.
-func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(i int) (adapters.Tally, error), verify func(i int) (adapters.Tally, error)) (*measurement, error) {
+// a failed check ends the loop. done counts the finished operations (for the stall watchdog).
+func perOp(ctx context.Context, n int, slowdown *slowdown, done *atomic.Int64, what string, op func(i int) (adapters.Tally, error), verify func(i int) (adapters.Tally, error)) (*measurement, error) {
 	m := newMeasurement()
 	m.ops = int64(n)
 	var firstErr error
@@ -327,6 +334,7 @@ func perOp(ctx context.Context, n int, slowdown *slowdown, what string, op func(
 			slowdown.add(time.Since(start), 1)
 		}
 		d := time.Since(start)
+		done.Add(1)
 		m.elapsed += d
 		if err != nil {
 			if ctx.Err() != nil {

@@ -1,0 +1,79 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbbench/dbbench/internal/config"
+)
+
+// A stalled target: its server (or client process) stopped answering in the middle of a workload,
+// say a PostgreSQL whose backends were stopped with SIGSTOP. Adapters pass the engine's context to
+// every call, but a blocked read on a socket waits for as long as the other side keeps the connection
+// open. So the engine watches each target while it runs a workload: operations bump a counter as they
+// finish (outside their timed region: nothing is added to what is measured), a watchdog goroutine
+// reads it a few times per stall_timeout, and when it has not moved for stall_timeout the target's
+// context is cancelled with a StallError as its cause. pgx, database/sql, net/http and the exec
+// adapter's pipes all return once their context is cancelled; the workload's result fails with the
+// StallError, the target runs nothing more, and cleaning it up gets the short deadline adapters give
+// a cancelled context. The other targets go on.
+
+// StallError is the cause of a target's cancelled context when no operation finished in time.
+type StallError struct {
+	Timeout time.Duration
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("stalled: no operation finished within stall_timeout %v (the server or client stopped answering; "+
+		"if one operation really takes longer, raise stall_timeout in the config)", e.Timeout)
+}
+
+// stallTimeout is the plan's stall deadline.
+func stallTimeout(p *config.Plan) time.Duration {
+	if p.StallTimeout <= 0 {
+		return config.DefaultStallTimeout
+	}
+	return p.StallTimeout
+}
+
+// watchStall cancels a target's context (cancel, with a *StallError cause) when done has not
+// moved for limit, checking four times per limit; stop ends the watch and returns once the watchdog
+// has exited, so no cancellation comes after it.
+func watchStall(limit time.Duration, done *atomic.Int64, cancel context.CancelCauseFunc) (stop func()) {
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(max(limit/4, 10*time.Millisecond))
+		defer tick.Stop()
+		last, since := done.Load(), time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				if n := done.Load(); n != last {
+					last, since = n, now
+				} else if now.Sub(since) >= limit {
+					cancel(&StallError{Timeout: limit})
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-exited
+	}
+}
+
+// stallOf returns the StallError that cancelled ctx, or nil.
+func stallOf(ctx context.Context) *StallError {
+	var se *StallError
+	if ctx != nil && errors.As(context.Cause(ctx), &se) {
+		return se
+	}
+	return nil
+}
