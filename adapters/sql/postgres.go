@@ -18,8 +18,13 @@ import (
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
-// dropTimeout bounds dropping the schema at Close, so that a server gone away cannot hang the run.
-const dropTimeout = time.Minute
+// dropTimeout bounds dropping a table or the schema, so that a server gone away cannot hang the run;
+// interruptedDropTimeout does once the run's context is done (Ctrl-C, or the engine gave up on a
+// stalled server): then the drop is only tried, and a schema left behind is removed by the next run.
+const (
+	dropTimeout            = time.Minute
+	interruptedDropTimeout = 500 * time.Millisecond
+)
 
 // openPostgres connects to the dsn (or the run's throwaway server) and works in a schema of its own:
 // a new dbbench_sql_<random>, or the existing schema the options name. Nothing else is touched.
@@ -59,10 +64,10 @@ func openPostgres(ctx context.Context, c config, env adapters.Env) (*store, erro
 	cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxIdleConns(16)
-	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true},
+	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: ctx,
 		createSQL: `CREATE TABLE %s (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`}
 	s.close = func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+		ctx, cancel := s.cleanupContext()
 		defer cancel()
 		var err error
 		if created {

@@ -38,6 +38,18 @@ type store struct {
 	load  func(ctx context.Context, ds *dataset.Persons) error
 	info  func(ctx context.Context) map[string]any
 	close func() error
+	// runCtx is the context the store was opened with (nil for SQLite): once it is done, cleaning
+	// up on the server gets a short deadline.
+	runCtx context.Context
+}
+
+// cleanupContext bounds a drop on the server: dropTimeout, or interruptedDropTimeout once the run's
+// context is done.
+func (s *store) cleanupContext() (context.Context, context.CancelFunc) {
+	if s.runCtx != nil && s.runCtx.Err() != nil {
+		return context.WithTimeout(context.Background(), interruptedDropTimeout)
+	}
+	return context.WithTimeout(context.Background(), dropTimeout)
 }
 
 // bind numbers the placeholders for PostgreSQL ($1, $2, ...); SQLite takes ? as written.

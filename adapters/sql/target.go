@@ -134,7 +134,7 @@ func (t *target) Close() error {
 // dropTables drops the tables this target created, for a store whose schema outlives it (given by
 // the options); a schema or file of our own goes as a whole in s.close.
 func (t *target) dropTables() error {
-	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	ctx, cancel := t.s.cleanupContext()
 	defer cancel()
 	for _, table := range []string{insertTable, personsTable} {
 		if _, err := t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
@@ -213,7 +213,7 @@ func (s *insertSession) Close() error {
 		err = s.tx.Rollback()
 		s.tx, s.stmt = nil, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), dropTimeout)
+	ctx, cancel := s.t.s.cleanupContext()
 	defer cancel()
 	if _, dropErr := s.t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+insertTable); dropErr != nil {
 		err = errors.Join(err, exitcode.Infraf("sql insert: drop table %s: %v", insertTable, dropErr))

@@ -269,3 +269,110 @@ func parentOf(t *testing.T, pid int) int {
 	}
 	return ppid
 }
+
+// stopBackends stops (SIGSTOP) the backends of dsn's database other than the caller's, and the
+// postmaster, as a stalled machine would; resume (also registered with t.Cleanup) lets them go on.
+func stopBackends(t *testing.T, dsn string, lines []string) (resume func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	conn.Close(ctx)
+	if err != nil || len(pids) == 0 {
+		t.Fatalf("no backends of the run found (%v)\n%s", err, strings.Join(lines, "\n"))
+	}
+	all := []int{parentOf(t, int(pids[0]))} // the postmaster: no new connection gets an answer
+	for _, pid := range pids {
+		all = append(all, int(pid))
+	}
+	for _, pid := range all {
+		syscall.Kill(pid, syscall.SIGSTOP)
+	}
+	resumed := false
+	resume = func() {
+		if !resumed {
+			for _, pid := range all {
+				syscall.Kill(pid, syscall.SIGCONT)
+			}
+			resumed = true
+		}
+	}
+	t.Cleanup(resume)
+	return resume
+}
+
+// TestStalledServerEndsTheRun: the user's PostgreSQL stalls in the middle of a workload (its
+// postmaster and the run's backends stopped with SIGSTOP) and nobody presses Ctrl-C: the run gives up
+// on the target after stall_timeout, ends with exit 3 and one line naming the workload, the target
+// and the setting, and its report keeps the repeats measured before the stall. For the triplex
+// adapter (database/sql and pgx pools) and the sql adapter (database/sql through pgx/stdlib).
+func TestStalledServerEndsTheRun(t *testing.T) {
+	const stall = 2 * time.Second
+	for _, tc := range []struct{ name, workload, target string }{
+		{"triplex", "{name: page_all, ops: 50}", "{name: pg, adapter: triplex, options: {backend: postgres, layout: indexed, dsn: \"DSN\"}}"},
+		{"sql", "{name: lookup, ops: 200}", "{name: pg, adapter: sql, options: {driver: postgres, dsn: \"DSN\"}}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := pgtest.NewDatabase(t)
+			dir, tmp := t.TempDir(), t.TempDir()
+			cfg := filepath.Join(dir, "stall.yaml")
+			os.WriteFile(cfg, []byte(fmt.Sprintf("name: stall\ndataset: {persons: 2000}\nwarmup: 0\nrepeats: 1000\nstall_timeout: %v\nworkloads:\n  - %s\ntargets:\n  - %s\n",
+				stall, tc.workload, strings.Replace(tc.target, "DSN", dsn, 1))), 0o644)
+			out := filepath.Join(dir, "r.json")
+			args := []string{"run", "-c", cfg, "--out", out}
+			cmd, sc, lines := startUntil(t, tmp, "loaded pg", args...)
+			time.Sleep(500 * time.Millisecond) // a few repeats into the workload
+			resume := stopBackends(t, dsn, lines)
+			t0 := time.Now()
+			done := make(chan error, 1)
+			go func() {
+				for sc.Scan() {
+					lines = append(lines, sc.Text())
+				}
+				done <- cmd.Wait()
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(stall + 30*time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("the run still hung %v after its server stalled\n%s", time.Since(t0), strings.Join(lines, "\n"))
+			}
+			took := time.Since(t0)
+			resume()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+			}
+			last := lines[len(lines)-1]
+			t.Logf("exit 3 %v after the stall: %s", took, last)
+			if limit := stall*5/4 + 3*time.Second; took > limit {
+				t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
+			}
+			wl := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(tc.workload)[1], ""), ",")
+			want := fmt.Sprintf("dbbench: workload %s failed on target pg: stalled: no operation finished within stall_timeout %v", wl, stall)
+			if !strings.HasPrefix(last, want) {
+				t.Errorf("last line %q\nwant it to start %q", last, want)
+			}
+			validateReports(t, args)
+			r, err := report.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != "error" || len(r.Results) != 1 || r.Results[0].Status == "ok" || len(r.Results[0].Repeats) == 0 {
+				t.Errorf("report: verdict %s, %d results; want the failed workload with the repeats measured before the stall", r.Verdict, len(r.Results))
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
+	}
+}
