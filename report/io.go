@@ -237,7 +237,8 @@ func checkDirWritable(path string) error {
 }
 
 // Write stores the report at the reserved path atomically, provided the path still holds what was
-// reserved (a file swapped in during the run, such as a symbolic link, is never replaced).
+// reserved or what the last Write wrote (a file swapped in during the run, such as a symbolic link,
+// is never replaced).
 func (res *Reservation) Write(r *Report) error {
 	b, err := Encode(r)
 	if err != nil {
@@ -260,6 +261,11 @@ func (res *Reservation) Write(r *Report) error {
 	})
 	if err == nil {
 		res.created = false
+		// The report now at Path is ours: a later Write (the final report after an interrupted
+		// run's first one) may replace it.
+		if fi, serr := os.Lstat(res.Path); serr == nil {
+			res.claimed = fi
+		}
 	}
 	return err
 }

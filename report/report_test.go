@@ -227,3 +227,28 @@ func TestReservationWriteRefusesSwap(t *testing.T) {
 		t.Errorf("write over a swapped-in symlink: %v", err)
 	}
 }
+
+// TestReservationWriteTwice: an interrupted run writes its report as soon as it stops and again once
+// cleaning up has finished; the second write replaces the first, and still nothing swapped in.
+func TestReservationWriteTwice(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	res, err := Reserve(path, ReserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Write(&Report{SchemaVersion: SchemaVersion, Verdict: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Write(&Report{SchemaVersion: SchemaVersion, Verdict: "pass"}); err != nil {
+		t.Fatalf("second write: %v", err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"pass"`) {
+		t.Errorf("the second write did not replace the first:\n%s", b)
+	}
+	os.Remove(path)
+	os.Symlink("/dev/null", path)
+	if err := res.Write(&Report{SchemaVersion: SchemaVersion}); err == nil || !strings.Contains(err.Error(), "replaced by another file") {
+		t.Errorf("write over a symlink swapped in after the first write: %v", err)
+	}
+}

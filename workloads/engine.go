@@ -45,8 +45,15 @@ type Runner struct {
 	Spawn func(ctx context.Context, target, out string) *exec.Cmd
 	// Step, in a worker process, announces each step to the parent and waits for its go-ahead.
 	Step func(step string) error
+	// Interrupted, if set, receives the report of an interrupted run (every result measured so far,
+	// marked interrupted) as soon as the run stops, before its targets are closed: cleaning up after a
+	// stalled server may take longer than Ctrl-C allows, and the results must not wait for it. Run
+	// still returns the final report, cleanup errors included, if cleaning up finishes.
+	Interrupted func(*report.Report)
 
 	pace *gcPace // the current dataset size's GC pacing per target; nil without re-warming
+	// partial builds the report of the results so far (set by Run).
+	partial func(runErr *RunError) *report.Report
 }
 
 // runDirPrefix names the temporary directory of a run (its targets' stores live inside).
@@ -146,6 +153,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 
 	prog.start(p)
 	var results []*resultAcc // in the order the workloads ran
+	r.partial = func(runErr *RunError) *report.Report { return complete(p, rep, results, runErr, ctx.Err() != nil) }
 	runErr := &RunError{}
 	for _, size := range p.Sizes {
 		if runErr.Err = r.runSize(ctx, size, runDir, sh, states, &results, prog, runErr); runErr.Err != nil {
@@ -153,33 +161,52 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		}
 	}
 
+	final := complete(p, rep, results, runErr, ctx.Err() != nil)
+	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
+		return final, runErr
+	}
+	prog.finish()
+	return final, nil
+}
+
+// complete returns the report of the results so far: base with the results, the targets' statuses,
+// the assertions and the verdict, and, when the run stopped early or could not clean up, its errors.
+// It changes neither base nor the results, so it can be called again as the run goes on.
+func complete(p *config.Plan, base *report.Report, results []*resultAcc, runErr *RunError, interrupted bool) *report.Report {
+	rep := *base
+	rep.Results = make([]report.Result, 0, len(results))
 	for _, acc := range results {
 		rep.Results = append(rep.Results, acc.finish())
 	}
-	for _, s := range states {
-		markSkipped(s.rep)
-		if s.rep.Status == "ok" && anyFailed(rep.Results, s.rep.Name) {
-			s.rep.Status = "failed"
-			s.rep.Reason = "a workload failed; see its result"
+	rep.Targets = append([]report.Target(nil), base.Targets...)
+	for i := range rep.Targets {
+		t := &rep.Targets[i]
+		markSkipped(t)
+		if t.Status == "ok" && anyFailed(rep.Results, t.Name) {
+			t.Status = "failed"
+			t.Reason = "a workload failed; see its result"
 		}
 	}
+	rep.Assertions = []report.Assertion{}
 	for _, a := range p.Assertions {
-		rep.Assertions = append(rep.Assertions, a.Evaluate(rep, p.Relax)...)
+		rep.Assertions = append(rep.Assertions, a.Evaluate(&rep, p.Relax)...)
 	}
-	rep.Verdict = Verdict(rep)
+	rep.Verdict = Verdict(&rep)
 	rep.Run.FinishedAt = time.Now().UTC()
 	rep.Run.PeakRSSBytes = report.PeakRSS()
+	rep.Run.Errors = nil
 	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
 		rep.Verdict = "error"
-		rep.Run.Interrupted = ctx.Err() != nil
+		rep.Run.Interrupted = interrupted
 		for _, e := range runErr.Unwrap() {
 			rep.Run.Errors = append(rep.Run.Errors, e.Error())
 		}
-		return rep, runErr
 	}
-	prog.finish()
-	return rep, nil
+	return &rep
 }
+
+// errInterrupted is the error of a run stopped by Ctrl-C, SIGTERM or SIGHUP.
+var errInterrupted = exitcode.Infraf("interrupted: stopped the run")
 
 // RunError is a run that stopped early or could not clean up after itself: the first failure, then
 // every cleanup failure after it, so that neither hides the other. Its exit code is the first
@@ -264,6 +291,11 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		return exitcode.Usagef("%v", err)
 	}
 	defer func() {
+		if ctx.Err() != nil && r.Interrupted != nil && r.partial != nil {
+			// The results so far go out before the targets are closed: closing them on a stalled
+			// server may outlast the time Ctrl-C allows.
+			r.Interrupted(r.partial(&RunError{Err: errInterrupted}))
+		}
 		for _, s := range states {
 			if s.inst != nil {
 				if cerr := s.inst.Close(); cerr != nil {
@@ -281,7 +313,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 			}
 		}
 		if ctx.Err() != nil {
-			err = exitcode.Infraf("interrupted: stopped the run")
+			err = errInterrupted
 		}
 	}()
 

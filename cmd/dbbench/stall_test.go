@@ -31,14 +31,16 @@ targets:
 
 // TestInterruptStalledServer: Ctrl-C while the user's PostgreSQL is stalled (its postmaster and the
 // run's backends stopped with SIGSTOP) ends dbbench within 2 seconds, with one line naming the schema
-// left behind and how to drop it; the next run against the server removes that schema.
+// left behind and how to drop it, and a report with the repeats measured before, marked interrupted,
+// although cleaning up did not finish; the next run against the server removes that schema.
 func TestInterruptStalledServer(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	dir, tmp := t.TempDir(), t.TempDir()
 	cfg := filepath.Join(dir, "stall.yaml")
 	os.WriteFile(cfg, []byte(strings.Replace(stallConfig, "DSN", dsn, 1)), 0o644)
 
-	cmd, sc, lines := startUntil(t, tmp, "loaded pg", "run", "-c", cfg, "--out", filepath.Join(dir, "r.json"))
+	args := []string{"run", "-c", cfg, "--out", filepath.Join(dir, "r.json")}
+	cmd, sc, lines := startUntil(t, tmp, "loaded pg", args...)
 	time.Sleep(200 * time.Millisecond) // into the workload
 
 	ctx := context.Background()
@@ -98,6 +100,15 @@ func TestInterruptStalledServer(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+	validateReports(t, args)
+	r, err := report.Read(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("no report after Ctrl-C with cleaning up unfinished: %v", err)
+	}
+	if !r.Run.Interrupted || r.Verdict != "error" || len(r.Results) != 1 || len(r.Results[0].Repeats) == 0 {
+		t.Errorf("report: interrupted %v, verdict %s, %d results; want the repeats measured before Ctrl-C, marked interrupted",
+			r.Run.Interrupted, r.Verdict, len(r.Results))
 	}
 
 	// The schema of the dead run is removed by the next run on that server, and nothing else is.
@@ -374,5 +385,48 @@ func TestStalledServerEndsTheRun(t *testing.T) {
 				t.Errorf("temporary files left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestInterruptStalledServerSQL: Ctrl-C while the user's PostgreSQL is stalled, with the sql adapter
+// (database/sql through pgx/stdlib, whose statements and connections close on the stalled server):
+// dbbench ends within 2 seconds, and the report holds the repeats measured before, marked
+// interrupted, whether or not cleaning up finished in time.
+func TestInterruptStalledServerSQL(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(cfg, []byte("name: stall\ndataset: {persons: 2000}\nwarmup: 0\nrepeats: 1000\nworkloads:\n  - {name: lookup, ops: 200}\n"+
+		"targets:\n  - {name: pg, adapter: sql, options: {driver: postgres, dsn: \""+dsn+"\"}}\n"), 0o644)
+	out := filepath.Join(dir, "r.json")
+	args := []string{"run", "-c", cfg, "--out", out}
+	cmd, sc, lines := startUntil(t, tmp, "loaded pg", args...)
+	time.Sleep(500 * time.Millisecond) // a few repeats into the workload
+	resume := stopBackends(t, dsn, lines)
+
+	t0 := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err := cmd.Wait()
+	took := time.Since(t0)
+	resume()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	t.Logf("exit 3 after %v: %s", took, lines[len(lines)-1])
+	if took > 2*time.Second {
+		t.Errorf("Ctrl-C took %v to end the run, want at most 2 s", took)
+	}
+	validateReports(t, args)
+	r, err := report.Read(out)
+	if err != nil {
+		t.Fatalf("no report after Ctrl-C: %v", err)
+	}
+	if !r.Run.Interrupted || r.Verdict != "error" || len(r.Results) != 1 || len(r.Results[0].Repeats) == 0 {
+		t.Errorf("report: interrupted %v, verdict %s, %d results; want the repeats measured before Ctrl-C, marked interrupted",
+			r.Run.Interrupted, r.Verdict, len(r.Results))
 	}
 }

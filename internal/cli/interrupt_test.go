@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	reportpkg "github.com/dbbench/dbbench/report"
 )
 
 // stuckServer is an adapter whose Open creates something remote and then hangs, deaf to its
@@ -59,5 +63,88 @@ func TestInterruptGivesUpInTime(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/r.json"); err == nil {
 		t.Error("the report placeholder was left behind")
+	}
+}
+
+// stuckCleanup is an adapter whose targets are the memory store, except that the lookup numbered
+// interruptAt presses Ctrl-C (cancels the run) and Close then hangs, deaf to its context, on a
+// server that stopped answering; what it created stays listed for removal by hand.
+type stuckCleanup struct {
+	release     chan struct{}
+	interrupt   context.CancelFunc
+	interruptAt int64
+}
+
+func (stuckCleanup) Info() adapters.Info {
+	return adapters.Info{Name: "stuckclose", Summary: "hangs in Close", Builtin: []string{adapters.Lookup}}
+}
+
+func (s stuckCleanup) Open(ctx context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {
+	inner, err := memory.New().Open(ctx, o, env)
+	if err != nil {
+		return nil, err
+	}
+	return &stuckCleanupTarget{Target: inner, s: s, done: cleanup.Register("DROP SCHEMA stuck_close CASCADE")}, nil
+}
+
+type stuckCleanupTarget struct {
+	adapters.Target
+	s       stuckCleanup
+	done    func()
+	lookups atomic.Int64
+}
+
+func (t *stuckCleanupTarget) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	if t.lookups.Add(1) == t.s.interruptAt {
+		t.s.interrupt()
+	}
+	return t.Target.(adapters.PointReader).Lookup(ctx, email)
+}
+
+func (t *stuckCleanupTarget) Close() error {
+	<-t.s.release
+	t.done()
+	return t.Target.Close()
+}
+
+// TestInterruptKeepsReportWhenCleanupHangs: Ctrl-C during a workload, then cleaning up hangs past the
+// grace period: dbbench exits 3 in time, naming what is left behind, and the report is on disk all
+// the same, with every repeat measured before Ctrl-C, marked interrupted; the summary came first.
+func TestInterruptKeepsReportWhenCleanupHangs(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	cfg := writeFile(t, dir, "s.yaml", "name: s\ndataset: {persons: 100}\nwarmup: 0\nrepeats: 1000\n"+
+		"workloads: [{name: lookup, ops: 100}]\ntargets: [{name: s, adapter: stuckclose}]\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stuck := stuckCleanup{release: make(chan struct{}), interrupt: cancel, interruptAt: 3*100 + 50}
+	defer close(stuck.release)
+	var out, errb bytes.Buffer
+	f := &Factory{Out: &out, Err: &errb, TempDir: tmp, Registry: func() (*adapters.Registry, error) {
+		return adapters.NewRegistry(append(builtinAdapters(), stuck)...)
+	}}
+	report := filepath.Join(dir, "r.json")
+	args := []string{"run", "-q", "-c", cfg, "--out", report}
+	start := time.Now()
+	code := executeWithin(ctx, f, args, 300*time.Millisecond)
+	if code != exitcode.Infra {
+		t.Errorf("exit %d, want 3", code)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if msg := errb.String(); !strings.Contains(msg, "left behind, remove by hand: DROP SCHEMA stuck_close CASCADE") {
+		t.Errorf("stderr %q", msg)
+	}
+	validateOutputs(t, args, nil)
+	r, err := reportpkg.Read(report)
+	if err != nil {
+		t.Fatalf("no report although cleaning up hung: %v", err)
+	}
+	if !r.Run.Interrupted || r.Verdict != "error" || len(r.Results) != 1 || len(r.Results[0].Repeats) != 3 {
+		t.Errorf("report: interrupted %v, verdict %s, %d results; want the 3 repeats measured before Ctrl-C, marked interrupted",
+			r.Run.Interrupted, r.Verdict, len(r.Results))
+	}
+	if s := out.String(); !strings.Contains(s, "lookup") || !strings.Contains(s, "report: "+report) || strings.Index(s, "lookup") > strings.Index(s, "report: ") {
+		t.Errorf("stdout: want the summary, then the report's path:\n%s", s)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/report/render"
 )
 
 // TestQuietFailuresSayWhy: under -q every non-zero exit still has its one line on stderr.
@@ -45,7 +44,7 @@ func TestSummaryBeforeReport(t *testing.T) {
 	os.Remove(target)
 	os.Mkdir(target, 0o755) // the write fails, as on a full disk
 	var out bytes.Buffer
-	err = finishRun(&RunOptions{}, &out, render.Style{}, res, rep, nil)
+	err = (&finisher{opts: &RunOptions{}, out: &out, res: res}).finish(rep, nil)
 	if exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "new.json") {
 		t.Errorf("err %v (exit %d), want exit 3 naming the report", err, exitcode.Of(err))
 	}

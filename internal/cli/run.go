@@ -170,11 +170,15 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		runner.Step = workloads.WorkerStep(os.Stdin, f.Out)
 		out = io.Discard // stdout is the step protocol: no summary
 	}
+	fin := &finisher{opts: opts, out: out, style: render.Style{Color: term.Color(f.Out, os.Getenv)}, res: res}
+	// On Ctrl-C the summary and the report of the results so far come out before the targets are
+	// cleaned up: if cleaning up outlasts InterruptGrace, the report is on disk all the same.
+	runner.Interrupted = func(rep *report.Report) { fin.publish(rep) }
 	rep, runErr := runner.Run(cmd.Context())
 	if rep == nil {
 		return redactErr(runErr, sec)
 	}
-	return redactErr(finishRun(opts, out, render.Style{Color: term.Color(f.Out, os.Getenv)}, res, rep, runErr), sec)
+	return redactErr(fin.finish(rep, runErr), sec)
 }
 
 // spawnWorkers lets the runner start one worker process per target (isolation: process): this very
@@ -215,22 +219,44 @@ func redactErr(err error, sec *redact.Set) error {
 	return &exitcode.Error{Code: exitcode.Of(err), Err: errors.New(sec.String(err.Error()))}
 }
 
-// finishRun prints the summary, writes the report and turns the outcome into the command's error.
-func finishRun(opts *RunOptions, out io.Writer, style render.Style, res *report.Reservation, rep *report.Report, runErr error) error {
+// finisher prints a run's summary and writes its report, once the run ends or, on Ctrl-C, as soon as
+// it stops (then again at the end with what cleaning up added, without a second summary).
+type finisher struct {
+	opts  *RunOptions
+	out   io.Writer
+	style render.Style
+	res   *report.Reservation
+
+	shown  bool  // the summary and the report path were printed
+	sumErr error // printing the summary failed
+}
+
+// publish prints the summary (the first time) and then writes the report. The figures go to the
+// terminal before the report is written, so that a full disk loses neither. A run that measured
+// nothing (it stopped before the first result, or every target was skipped) writes no report: there
+// would be nothing in it to compare or gate on.
+func (f *finisher) publish(rep *report.Report) (writeErr error) {
 	bi := buildinfo.Read()
 	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
-	rep.Run.CommandLine = commandLine(opts.Args)
-	// The figures go to the terminal before the report is written, so that a full disk loses neither;
-	// then every failure is reported, the first one first.
-	// A run that measured nothing (it stopped before the first result, or every target was skipped)
-	// writes no report: there would be nothing in it to compare or gate on.
-	sumErr := render.SummaryStyled(out, rep, style)
-	var writeErr error
+	rep.Run.CommandLine = commandLine(f.opts.Args)
+	if !f.shown {
+		f.sumErr = render.SummaryStyled(f.out, rep, f.style)
+	}
 	if len(rep.Results) > 0 {
-		if writeErr = res.Write(rep); writeErr == nil {
-			fmt.Fprintf(out, "report: %s\n", res.Path)
+		if writeErr = f.res.Write(rep); writeErr == nil && !f.shown {
+			fmt.Fprintf(f.out, "report: %s\n", f.res.Path)
 		}
 	}
+	f.shown = true
+	return writeErr
+}
+
+// finish publishes the final report and turns the outcome into the command's error: every failure
+// is reported, the first one first.
+func (f *finisher) finish(rep *report.Report, runErr error) error {
+	res := f.res
+	writeErr := f.publish(rep)
+	sumErr := f.sumErr
 	// A failed workload is recorded in its result, not in the run's error: when only cleaning up
 	// failed after it, the workload's failure still comes first.
 	var re *workloads.RunError
