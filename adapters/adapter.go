@@ -105,7 +105,9 @@ type Env struct {
 
 // Target is one opened instance of an adapter. The engine calls Load once, then workloads, then Info
 // and Close. Close must release everything the target created (temp stores, containers, servers),
-// including after a cancelled context.
+// including after a cancelled context. The context given to Open stays the target's: the engine
+// cancels it on Ctrl-C and when the target stalls (no operation finished within stall_timeout), and
+// Close should then give what it still asks of the server a short deadline.
 type Target interface {
 	// Load stores the dataset with the adapter's fastest bulk path. It is never timed as a workload
 	// (the engine reports its duration separately as load throughput).
