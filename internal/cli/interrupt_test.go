@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,12 +68,12 @@ func TestInterruptGivesUpInTime(t *testing.T) {
 }
 
 // stuckCleanup is an adapter whose targets are the memory store, except that the lookup numbered
-// interruptAt presses Ctrl-C (cancels the run) and Close then hangs, deaf to its context, on a
-// server that stopped answering; what it created stays listed for removal by hand.
+// interruptAt presses Ctrl-C (cancels the run) and Close then hangs for good, deaf to its context, on
+// a server that stopped answering; what it created stays listed for removal by hand.
 type stuckCleanup struct {
-	release     chan struct{}
 	interrupt   context.CancelFunc
 	interruptAt int64
+	registered  chan func() // the target's pending cleanup, for the test to drop at its end
 }
 
 func (stuckCleanup) Info() adapters.Info {
@@ -84,13 +85,14 @@ func (s stuckCleanup) Open(ctx context.Context, o adapters.Options, env adapters
 	if err != nil {
 		return nil, err
 	}
-	return &stuckCleanupTarget{Target: inner, s: s, done: cleanup.Register("DROP SCHEMA stuck_close CASCADE")}, nil
+	done := cleanup.Register("DROP SCHEMA stuck_close CASCADE")
+	s.registered <- done
+	return &stuckCleanupTarget{Target: inner, s: s}, nil
 }
 
 type stuckCleanupTarget struct {
 	adapters.Target
 	s       stuckCleanup
-	done    func()
 	lookups atomic.Int64
 }
 
@@ -102,9 +104,7 @@ func (t *stuckCleanupTarget) Lookup(ctx context.Context, email []byte) (adapters
 }
 
 func (t *stuckCleanupTarget) Close() error {
-	<-t.s.release
-	t.done()
-	return t.Target.Close()
+	select {} // the run is abandoned here, as on a server that never answers
 }
 
 // TestInterruptKeepsReportWhenCleanupHangs: Ctrl-C during a workload, then cleaning up hangs past the
@@ -116,9 +116,15 @@ func TestInterruptKeepsReportWhenCleanupHangs(t *testing.T) {
 		"workloads: [{name: lookup, ops: 100}]\ntargets: [{name: s, adapter: stuckclose}]\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stuck := stuckCleanup{release: make(chan struct{}), interrupt: cancel, interruptAt: 3*100 + 50}
-	defer close(stuck.release)
-	var out, errb bytes.Buffer
+	stuck := stuckCleanup{interrupt: cancel, interruptAt: 3*100 + 50, registered: make(chan func(), 1)}
+	defer func() {
+		select {
+		case done := <-stuck.registered: // the abandoned run's pending cleanup is no other test's
+			done()
+		default:
+		}
+	}()
+	var out, errb lockedBuffer // the abandoned run goes on writing after executeWithin returns
 	f := &Factory{Out: &out, Err: &errb, TempDir: tmp, Registry: func() (*adapters.Registry, error) {
 		return adapters.NewRegistry(append(builtinAdapters(), stuck)...)
 	}}
@@ -147,4 +153,22 @@ func TestInterruptKeepsReportWhenCleanupHangs(t *testing.T) {
 	if s := out.String(); !strings.Contains(s, "lookup") || !strings.Contains(s, "report: "+report) || strings.Index(s, "lookup") > strings.Index(s, "report: ") {
 		t.Errorf("stdout: want the summary, then the report's path:\n%s", s)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader on different goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
