@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,8 +37,14 @@ func Create(ctx context.Context, conn *pgx.Conn, prefix string) (string, error) 
 	return "", err
 }
 
+// sweepLockTimeout bounds how long dropping a dead run's schema waits for a lock: a session of the
+// user's holding one (say, a transaction left open on one of its tables) must not hold up the run.
+const sweepLockTimeout = 2 * time.Second
+
 // Sweep drops the schemas with the prefix that runs which died left on the server: those whose owner
 // mark names a dead process of this host, and only those. Failures are ignored: a sweep is a courtesy.
+// A schema that cannot be locked within sweepLockTimeout is left for a later run (a lock timeout,
+// not a cancelled context, so that conn stays usable).
 func Sweep(ctx context.Context, conn *pgx.Conn, prefix string, logf func(string, ...any)) {
 	rows, err := conn.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '')
 		FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix)
@@ -52,7 +60,14 @@ func Sweep(ctx context.Context, conn *pgx.Conn, prefix string, logf func(string,
 	}
 	rows.Close()
 	for _, name := range stale {
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err == nil && logf != nil {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", sweepLockTimeout.Milliseconds())); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE")
+			return err
+		})
+		if err == nil && logf != nil {
 			logf("removed schema %s, left by a dbbench run that did not finish", name)
 		}
 	}

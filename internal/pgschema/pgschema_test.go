@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -53,5 +54,57 @@ func TestCreateAndSweep(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(left, want) {
 		t.Errorf("after the sweep: %v, want %v", left, want)
+	}
+}
+
+// TestSweepDoesNotWaitForLocks: a dead run's schema that a session of the user's holds a lock in (a
+// transaction left open on one of its tables) is left alone after sweepLockTimeout instead of
+// holding up the run for as long as that session lives; the connection stays usable.
+func TestSweepDoesNotWaitForLocks(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	host, _ := os.Hostname()
+	for _, q := range []string{
+		"CREATE SCHEMA dbbench_t_locked",
+		"COMMENT ON SCHEMA dbbench_t_locked IS 'dbbench pid=999999999 host=" + host + "'",
+		"CREATE TABLE dbbench_t_locked.x (i int)",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close(ctx)
+	tx, err := user.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT * FROM dbbench_t_locked.x"); err != nil { // holds ACCESS SHARE until the end
+		t.Fatal(err)
+	}
+
+	t0 := time.Now()
+	done := make(chan struct{})
+	go func() { Sweep(ctx, conn, "dbbench_t_", t.Logf); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(sweepLockTimeout + 10*time.Second):
+		tx.Rollback(ctx) // lets the sweep go on, so that the test ends
+		<-done
+		t.Fatalf("the sweep waited %v for a lock the user holds", time.Since(t0))
+	}
+	t.Logf("sweep returned after %v", time.Since(t0))
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'dbbench_t_locked'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("after the sweep: the locked schema count %d, err %v; want it left, and the connection usable", n, err)
 	}
 }
