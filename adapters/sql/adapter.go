@@ -7,6 +7,7 @@ package sqladapter
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -85,18 +86,30 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err != nil {
 		return nil, err
 	}
+	// Setting up gets a deadline of its own: a server that accepts the connection and then stalls
+	// must not hold the run. The run's context stays the store's, for its cleanup.
+	setup, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	var s *store
 	if c.driver == DriverPostgres {
-		s, err = openPostgres(ctx, c, env)
+		s, err = openPostgres(ctx, setup, c, env)
 	} else {
-		s, err = openSQLite(ctx, c, env)
+		s, err = openSQLite(ctx, c, env) // local: no server to stall
+	}
+	var t *target
+	if err == nil {
+		if t, err = newTarget(setup, s); err != nil {
+			err = errors.Join(err, s.close())
+		}
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(setup.Err(), context.DeadlineExceeded) {
+		return nil, exitcode.Infraf("sql: the server did not answer within %v while the target was set up (a stalled server?)", setupTimeout)
 	}
 	if err != nil {
 		return nil, err
 	}
-	t, err := newTarget(ctx, s)
-	if err != nil {
-		return nil, errors.Join(err, s.close())
-	}
 	return t, nil
 }
+
+// setupTimeout bounds opening a target: connecting, creating its schema and table, preparing.
+var setupTimeout = time.Minute // a variable for tests

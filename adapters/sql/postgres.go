@@ -28,14 +28,16 @@ const (
 
 // openPostgres connects to the dsn (or the run's throwaway server) and works in a schema of its own:
 // a new dbbench_sql_<random>, or the existing schema the options name. Nothing else is touched.
-func openPostgres(ctx context.Context, c config, env adapters.Env) (*store, error) {
+// runCtx is the run's context (starting the throwaway server, and the store's cleanup); ctx bounds
+// setting up.
+func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*store, error) {
 	dsn, server := c.dsn, "dsn "+redact(c.dsn)
 	if dsn == "" {
 		if env.PostgreSQL == nil {
 			return nil, adapters.Unavailable("sql: driver postgres without a dsn needs the run's throwaway server, and there is none here")
 		}
 		var err error
-		if dsn, err = env.PostgreSQL(ctx); err != nil {
+		if dsn, err = env.PostgreSQL(runCtx); err != nil {
 			return nil, err
 		}
 		server = "the run's throwaway server"
@@ -64,7 +66,7 @@ func openPostgres(ctx context.Context, c config, env adapters.Env) (*store, erro
 	cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxIdleConns(16)
-	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: ctx,
+	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: runCtx,
 		createSQL: `CREATE TABLE %s (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`}
 	s.close = func() error {
 		ctx, cancel := s.cleanupContext()

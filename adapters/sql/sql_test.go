@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -264,5 +265,50 @@ func TestBadInput(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM taken.persons").Scan(&n); err != nil {
 		t.Errorf("the user's table taken.persons is gone: %v", err)
+	}
+}
+
+// TestSetupDeadline: a server that accepts the connection and then does not answer (here: the
+// target's CREATE TABLE waits for a lock a session of the user's holds on the schema) ends Open after
+// the setup deadline with one line (exit 3), instead of holding the run; the user's schema is left.
+func TestSetupDeadline(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	user, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer user.Close(ctx)
+	if _, err := user.Exec(ctx, "CREATE SCHEMA users_own"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := user.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An uncommitted DROP SCHEMA holds the schema's lock until the transaction ends.
+	if _, err := tx.Exec(ctx, "DROP SCHEMA users_own"); err != nil {
+		t.Fatal(err)
+	}
+	defer setSetupTimeout(time.Second)()
+
+	t0 := time.Now()
+	tg, err := open(t, map[string]any{"driver": "postgres", "dsn": dsn, "schema": "users_own"}, adapters.Env{})
+	took := time.Since(t0)
+	tx.Rollback(ctx)
+	if err == nil {
+		tg.Close()
+		t.Fatal("opened")
+	}
+	t.Logf("after %v: %v", took, err)
+	if exitcode.Of(err) != exitcode.Infra || !strings.Contains(err.Error(), "did not answer within 1s") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q (exit %d), want one line saying the server did not answer in time, exit 3", err, exitcode.Of(err))
+	}
+	if took > 5*time.Second {
+		t.Errorf("Open took %v with a 1s setup deadline", took)
+	}
+	var n int
+	if err := user.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'users_own'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the user's schema: %d, %v", n, err)
 	}
 }
