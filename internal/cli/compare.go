@@ -22,6 +22,7 @@ type CompareOptions struct {
 	Force              bool
 	PerRepeat          bool
 	RunValue           string
+	DropSlowest        int
 	Thresholds         compare.Thresholds
 	ThresholdFile      string
 	NormalizeBy        string
@@ -55,7 +56,9 @@ With one report per side the run-to-run variation is not measured: no change is 
 back on an idle machine). --run-value best makes each run contribute its best repeat instead of its
 median (the smallest time, the largest throughput; divided by the reference's best repeat of the
 same run when normalized): on a busy machine other work only adds time, so the best repeat moves
-far less from run to run than the median.
+far less from run to run than the median. --drop-slowest N leaves out each side's N slowest runs of
+each figure (the smallest throughputs, the largest times): when other work lasts a whole run even its
+best repeat carries it. The gate uses --run-value best --drop-slowest 1 over 7 runs a side.
 
 Default figures: rows_per_s (ops_per_s where a result has no rows), p50 and p99 (not for scan and
 insert, whose repeats time a single operation). --figures picks others (see 'dbbench list').
@@ -127,6 +130,7 @@ gate that cannot decide (too few runs, a result failed in OLD).`,
 	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
 	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
 	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
+	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
 	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
 	formats := make([]string, len(compare.Formats))
 	for i, f := range compare.Formats {
@@ -172,6 +176,7 @@ func compareRun(opts *CompareOptions) error {
 		Force:             opts.Force,
 		PerRepeat:         opts.PerRepeat,
 		RunValue:          opts.RunValue,
+		DropSlowest:       opts.DropSlowest,
 		Thresholds:        &opts.Thresholds,
 		AllowSizeMismatch: opts.AllowSizeMismatch,
 		Alpha:             opts.Alpha,

@@ -56,6 +56,10 @@ type Options struct {
 	// RunValue is what each run contributes when the runs are the samples: RunMedian (default) or
 	// RunBest.
 	RunValue string
+	// DropSlowest leaves out each side's N slowest runs of each figure before the test (with several
+	// runs a side). Other work on a shared machine only ever adds time, and when it lasts a whole run
+	// even the run's best repeat carries it: the slowest run is the likeliest to be disturbed.
+	DropSlowest int
 }
 
 // What a run contributes as a sample (Options.RunValue).
@@ -133,6 +137,8 @@ type Comparison struct {
 	Sample string `json:"sample"`
 	// RunValue is what each run contributed when Sample is "runs": "median" or "best".
 	RunValue string `json:"run_value,omitempty"`
+	// DropSlowest is how many of each side's slowest runs per figure were left out of the test.
+	DropSlowest int `json:"drop_slowest,omitempty"`
 	// Forced lists the differences that would have refused the comparison without --force.
 	Forced []string `json:"forced,omitempty"`
 	// Sweep is true when either report covers several dataset sizes (rows then name their size).
@@ -287,6 +293,12 @@ func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error)
 	if a := c.opts.Alpha; !(a > 0 && a < 1) {
 		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
 	}
+	if n := c.opts.DropSlowest; n != 0 {
+		if left := min(len(olds), len(news)) - n; n < 0 || left < minRunsLeft {
+			return nil, fmt.Errorf("dropping the %d slowest runs of a side of %d: at least %d runs must be left to test (give more runs)",
+				n, min(len(olds), len(news)), minRunsLeft)
+		}
+	}
 	return c.run()
 }
 
@@ -325,10 +337,10 @@ func (c *comparer) run() (*Comparison, error) {
 	c.out = &Comparison{
 		Old: source(c.oldName, c.old, len(c.olds)), New: source(c.newName, c.new, len(c.news)),
 		NormalizeBy: c.opts.NormalizeBy, NormalizedByDefault: byDefault, Alpha: c.opts.Alpha, Sample: c.sample,
-		RunValue: runValue(c.sample, c.opts.RunValue),
-		Forced:   c.forced,
-		Sweep:    len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
-		Rows:     []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
+		RunValue: runValue(c.sample, c.opts.RunValue), DropSlowest: c.opts.DropSlowest,
+		Forced: c.forced,
+		Sweep:  len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
+		Rows:   []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
 	}
 	if err := c.pairResults(); err != nil {
 		return nil, err
@@ -797,6 +809,8 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 	}
 	if c.sample != SampleRuns {
 		out.values = pooled
+	} else {
+		out.values = dropSlowest(out.values, c.opts.DropSlowest, fig)
 	}
 	if mergedFigures[fig] && len(out.values) > 0 {
 		m, err := c.mergedAcross(rs, refs, fig)
@@ -833,6 +847,39 @@ func (c *comparer) bestOfRun(r, ref *report.Result, fig string) (float64, error)
 		v /= d
 	}
 	return v, nil
+}
+
+// minRunsLeft is the fewest runs a side may keep after DropSlowest: with 3 a side the U test cannot
+// reject at alpha 0.05, let alone 0.01, so the verdict would only ever be "~".
+const minRunsLeft = 3
+
+// dropSlowest returns the run values without the n slowest (the smallest for a figure where higher
+// is better, else the largest), in their order.
+func dropSlowest(values []float64, n int, fig string) []float64 {
+	if n <= 0 || n >= len(values) {
+		return values
+	}
+	info, _ := report.LookupFigure(fig)
+	sorted := slices.Clone(values)
+	sort.Float64s(sorted)
+	cut := sorted[len(sorted)-n] // values from here up are dropped
+	if info.HigherBetter {
+		cut = sorted[n-1] // values from here down
+	}
+	out := make([]float64, 0, len(values)-n)
+	dropped := 0
+	for _, v := range values {
+		slow := v >= cut
+		if info.HigherBetter {
+			slow = v <= cut
+		}
+		if slow && dropped < n {
+			dropped++
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func runValue(sample, v string) string {

@@ -227,6 +227,9 @@ func legend(c *Comparison) string {
 		if c.RunValue == RunBest {
 			samples = "runs (each run's best repeat, divided by the reference's best when normalized; N counts runs)"
 		}
+		if c.DropSlowest > 0 {
+			samples += fmt.Sprintf(", without each side's %d slowest per figure", c.DropSlowest)
+		}
 	case SampleOneRun:
 		samples = "repeats of one run per side (\"? one run\": no significance without the run-to-run variation)"
 	}
