@@ -329,7 +329,15 @@ func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
 	if g := os.Getenv("GODEBUG"); g != "" {
 		godebug = g + "," + godebug
 	}
-	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off")
+	// glibc moves its mmap threshold up after freeing a large block, so whether LMDB's 2 MiB calloc
+	// (the dirty list of every environment it opens) comes zeroed from mmap or memset from the heap
+	// depended on what was freed before: lmdb-c's insert counted 2,380 or 3,434 instructions per op
+	// from repeat to repeat. A fixed threshold (glibc's own default) keeps the counts repeatable.
+	tunables := "glibc.malloc.mmap_threshold=131072"
+	if t := os.Getenv("GLIBC_TUNABLES"); t != "" {
+		tunables = t + ":" + tunables
+	}
+	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off", "GLIBC_TUNABLES="+tunables)
 	stderr := &valgrindNotes{w: f.Err}
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, stderr
 	err = c.Run()
