@@ -47,8 +47,8 @@ func BenchmarkDecodeInMemory(b *testing.B) {
 			if sum != uint64(b.N)*ds.SumFirst(n) && b.N > 0 {
 				b.Fatalf("checksum %x, want %x per pass", sum, ds.SumFirst(n))
 			}
-			if d.slow != 0 {
-				b.Fatalf("%d concepts took the slow path", d.slow)
+			if d.slow != 0 || d.fastMisses != 0 {
+				b.Fatalf("%d rows left the row fast path, %d concepts took the slow path", d.fastMisses, d.slow)
 			}
 		})
 	}

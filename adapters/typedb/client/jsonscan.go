@@ -413,10 +413,18 @@ func (s *scanner) readNumber() error {
 	}
 }
 
-// checkNumber checks the number just read against JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. The loop above only collects the characters.
+// checkNumber checks the number just read against JSON's grammar (see validNumber). The loop above
+// only collects the characters.
 func (s *scanner) checkNumber() error {
-	b, i := s.tok, 0
+	if !validNumber(s.tok) {
+		return s.syntax("invalid number %q", s.tok)
+	}
+	return nil
+}
+
+// validNumber reports whether b is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func validNumber(b []byte) bool {
+	i := 0
 	digits := func() bool {
 		n := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -431,12 +439,12 @@ func (s *scanner) checkNumber() error {
 	case i < len(b) && b[i] == '0':
 		i++
 	case !digits():
-		return s.syntax("invalid number %q", b)
+		return false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if !digits() {
-			return s.syntax("invalid number %q", b)
+			return false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -445,13 +453,10 @@ func (s *scanner) checkNumber() error {
 			i++
 		}
 		if !digits() {
-			return s.syntax("invalid number %q", b)
+			return false
 		}
 	}
-	if i != len(b) {
-		return s.syntax("invalid number %q", b)
-	}
-	return nil
+	return i == len(b)
 }
 
 // readString reads a string starting at the opening quote at s.pos into s.tok.
