@@ -64,8 +64,8 @@ func BenchmarkDecodeScan(b *testing.B) {
 			// client's per-row work, and not the fake server's encoding or writing on other threads.
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			thread0, okThread := threadCPU()
-			proc0, okProc := processCPU()
+			thread0, okThread := client.ThreadCPU()
+			proc0, okProc := client.ProcessCPU()
 			for b.Loop() {
 				rows := 0
 				a, err := c.Query(context.Background(), q, func(r *client.Row) error {
@@ -85,10 +85,10 @@ func BenchmarkDecodeScan(b *testing.B) {
 			}
 			perRow := func(ns int64) float64 { return float64(ns) / float64(b.N) / float64(n) }
 			b.ReportMetric(perRow(b.Elapsed().Nanoseconds()), "ns/row")
-			if thread1, ok := threadCPU(); ok && okThread {
+			if thread1, ok := client.ThreadCPU(); ok && okThread {
 				b.ReportMetric(perRow(thread1-thread0), "client-cpu-ns/row")
 			}
-			if proc1, ok := processCPU(); ok && okProc {
+			if proc1, ok := client.ProcessCPU(); ok && okProc {
 				b.ReportMetric(perRow(proc1-proc0), "process-cpu-ns/row")
 			}
 			if sum == 0 {

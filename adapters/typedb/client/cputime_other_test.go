@@ -1,6 +1,6 @@
 //go:build !linux
 
-package client_test
+package client
 
-func threadCPU() (int64, bool)  { return 0, false }
-func processCPU() (int64, bool) { return 0, false }
+func ThreadCPU() (int64, bool)  { return 0, false }
+func ProcessCPU() (int64, bool) { return 0, false }
