@@ -496,11 +496,16 @@ func (s *scanner) readString() error {
 
 // hasSpecial reports whether any of the 8 bytes in w is a quote, a backslash or a control
 // character (the classic "has zero byte" and "has byte less than n" bit tricks).
-func hasSpecial(w uint64) bool {
+func hasSpecial(w uint64) bool { return specialBytes(w) != 0 }
+
+// specialBytes sets the high bit of each byte of w that is a quote, a backslash or a control
+// character. The lowest byte it marks is always special; bytes above a special one may be marked
+// wrongly.
+func specialBytes(w uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q := w ^ ('"' * lo)
 	b := w ^ ('\\' * lo)
-	return ((q-lo)&^q|(b-lo)&^b|(w-0x20*lo)&^w)&hi != 0
+	return ((q-lo)&^q | (b-lo)&^b | (w-0x20*lo)&^w) & hi
 }
 
 // plainByte marks the bytes a string can hold as they are: not the quote, the backslash or a

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -29,12 +30,12 @@ const (
 const fastRetries = 3
 
 // rowFast decodes the row whose opening brace was just consumed (s.pos == s.pin) into d.row. On
-// success it leaves the scanner after the row's closing brace. Otherwise it returns fastMore or
-// fastNo, with the scanner untouched (d.row holds junk: reset it).
+// success it leaves the scanner after the row's closing brace, the row's slices pointing into the
+// scanner's buffer. Otherwise it returns fastMore or fastNo, with the scanner untouched (d.row holds
+// junk: reset it).
 func (d *decoder) rowFast() int {
 	s := d.s
 	b := s.buf[:s.end]
-	pin := s.pin
 	i := s.pos
 	if len(b)-i < len(`"data":{`) {
 		return fastMore
@@ -62,17 +63,26 @@ func (d *decoder) rowFast() int {
 		if b[i+1] != ':' {
 			return fastNo
 		}
-		r.concepts = append(r.concepts, Concept{})
-		r.spans = append(r.spans, cellSpans{name: fastSpan(name, i, pin)})
-		c, sp := &r.concepts[len(r.concepts)-1], &r.spans[len(r.spans)-1]
+		// The row's slices point into the buffer directly: the fast path never reads in the middle
+		// of a row, so the buffer stays put until the handler has returned.
+		r.names = append(r.names, b[name:i:i])
+		n := len(r.concepts)
+		if n < cap(r.concepts) {
+			r.concepts = r.concepts[:n+1]
+		} else {
+			r.concepts = append(r.concepts, Concept{})
+		}
+		c := &r.concepts[n]
+		c.IID, c.ValueType, c.Label, c.value, c.valueKind = nil, nil, nil, nil, tokEOF
 		i += 2
 		if i >= len(b) {
 			return fastMore
 		}
 		switch b[i] {
 		case '{':
-			i = conceptFast(b, i+1, pin, c, sp)
+			i = conceptFast(b, i+1, c)
 		case 'n':
+			c.Kind = KindNone
 			i = fastLit(b, i, "null")
 		default:
 			return fastNo
@@ -94,7 +104,6 @@ func (d *decoder) rowFast() int {
 		s.pos = i
 		s.stack = s.stack[:len(s.stack)-1]
 		s.state = stAfterValue
-		r.finish(b[pin:])
 		return i
 	}
 }
@@ -115,7 +124,7 @@ const (
 )
 
 // conceptFast decodes a concept whose '{' precedes b[i], returning the position after its '}'.
-func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
+func conceptFast(b []byte, i int, c *Concept) int {
 	sorted := true
 	switch {
 	case hasLit(b, i, fsIID):
@@ -138,7 +147,7 @@ func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 	if i = scanString(b, iid); i < 0 {
 		return i
 	}
-	sp.iid = fastSpan(iid, i, pin)
+	c.IID = b[iid:i:i]
 	if !sorted {
 		if c.Kind != KindAttribute {
 			return fastLit(b, i, fkTypeEnd)
@@ -146,7 +155,7 @@ func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 		if i = fastLit(b, i, fkValue); i < 0 {
 			return i
 		}
-		if i = fastValue(b, i, pin, c, sp); i < 0 {
+		if i = fastValue(b, i, c); i < 0 {
 			return i
 		}
 		if i = fastLit(b, i, fsValueType); i < 0 {
@@ -156,7 +165,7 @@ func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 		if i = scanString(b, vt); i < 0 {
 			return i
 		}
-		sp.valueType = fastSpan(vt, i, pin)
+		c.ValueType = b[vt:i:i]
 		return fastLit(b, i, fkTypeEnd)
 	}
 	switch {
@@ -174,7 +183,7 @@ func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 	default:
 		return fastNo
 	}
-	if i = fastValue(b, i, pin, c, sp); i < 0 {
+	if i = fastValue(b, i, c); i < 0 {
 		return i
 	}
 	if i = fastLit(b, i, fsValueType); i < 0 {
@@ -184,12 +193,12 @@ func conceptFast(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 	if i = scanString(b, vt); i < 0 {
 		return i
 	}
-	sp.valueType = fastSpan(vt, i, pin)
+	c.ValueType = b[vt:i:i]
 	return fastLit(b, i, fsObjectDone)
 }
 
 // fastValue decodes an attribute's value, a string or a number, at b[i].
-func fastValue(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
+func fastValue(b []byte, i int, c *Concept) int {
 	if i >= len(b) {
 		return fastMore
 	}
@@ -198,7 +207,7 @@ func fastValue(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 		if i = scanString(b, start); i < 0 {
 			return i
 		}
-		sp.value = fastSpan(start, i, pin)
+		c.value = b[start:i:i]
 		c.valueKind = tokString
 		return i + 1
 	}
@@ -212,7 +221,7 @@ func fastValue(b []byte, i, pin int, c *Concept, sp *cellSpans) int {
 	if i == start || !validNumber(b[start:i]) {
 		return fastNo
 	}
-	sp.value = fastSpan(start, i, pin)
+	c.value = b[start:i:i]
 	c.valueKind = tokNumber
 	return i
 }
@@ -233,8 +242,19 @@ func scanString(b []byte, i int) int {
 	var high uint64
 	for i+8 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i:])
-		if hasSpecial(w) {
-			break
+		if m := specialBytes(w); m != 0 {
+			// The lowest marked byte is the first special one (only bytes above it can be
+			// marked wrongly).
+			k := bits.TrailingZeros64(m) >> 3
+			i += k
+			if b[i] != '"' {
+				return fastNo
+			}
+			high |= w & (1<<(8*k) - 1)
+			if high&0x8080808080808080 != 0 && !utf8.Valid(b[start:i]) {
+				return fastNo
+			}
+			return i
 		}
 		high |= w
 		i += 8
@@ -270,9 +290,4 @@ func fastLit(b []byte, i int, lit string) int {
 		return fastNo
 	}
 	return i + len(lit)
-}
-
-// fastSpan is the span of b[from:to] in a row pinned at pin.
-func fastSpan(from, to, pin int) span {
-	return span{off: int32(from - pin), end: int32(to - pin), set: true}
 }
