@@ -80,8 +80,11 @@ func New(cfg Config) (*Client, error) {
 		// that each concurrent reader has its own connection.
 		DisableCompression: true,
 		TLSNextProto:       map[string]func(string, *tls.Conn) http.RoundTripper{},
-		ReadBufferSize:     64 << 10,
-		WriteBufferSize:    32 << 10,
+		// Small, so that the scanner's reads (at least this much buffer space each, see
+		// scanBufSize) go past it straight into the scanner's buffer: an answer is copied once,
+		// from the socket, and not again out of a second buffer.
+		ReadBufferSize:  8 << 10,
+		WriteBufferSize: 32 << 10,
 	}
 	c := &Client{base: base, cfg: cfg, tr: tr, http: &http.Client{Transport: tr}}
 	c.decoders.New = func() any { return newDecoder() }

@@ -90,8 +90,11 @@ const (
 	stAfterValue                   // ',' or the end of the enclosing container (or of the input)
 )
 
+// The scanner's buffer is large so that each read asks for far more than the HTTP transport's own
+// read buffer holds (8 KiB): bufio.Reader then reads from the socket straight into it, with
+// system calls of up to 256 KiB.
 const (
-	scanBufSize   = 64 << 10
+	scanBufSize   = 256 << 10
 	maxTokenBytes = 64 << 20
 )
 
