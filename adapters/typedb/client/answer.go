@@ -227,6 +227,10 @@ type decoder struct {
 	// slow counts the concepts the fast path did not finish (for tests: the server's shapes must
 	// all take the fast path).
 	slow int
+	// fastMisses counts the rows the row fast path (rowfast.go) left to the general path.
+	fastMisses int
+	// noRowFast turns the row fast path off (for tests comparing it with the general path).
+	noRowFast bool
 }
 
 func newDecoder() *decoder { return &decoder{s: newScanner(nil)} }
@@ -362,6 +366,22 @@ func (d *decoder) rowBody() error {
 	d.row.reset()
 	s.pin = s.pos
 	defer func() { s.pin = -1 }()
+	for try := 0; !d.noRowFast; try++ {
+		r := d.rowFast()
+		if r >= 0 {
+			return nil
+		}
+		d.row.reset()
+		if r == fastNo || try == fastRetries {
+			break
+		}
+		// The row goes on past the buffer: read more (the row stays pinned) and start it again.
+		s.mark = s.pos
+		if !s.fill() {
+			break
+		}
+	}
+	d.fastMisses++
 	for {
 		more, err := s.key()
 		if err != nil {

@@ -50,7 +50,10 @@ type Client struct {
 	token string
 	gen   uint64 // incremented on every sign-in
 
-	decoders sync.Pool // *decoder, each holding a scan buffer
+	// decoders keeps up to MaxConns idle decoders, each with its 256 KiB scan buffer, for the next
+	// queries. Unlike a sync.Pool it is not emptied by the garbage collector, so a query does not
+	// allocate a new buffer after a collection.
+	decoders chan *decoder
 }
 
 // New validates cfg and returns a client. It does not contact the server.
@@ -80,11 +83,14 @@ func New(cfg Config) (*Client, error) {
 		// that each concurrent reader has its own connection.
 		DisableCompression: true,
 		TLSNextProto:       map[string]func(string, *tls.Conn) http.RoundTripper{},
-		ReadBufferSize:     64 << 10,
-		WriteBufferSize:    32 << 10,
+		// Small, so that the scanner's reads (at least this much buffer space each, see
+		// scanBufSize) go past it straight into the scanner's buffer: an answer is copied once,
+		// from the socket, and not again out of a second buffer.
+		ReadBufferSize:  8 << 10,
+		WriteBufferSize: 32 << 10,
 	}
 	c := &Client{base: base, cfg: cfg, tr: tr, http: &http.Client{Transport: tr}}
-	c.decoders.New = func() any { return newDecoder() }
+	c.decoders = make(chan *decoder, cfg.MaxConns)
 	return c, nil
 }
 
@@ -333,11 +339,19 @@ func (c *Client) query(ctx context.Context, op, path string, body any, h RowHand
 	}
 	defer done()
 	a.Status = resp.StatusCode
-	d := c.decoders.Get().(*decoder)
+	var d *decoder
+	select {
+	case d = <-c.decoders:
+	default:
+		d = newDecoder()
+	}
 	d.s.reset(resp.Body)
 	err = d.answer(&a, h)
 	d.s.reset(nil)
-	c.decoders.Put(d)
+	select {
+	case c.decoders <- d:
+	default:
+	}
 	if err != nil {
 		var he handlerError
 		if errors.As(err, &he) {

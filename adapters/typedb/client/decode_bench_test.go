@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
@@ -36,6 +37,9 @@ func BenchmarkDecodeInMemory(b *testing.B) {
 			}
 			b.SetBytes(int64(body.Len()))
 			b.ReportAllocs()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0, okCPU := ThreadCPU()
 			for b.Loop() {
 				d.s.reset(bytes.NewReader(body.Bytes()))
 				var a Answer
@@ -44,11 +48,14 @@ func BenchmarkDecodeInMemory(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+			if cpu1, ok := ThreadCPU(); ok && okCPU {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/n, "cpu-ns/row")
+			}
 			if sum != uint64(b.N)*ds.SumFirst(n) && b.N > 0 {
 				b.Fatalf("checksum %x, want %x per pass", sum, ds.SumFirst(n))
 			}
-			if d.slow != 0 {
-				b.Fatalf("%d concepts took the slow path", d.slow)
+			if d.slow != 0 || d.fastMisses != 0 {
+				b.Fatalf("%d rows left the row fast path, %d concepts took the slow path", d.fastMisses, d.slow)
 			}
 		})
 	}

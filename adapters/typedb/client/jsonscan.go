@@ -90,8 +90,11 @@ const (
 	stAfterValue                   // ',' or the end of the enclosing container (or of the input)
 )
 
+// The scanner's buffer is large so that each read asks for far more than the HTTP transport's own
+// read buffer holds (8 KiB): bufio.Reader then reads from the socket straight into it, with
+// system calls of up to 256 KiB.
 const (
-	scanBufSize   = 64 << 10
+	scanBufSize   = 256 << 10
 	maxTokenBytes = 64 << 20
 )
 
@@ -413,10 +416,18 @@ func (s *scanner) readNumber() error {
 	}
 }
 
-// checkNumber checks the number just read against JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. The loop above only collects the characters.
+// checkNumber checks the number just read against JSON's grammar (see validNumber). The loop above
+// only collects the characters.
 func (s *scanner) checkNumber() error {
-	b, i := s.tok, 0
+	if !validNumber(s.tok) {
+		return s.syntax("invalid number %q", s.tok)
+	}
+	return nil
+}
+
+// validNumber reports whether b is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func validNumber(b []byte) bool {
+	i := 0
 	digits := func() bool {
 		n := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -431,12 +442,12 @@ func (s *scanner) checkNumber() error {
 	case i < len(b) && b[i] == '0':
 		i++
 	case !digits():
-		return s.syntax("invalid number %q", b)
+		return false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if !digits() {
-			return s.syntax("invalid number %q", b)
+			return false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -445,13 +456,10 @@ func (s *scanner) checkNumber() error {
 			i++
 		}
 		if !digits() {
-			return s.syntax("invalid number %q", b)
+			return false
 		}
 	}
-	if i != len(b) {
-		return s.syntax("invalid number %q", b)
-	}
-	return nil
+	return i == len(b)
 }
 
 // readString reads a string starting at the opening quote at s.pos into s.tok.
@@ -491,11 +499,16 @@ func (s *scanner) readString() error {
 
 // hasSpecial reports whether any of the 8 bytes in w is a quote, a backslash or a control
 // character (the classic "has zero byte" and "has byte less than n" bit tricks).
-func hasSpecial(w uint64) bool {
+func hasSpecial(w uint64) bool { return specialBytes(w) != 0 }
+
+// specialBytes sets the high bit of each byte of w that is a quote, a backslash or a control
+// character. The lowest byte it marks is always special; bytes above a special one may be marked
+// wrongly.
+func specialBytes(w uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q := w ^ ('"' * lo)
 	b := w ^ ('\\' * lo)
-	return ((q-lo)&^q|(b-lo)&^b|(w-0x20*lo)&^w)&hi != 0
+	return ((q-lo)&^q | (b-lo)&^b | (w-0x20*lo)&^w) & hi
 }
 
 // plainByte marks the bytes a string can hold as they are: not the quote, the backslash or a

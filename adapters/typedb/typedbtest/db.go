@@ -1,7 +1,6 @@
 package typedbtest
 
 import (
-	"bufio"
 	"fmt"
 	"maps"
 	"net/http"
@@ -333,54 +332,38 @@ func (t *transaction) match(q *query, ao AnswerOptions, limit int) result {
 	return result{answer: a}
 }
 
-// write sends the answer, honouring an armed stall or death hook.
+// write sends the answer, honouring an armed stall or death hook. Like the server, which builds the
+// whole answer in memory and sends it as axum's Json response, it sends one body of known length
+// (Content-Length, not chunked).
 func (a *answer) write(s *Server, w http.ResponseWriter, r *http.Request) {
 	var out writerFunc = func(p []byte) error { _, err := w.Write(p); return err }
 	if h := s.takeHook(); h != nil {
 		out = hookWriter(s, w, r, h)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(a.status)
-	bw := bufio.NewWriterSize(writerAdapter(out), 64<<10)
 	var buf []byte
 	if a.ansType == "ok" {
 		buf = append(buf, `{"queryType":"schema","answerType":"ok","answers":null,"query":null,"warning":null}`...)
-		_, _ = bw.Write(buf)
-		_ = bw.Flush()
-		return
-	}
-	buf = a.enc.start(buf, a.queryType, a.ansType)
-	a.enc.opts.Keys = s.cfg.Keys
-	if a.insertRow != nil {
-		buf = a.enc.insertRow(buf, a.insertRow, a.iids)
-	}
-	for i := range a.rows {
-		if i > 0 {
-			buf = append(buf, ',')
+	} else {
+		buf = a.enc.start(buf, a.queryType, a.ansType)
+		a.enc.opts.Keys = s.cfg.Keys
+		if a.insertRow != nil {
+			buf = a.enc.insertRow(buf, a.insertRow, a.iids)
 		}
-		buf = a.enc.row(buf, &a.rows[i])
-		if len(buf) > 32<<10 {
-			if _, err := bw.Write(buf); err != nil {
-				return
+		for i := range a.rows {
+			if i > 0 {
+				buf = append(buf, ',')
 			}
-			buf = buf[:0]
+			buf = a.enc.row(buf, &a.rows[i])
 		}
+		buf = a.enc.end(buf)
 	}
-	buf = a.enc.end(buf)
-	_, _ = bw.Write(buf)
-	_ = bw.Flush()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(buf)))
+	w.WriteHeader(a.status)
+	_ = out(buf)
 }
 
 type writerFunc func([]byte) error
-
-type writerAdapter writerFunc
-
-func (f writerAdapter) Write(p []byte) (int, error) {
-	if err := f(p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
 
 // hookWriter passes the first h.after bytes, flushes them, then stalls or kills the server and
 // aborts the handler.

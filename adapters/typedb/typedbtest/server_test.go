@@ -3,6 +3,7 @@ package typedbtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -397,5 +398,44 @@ func TestKeyOrder(t *testing.T) {
 		if concepts != 2*3*4+3 || rows != 2*3+1 {
 			t.Errorf("keys %d: %d concepts in %d rows, want %d in %d", keys, concepts, rows, 2*3*4+3, 2*3+1)
 		}
+	}
+}
+
+// TestAnswerFraming checks that a query answer goes out as the server sends it: one body of known
+// length (axum's Json response), not chunked.
+func TestAnswerFraming(t *testing.T) {
+	s := NewServer(Config{})
+	defer s.Close()
+	tok := signIn(t, s)
+	call(t, s, "POST", "/v1/databases/db", tok, "", "")
+	call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"schema","query":`+jsonString(schema)+`}`)
+	// Enough rows for an answer far larger than net/http's buffers (about 180 KiB).
+	var ins strings.Builder
+	ins.WriteString("insert")
+	for i := range 400 {
+		fmt.Fprintf(&ins, ` $p%d isa person, has email "p%d@x", has name "P%d", has age %d;`, i, i, i, i)
+	}
+	if st, code, body := call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"write","query":`+jsonString(ins.String())+`}`); st != 200 {
+		t.Fatalf("insert: HTTP %d %s: %.300s", st, code, body)
+	}
+	scan := `match $p isa person, has email $e, has name $n, has age $a;`
+	req, _ := http.NewRequest("POST", s.URL+"/v1/query", strings.NewReader(`{"databaseName":"db","transactionType":"read","query":`+jsonString(scan)+`}`))
+	req.Header.Set("Content-Type", jsonType)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("HTTP %d, %v: %s", resp.StatusCode, err, b)
+	}
+	if len(b) < 100<<10 {
+		t.Fatalf("a %d-byte answer: want more than 100 KiB", len(b))
+	}
+	if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
+		t.Errorf("transfer encoding %q, content length %d for a %d-byte answer: want no chunking and the length",
+			resp.TransferEncoding, resp.ContentLength, len(b))
 	}
 }
