@@ -56,3 +56,25 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// A run that measured nothing says why: a target that could not be opened is not a skipped one.
+func TestVerdictOfARunThatMeasuredNothing(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		errors []string
+		want   string
+	}{
+		{"stopped", []string{"target pg: sign in: password authentication failed\nfor user x"},
+			"verdict: ERROR: the run stopped before anything was measured: target pg: sign in: password authentication failed for user x\n"},
+		{"all skipped", nil, "verdict: ERROR: every target was skipped, so nothing was measured (see skipped above)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &report.Report{Verdict: "error", Run: report.Run{Errors: c.errors}}
+			var b bytes.Buffer
+			verdictLine(&b, r)
+			if got := b.String(); got != "\n"+c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}

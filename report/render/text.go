@@ -314,6 +314,10 @@ func verdictLine(w io.Writer, r *report.Report) {
 	fmt.Fprintln(w)
 	switch r.Verdict {
 	case "error":
+		if len(r.Results) == 0 && len(r.Run.Errors) > 0 {
+			fmt.Fprintln(w, "verdict: ERROR: the run stopped before anything was measured: "+oneLine(r.Run.Errors[0]))
+			break
+		}
 		if len(r.Results) == 0 {
 			fmt.Fprintln(w, "verdict: ERROR: every target was skipped, so nothing was measured (see skipped above)")
 			break
