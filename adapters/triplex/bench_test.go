@@ -2,12 +2,15 @@ package triplex
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
+	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
 )
 
 // BenchmarkHarnessShare measures what an op's timed region costs beyond the read itself, on the
@@ -185,6 +188,63 @@ func BenchmarkHarnessRows(b *testing.B) {
 					_ = fn(g)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkEntityLookupDepth compares entity lookups at history depth 1 and 20 op by op: two
+// indexed targets of the same backend (on PostgreSQL each with its own throwaway server, as in
+// configs/triplex-history.yaml), the workload's sample of entities, one lookup on each in turn
+// (alternating which goes first). The engine's paired ratio compares blocks of a repeat, which a
+// machine state flipping every few milliseconds can split; alternating op by op cannot be split.
+// Reported: the median lookup at each depth and their ratio. DBBENCH_DEPTH_N sets the persons
+// (default 10,000: 30k facts; 1,000,000 loads 3M facts per target, a few minutes).
+//
+//	go test -run '^$' -bench EntityLookupDepth -benchtime 4000x -count 3 ./adapters/triplex/
+func BenchmarkEntityLookupDepth(b *testing.B) {
+	n := 10_000
+	if v, err := strconv.Atoi(os.Getenv("DBBENCH_DEPTH_N")); err == nil && v > 0 {
+		n = v
+	}
+	backends := []string{"sqlite"}
+	if os.Getenv(pgtest.SkipEnv) != "1" {
+		backends = append(backends, "postgres")
+	}
+	ctx := context.Background()
+	for _, backend := range backends {
+		var ops [2]adapters.Op
+		for k, depth := range []int{1, 20} {
+			tg, _ := open(b, map[string]any{"backend": backend, "layout": "indexed", "persons": false, "history_depth": depth}, n)
+			op, err := tg.PrepareWorkload(ctx, wEntityLookup, params(b, wEntityLookup, nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ops[k] = op
+		}
+		b.Run(backend, func(b *testing.B) {
+			var t1, t20 []float64
+			i := 0
+			for b.Loop() {
+				for _, k := range [][2]int{{0, 1}, {1, 0}}[i%2] {
+					t0 := time.Now()
+					if _, err := doOp(ctx, ops[k], i%50); err != nil {
+						b.Fatal(err)
+					}
+					d := float64(time.Since(t0).Nanoseconds())
+					if err := verifyOp(ctx, ops[k], i%50); err != nil {
+						b.Fatal(err)
+					}
+					if k == 0 {
+						t1 = append(t1, d)
+					} else {
+						t20 = append(t20, d)
+					}
+				}
+				i++
+			}
+			b.ReportMetric(median(t1), "depth1-ns")
+			b.ReportMetric(median(t20), "depth20-ns")
+			b.ReportMetric(median(t20)/median(t1), "ratio")
 		})
 	}
 }
