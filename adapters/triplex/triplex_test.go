@@ -449,6 +449,32 @@ func TestPostgresSessionSettings(t *testing.T) {
 	}
 }
 
+// TestABFunction loads testdata/ab.sql, the server-side A/B loop the README's Memoize figures come
+// from, and runs it on two small statements.
+func TestABFunction(t *testing.T) {
+	ctx := context.Background()
+	src, err := os.ReadFile(filepath.Join("testdata", "ab.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, string(src)); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	if err := conn.QueryRow(ctx, "SELECT ab('SELECT generate_series(1, 10)', 'SELECT generate_series(1, 1000)', 50)").Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Fields(out); len(f) != 4 || f[2] != "ratio" {
+		t.Fatalf("ab: %q", out)
+	}
+	t.Log(out)
+}
+
 // TestThrowawayServer opens a postgres target without a dsn: it starts its own server and stops it.
 func TestThrowawayServer(t *testing.T) {
 	if os.Getenv(pgtest.SkipEnv) == "1" {
