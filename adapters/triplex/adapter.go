@@ -188,7 +188,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	case backendSQLite:
 		b, err = openSQLite(ctx, c.storage, c.path, c.keep, envDir(env.TempDir))
 	case backendPostgres:
-		b, err = openPostgres(ctx, c.dsn, c.sharedBuffers, envDir(env.TempDir), logf)
+		b, err = openPostgres(ctx, c.dsn, c.sharedBuffers, store.PostgresSettings(c.layout), envDir(env.TempDir), logf)
 	default:
 		err = exitcode.Usagef("triplex: unknown backend %q", c.backend)
 	}

@@ -7,9 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -173,12 +176,15 @@ type pgBackend struct {
 	version string
 	dsn     string // redacted, for the report
 	sb      string
+	session map[string]string // session settings of the layout, beyond jit=off
 }
 
 type tempDirEnv interface{ dir() string }
 
-func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env tempDirEnv, logf func(string, ...any)) (*pgBackend, error) {
-	b := &pgBackend{runCtx: ctx}
+// openPostgres connects to dsn (or a throwaway server when it is empty). session holds the layout's
+// session settings (store.PostgresSettings), set on every connection of the target.
+func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, session map[string]string, env tempDirEnv, logf func(string, ...any)) (*pgBackend, error) {
+	b := &pgBackend{runCtx: ctx, session: session}
 	if dsn == "" {
 		settings := map[string]string{
 			"shared_buffers":       fmt.Sprintf("%dkB", sharedBuffers/1024),
@@ -228,6 +234,9 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, env temp
 	}
 	cfg.RuntimeParams["search_path"] = b.schema
 	cfg.RuntimeParams["jit"] = "off"
+	for k, v := range session {
+		cfg.RuntimeParams[k] = v
+	}
 	b.db = stdlib.OpenDB(*cfg)
 	b.db.SetMaxIdleConns(16)
 	if err := b.db.PingContext(ctx); err != nil {
@@ -287,6 +296,11 @@ func (b *pgBackend) info(ctx context.Context) map[string]any {
 	} else {
 		m["server"] = "dsn " + b.dsn
 	}
+	settings := []string{"jit=off"}
+	for _, k := range slices.Sorted(maps.Keys(b.session)) {
+		settings = append(settings, k+"="+b.session[k])
+	}
+	m["session_settings"] = strings.Join(settings, ", ")
 	if b.db != nil {
 		var sb string
 		if err := b.db.QueryRowContext(ctx, "SHOW shared_buffers").Scan(&sb); err == nil {

@@ -421,6 +421,60 @@ func TestPostgresSchemaIsolation(t *testing.T) {
 	}
 }
 
+// TestPostgresSessionSettings checks that the indexed layout's connections run with Memoize off (its
+// joins probe a key that is unique per outer row, so a cache never hits; see store.PostgresSettings)
+// and that the triplex layout, the reconstruction of Triplex, keeps the server's default.
+func TestPostgresSessionSettings(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	for layout, want := range map[string]string{"indexed": "off", "triplex": "on"} {
+		tg, _ := open(t, map[string]any{"backend": "postgres", "dsn": dsn, "layout": layout, "persons": false, "history_depth": 1}, 150)
+		db := tg.b.(*pgBackend).db
+		// more connections than one, so that a setting made on one connection only would show
+		conns := make([]*sql.Conn, 3)
+		for i := range conns {
+			c, err := db.Conn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conns[i] = c
+			var got string
+			if err := c.QueryRowContext(context.Background(), "SHOW enable_memoize").Scan(&got); err != nil || got != want {
+				t.Errorf("%s layout, connection %d: enable_memoize %q, %v; want %q", layout, i, got, err, want)
+			}
+		}
+		if s, _ := tg.Info()["session_settings"].(string); !strings.Contains(s, "jit=off") || (want == "off") != strings.Contains(s, "enable_memoize=off") {
+			t.Errorf("%s layout: session_settings %q", layout, s)
+		}
+	}
+}
+
+// TestABFunction loads testdata/ab.sql, the server-side A/B loop the README's Memoize figures come
+// from, and runs it on two small statements.
+func TestABFunction(t *testing.T) {
+	ctx := context.Background()
+	src, err := os.ReadFile(filepath.Join("testdata", "ab.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, string(src)); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	if err := conn.QueryRow(ctx, "SELECT ab('SELECT generate_series(1, 10)', 'SELECT generate_series(1, 1000)', 50)").Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Fields(out); len(f) != 4 || f[2] != "ratio" {
+		t.Fatalf("ab: %q", out)
+	}
+	t.Log(out)
+}
+
 // TestThrowawayServer opens a postgres target without a dsn: it starts its own server and stops it.
 func TestThrowawayServer(t *testing.T) {
 	if os.Getenv(pgtest.SkipEnv) == "1" {

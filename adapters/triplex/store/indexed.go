@@ -111,12 +111,18 @@ func (x *indexed) create(ctx context.Context, bulk bool) error {
 	return nil
 }
 
+// finishBulk builds the secondary indexes and the maintained counts. The counts are inserted in
+// their key order: PostgreSQL's planner costs a walk of the count table's primary key by the
+// correlation of heap and key order, and a GROUP BY guarantees no order: from a few hundred
+// thousand facts on it wrote the rows out of key order, and the group page's generic plan became a
+// seq scan and a top-N sort of every count row of the attribute (0.15-0.27 ms against 0.03 ms for
+// the key walk).
 func (x *indexed) finishBulk(ctx context.Context) error {
 	s := x.s
 	stmts := x.indexDDL()
 	stmts = append(stmts, s.sqlTemplate(`INSERT INTO {av_count} (a, vt, vn, vs, n)
 SELECT f.a, f.vt, f.vn, f.vs, count(*) FROM {fact} f JOIN {attr} t ON t.id = f.a AND t.counted
-WHERE f.tx_to = `+open+` GROUP BY f.a, f.vt, f.vn, f.vs`, "fact", "attr", "av_count"))
+WHERE f.tx_to = `+open+` GROUP BY f.a, f.vt, f.vn, f.vs ORDER BY f.a, f.vt, f.vn, f.vs`, "fact", "attr", "av_count"))
 	return s.exec(ctx, stmts...)
 }
 
