@@ -108,6 +108,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		t.rounds.dur += time.Since(start)
 		t.rounds.n += int64(len(t.selected))
 		t.roundTx = append(t.roundTx, tx)
+		progress()
 	}
 	if t.cfg.historyDepth > 1 {
 		if err := bench.Analyze(ctx); err != nil {
