@@ -101,6 +101,24 @@ type Env struct {
 	// started on first use and stopped by the engine at the end of the run. The error wraps
 	// ErrUnavailable when this machine can run no server. Nil outside the engine.
 	PostgreSQL func(ctx context.Context) (dsn string, err error)
+	// Progress tells the engine that Load is still getting somewhere. An adapter that loads over a
+	// network (a server, a client in another process) should call it once as its load starts, before
+	// the first request, and then as the load goes on: per row or per batch (it costs an atomic add;
+	// Load is never timed). Once it has been called, the engine
+	// gives up on a load that reports no progress for the config's stall_timeout: it cancels the
+	// target's context with a stall as the cause, and the run stops with exit 3. A load that never
+	// calls it (a local store) is not watched and may take as long as it needs. Nil outside the
+	// engine: call it through ProgressFunc.
+	Progress func()
+}
+
+// ProgressFunc returns Progress, or a function that does nothing when Progress is nil (outside the
+// engine), so that a load can call it unconditionally.
+func (e Env) ProgressFunc() func() {
+	if e.Progress == nil {
+		return func() {}
+	}
+	return e.Progress
 }
 
 // Target is one opened instance of an adapter. The engine calls Load once, then workloads, then Info

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -72,6 +73,8 @@ type targetState struct {
 	cancel context.CancelCauseFunc
 	// stalled is set once the target stalled: it runs nothing more in this run.
 	stalled *StallError
+	// loaded counts the progress its adapter reports while loading (adapters.Env.Progress).
+	loaded atomic.Int64
 }
 
 // resultKey identifies one result.
@@ -366,6 +369,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		Workloads:   s.plan.Workloads,
 		DatasetFile: sh.datasetFile(ds),
 		PostgreSQL:  sh.postgreSQL,
+		Progress:    func() { s.loaded.Add(1) },
 	}
 	inst, err := s.plan.Adapter.Open(s.ctx, s.plan.Options, env)
 	if err != nil {
@@ -382,10 +386,19 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 	s.inst = inst
 	prog.printf("loading %d persons into %s", size, s.plan.Name)
 	start := time.Now()
-	if err := inst.Load(s.ctx, ds); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	// A load over a network reports progress; once it has, a load that stops reporting for
+	// stall_timeout is given up (stall.go). The watchdog has exited once stop returns.
+	stop := watchLoad(stallTimeout(r.Plan), &s.loaded, s.cancel)
+	err = inst.Load(s.ctx, ds)
+	stop()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if se := stallOf(s.ctx); se != nil {
+		s.stalled = se
+		return exitcode.AsInfra(fmt.Errorf("target %s: load %d persons: %w", s.plan.Name, size, se))
+	}
+	if err != nil {
 		return exitcode.AsInfra(fmt.Errorf("target %s: load %d persons: %w", s.plan.Name, size, err))
 	}
 	d := time.Since(start)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +50,8 @@ func (f fake) Info() adapters.Info {
 			{Name: "unavailable", Kind: adapters.Bool},
 			{Name: "max_size", Kind: adapters.Int},
 			{Name: "fail_load", Kind: adapters.Bool},
+			{Name: "load_stall", Kind: adapters.Bool},
+			{Name: "load_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "op_sum", Kind: adapters.Int, Default: "7"},
 			{Name: "op_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_op", Kind: adapters.Int, Default: "-1"},
@@ -76,7 +79,7 @@ func (f fake) Open(ctx context.Context, o adapters.Options, env adapters.Env) (a
 	f.log.mu.Unlock()
 	// Leave a file in the target's temp dir, to check the engine removes it.
 	os.WriteFile(env.TempDir+"/store", []byte("x"), 0o644)
-	return &fakeTarget{Target: inner, o: o, log: f.log, openCtx: ctx}, nil
+	return &fakeTarget{Target: inner, o: o, log: f.log, openCtx: ctx, env: env}, nil
 }
 
 type fakeTarget struct {
@@ -87,11 +90,30 @@ type fakeTarget struct {
 	// openCtx is the context Open was given; closedDone records whether it was done at Close.
 	openCtx    context.Context
 	closedDone bool
+	env        adapters.Env
 }
 
 func (t *fakeTarget) Load(ctx context.Context, ds *dataset.Persons) error {
 	if t.o.Bool("fail_load") {
 		return errors.New("disk on fire")
+	}
+	if t.o.Bool("load_stall") {
+		// A load over a network whose server stops answering: a few batches, then a blocked read.
+		progress := t.env.ProgressFunc()
+		for i := 0; i < 5; i++ {
+			progress()
+			time.Sleep(20 * time.Millisecond)
+		}
+		<-ctx.Done()
+		return fmt.Errorf("copy: %w", ctx.Err())
+	}
+	if d := t.o.Duration("load_sleep"); d > 0 {
+		// A long local load that reports no progress.
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return t.Target.Load(ctx, ds)
 }
@@ -807,5 +829,82 @@ targets:
 	}
 	if log.close != 2 {
 		t.Errorf("closed %d targets, want 2", log.close)
+	}
+}
+
+// TestStalledLoadGivesUp: a target whose load reported progress and then stopped (its server stopped
+// answering in the middle of a COPY) is given up after stall_timeout: the run stops with exit 3 and
+// an error naming the target, the load and the setting, its Close sees a cancelled context, and every
+// target is closed. A load that never reports progress is not watched: one that takes longer than
+// stall_timeout completes, and its target runs its workload.
+func TestStalledLoadGivesUp(t *testing.T) {
+	log := &callLog{}
+	p := plan(t, log, `name: t
+dataset: {persons: 50}
+warmup: 0
+repeats: 1
+stall_timeout: 1s
+workloads: [scan]
+targets:
+  - {name: slow, adapter: fake, options: {label: slow, load_sleep: 1500ms}}
+  - {name: a, adapter: fake, options: {label: a, load_stall: true}}
+`)
+	before := runtime.NumGoroutine()
+	t0 := time.Now()
+	rep, err := run(t, p)
+	took := time.Since(t0)
+	if err == nil || exitcode.Of(err) != exitcode.Infra {
+		t.Fatalf("run error %v: want an infrastructure error (exit 3)", err)
+	}
+	want := "target a: load 50 persons: stalled: the load made no progress within stall_timeout 1s"
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q\nwant it to start %q", err, want)
+	}
+	if strings.Contains(err.Error(), "slow") {
+		t.Errorf("error %q: the load without progress reports was cut off", err)
+	}
+	// 1.5 s for the slow load, then the stall: 1 s and a tick or two after the last report.
+	if took < 2500*time.Millisecond || took > 4*time.Second {
+		t.Errorf("the run took %v, want the slow load (1.5s) and then the stall (about 1s)", took)
+	}
+	if rep == nil || rep.Verdict != "error" || len(rep.Run.Errors) == 0 || !strings.Contains(rep.Run.Errors[0], "stall_timeout") {
+		t.Errorf("report: %+v", rep)
+	}
+	if !slices.Contains(log.calls, "a:close-after-cancel") || slices.Contains(log.calls, "slow:close-after-cancel") {
+		t.Errorf("cleanup contexts: %v; want only the stalled target's cancelled at Close", log.calls)
+	}
+	if log.close != log.open || log.open != 2 {
+		t.Errorf("opened %d targets, closed %d", log.open, log.close)
+	}
+	// The watchdogs are gone (a few goroutines of the runtime may come and go).
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the run, %d before", n, before)
+	}
+}
+
+// TestUnwatchedLoadIsNotCutOff: a load that reports no progress and takes longer than stall_timeout
+// (a local store) completes, and its target runs its workloads.
+func TestUnwatchedLoadIsNotCutOff(t *testing.T) {
+	log := &callLog{}
+	rep, err := run(t, plan(t, log, `name: t
+dataset: {persons: 50}
+warmup: 0
+repeats: 1
+stall_timeout: 1s
+workloads: [scan]
+targets:
+  - {name: slow, adapter: fake, options: {label: slow, load_sleep: 1600ms}}
+`))
+	if err != nil {
+		t.Fatalf("run error %v", err)
+	}
+	if rep.Verdict != "pass" || len(rep.Results) != 1 || rep.Results[0].Status != "ok" {
+		t.Errorf("verdict %s, results %+v", rep.Verdict, rep.Results)
+	}
+	if slices.Contains(log.calls, "slow:close-after-cancel") {
+		t.Errorf("the unwatched load's target was cancelled")
 	}
 }

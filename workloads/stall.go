@@ -21,12 +21,23 @@ import (
 // StallError, the target runs nothing more, and cleaning it up gets the short deadline adapters give
 // a cancelled context. The other targets go on.
 
-// StallError is the cause of a target's cancelled context when no operation finished in time.
+//
+// Loads are watched the same way once the adapter reports progress (adapters.Env.Progress, called
+// per row or batch of a load over a network): watchLoad arms the watchdog at the first report, so a
+// local load that never reports (LMDB, memory, SQLite) is never cut off, however long it takes.
+
+// StallError is the cause of a target's cancelled context when no operation finished in time, or
+// when its load reported no progress in time.
 type StallError struct {
 	Timeout time.Duration
+	Load    bool // the load stalled, not a workload
 }
 
 func (e *StallError) Error() string {
+	if e.Load {
+		return fmt.Sprintf("stalled: the load made no progress within stall_timeout %v (the server or client stopped answering; "+
+			"if one step of the load really takes longer, say an index build on a very large dataset, raise stall_timeout in the config)", e.Timeout)
+	}
 	return fmt.Sprintf("stalled: no operation finished within stall_timeout %v (the server or client stopped answering; "+
 		"if one operation really takes longer, raise stall_timeout in the config)", e.Timeout)
 }
@@ -43,6 +54,16 @@ func stallTimeout(p *config.Plan) time.Duration {
 // moved for limit, checking four times per limit; stop ends the watch and returns once the watchdog
 // has exited, so no cancellation comes after it.
 func watchStall(limit time.Duration, done *atomic.Int64, cancel context.CancelCauseFunc) (stop func()) {
+	return watch(limit, done, cancel, &StallError{Timeout: limit}, true)
+}
+
+// watchLoad is watchStall for a load, armed only once progress has first moved: until the adapter
+// reports progress, nothing is cancelled however long the load takes.
+func watchLoad(limit time.Duration, progress *atomic.Int64, cancel context.CancelCauseFunc) (stop func()) {
+	return watch(limit, progress, cancel, &StallError{Timeout: limit, Load: true}, false)
+}
+
+func watch(limit time.Duration, done *atomic.Int64, cancel context.CancelCauseFunc, cause *StallError, armed bool) (stop func()) {
 	quit, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
@@ -55,9 +76,9 @@ func watchStall(limit time.Duration, done *atomic.Int64, cancel context.CancelCa
 				return
 			case now := <-tick.C:
 				if n := done.Load(); n != last {
-					last, since = n, now
-				} else if now.Sub(since) >= limit {
-					cancel(&StallError{Timeout: limit})
+					last, since, armed = n, now, true
+				} else if armed && now.Sub(since) >= limit {
+					cancel(cause)
 					return
 				}
 			}

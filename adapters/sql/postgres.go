@@ -83,7 +83,8 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 	if err := db.PingContext(ctx); err != nil {
 		return nil, errors.Join(exitcode.Infraf("sql: postgres %s: %v", red, exitcode.OneLine(err.Error())), s.close())
 	}
-	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, schema, ds) }
+	progress := env.ProgressFunc()
+	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, schema, ds, progress) }
 	s.info = func(ctx context.Context) map[string]any {
 		m := map[string]any{
 			"driver":         moduleVersion("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib)",
@@ -127,8 +128,10 @@ func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string
 const schemaPrefix = "dbbench_sql_"
 
 // copyPersons loads the persons in email order with COPY, then vacuums and analyzes the table so that
-// the first timed reads do not set hint bits or plan on guesses.
-func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Persons) error {
+// the first timed reads do not set hint bits or plan on guesses. progress is called per row as pgx
+// encodes it (adapters.Env.Progress): a server that stops reading the COPY stops the calls.
+func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Persons, progress func()) error {
+	progress() // from here on, the engine watches the load
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return exitcode.Infraf("sql: load: %v", err)
@@ -139,12 +142,14 @@ func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Pers
 		pc := dc.(*stdlib.Conn).Conn()
 		rows := pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
 			j := int(order[i])
+			progress()
 			return []any{string(ds.Email(j)), string(ds.Name(j)), int32(ds.Age(j))}, nil
 		})
 		n, err := pc.CopyFrom(ctx, pgx.Identifier{schema, personsTable}, []string{"email", "name", "age"}, rows)
 		if err == nil && n != int64(len(order)) {
 			err = fmt.Errorf("COPY stored %d of %d persons", n, len(order))
 		}
+		progress() // VACUUM ANALYZE gets a whole stall_timeout
 		return err
 	})
 	if err == nil {

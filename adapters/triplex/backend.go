@@ -313,7 +313,19 @@ func (b *pgBackend) info(ctx context.Context) map[string]any {
 func (b *pgBackend) close() error {
 	var err error
 	if b.pool != nil {
-		b.pool.Close()
+		// Closing a connection whose query was cancelled first asks the server to cancel it, for up
+		// to 15 s (pgx), and Close waits for that: after Ctrl-C or a stall, not longer than the
+		// short deadline; the rest finishes in the background.
+		closed := make(chan struct{})
+		go func() { b.pool.Close(); close(closed) }()
+		if b.runCtx != nil && b.runCtx.Err() != nil {
+			select {
+			case <-closed:
+			case <-time.After(interruptedCleanupTimeout):
+			}
+		} else {
+			<-closed
+		}
 	}
 	if b.db != nil {
 		// A throwaway server goes with everything in it; on a server the user gave, the schema is

@@ -78,7 +78,13 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	t.releases = append(t.releases, release)
 	cfg.Schema = benchSchema
 	t.logf("triplex: loading %d fixture entities (%d facts, %s layout)", n, n*factsPerEntity, t.cfg.layout)
+	progress := func() {}
+	if t.b.dialect() == store.Postgres { // a load over a network reports progress per entity
+		progress = t.env.ProgressFunc()
+		progress()
+	}
 	bench, st, err := store.Load(ctx, cfg, n, func(i int, vals []store.Value) int64 {
+		progress()
 		benchValues(i, 0, vals)
 		return int64(i + 1)
 	})
@@ -102,6 +108,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		t.rounds.dur += time.Since(start)
 		t.rounds.n += int64(len(t.selected))
 		t.roundTx = append(t.roundTx, tx)
+		progress()
 	}
 	if t.cfg.historyDepth > 1 {
 		if err := bench.Analyze(ctx); err != nil {
@@ -118,6 +125,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 		sorted := ds.Sorted()
 		t.logf("triplex: loading %d persons as facts", n)
 		t.persons, t.personLoad, err = store.Load(ctx, cfg, n, func(i int, vals []store.Value) int64 {
+			progress()
 			personValues(ds.Person(int(sorted[i])), vals)
 			return int64(i + 1)
 		})

@@ -430,3 +430,101 @@ func TestInterruptStalledServerSQL(t *testing.T) {
 			r.Run.Interrupted, r.Verdict, len(r.Results))
 	}
 }
+
+// TestStalledServerEndsTheLoad: the user's PostgreSQL stalls while a target loads its dataset (its
+// postmaster and the run's backends stopped with SIGSTOP in the middle of the COPY) and nobody
+// presses Ctrl-C: the load reported progress, then none for stall_timeout, so the run gives up on it
+// and ends with exit 3, one line naming the target, the load and the setting, and a report. For the
+// sql adapter (one pgx COPY) and the triplex adapter (COPY batches through a pgx pool).
+func TestStalledServerEndsTheLoad(t *testing.T) {
+	const stall = 2 * time.Second
+	for _, tc := range []struct {
+		name, target string
+		persons      int
+	}{
+		{"sql", "{name: pg, adapter: sql, options: {driver: postgres, dsn: \"DSN\"}}", 1_000_000},
+		{"triplex", "{name: pg, adapter: triplex, options: {backend: postgres, layout: indexed, dsn: \"DSN\"}}", 1_000_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := pgtest.NewDatabase(t)
+			dir, tmp := t.TempDir(), t.TempDir()
+			cfg := filepath.Join(dir, "stall.yaml")
+			// A first size loads and is measured, then the second one's load stalls.
+			os.WriteFile(cfg, []byte(fmt.Sprintf("name: stall\ndataset: {sizes: [2000, %d]}\nwarmup: 0\nrepeats: 1\nstall_timeout: %v\nworkloads:\n  - scan\ntargets:\n  - %s\n",
+				tc.persons, stall, strings.Replace(tc.target, "DSN", dsn, 1))), 0o644)
+			out := filepath.Join(dir, "r.json")
+			args := []string{"run", "-c", cfg, "--out", out}
+			cmd, sc, lines := startUntil(t, tmp, fmt.Sprintf("loading %d persons into pg", tc.persons), args...)
+			waitCopying(t, dsn, lines)
+			resume := stopBackends(t, dsn, lines)
+			t0 := time.Now()
+			done := make(chan error, 1)
+			go func() {
+				for sc.Scan() {
+					lines = append(lines, sc.Text())
+				}
+				done <- cmd.Wait()
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(stall + 30*time.Second):
+				cmd.Process.Signal(syscall.SIGQUIT) // the goroutine dump shows where it hangs
+				<-done
+				t.Fatalf("the run still hung %v after its server stalled during the load\n%s", time.Since(t0), strings.Join(lines, "\n"))
+			}
+			took := time.Since(t0)
+			resume()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+			}
+			last := lines[len(lines)-1]
+			t.Logf("exit 3 %v after the stall: %s", took, last)
+			// The stall, then cleaning up on the stalled server: short deadlines (500 ms) for dropping
+			// what the load created, closing the pool and dropping the schema.
+			if limit := stall*5/4 + 4*time.Second; took > limit {
+				t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
+			}
+			want := fmt.Sprintf("dbbench: target pg: load %d persons: stalled: the load made no progress within stall_timeout %v", tc.persons, stall)
+			if !strings.HasPrefix(last, want) {
+				t.Errorf("last line %q\nwant it to start %q\n%s", last, want, strings.Join(lines, "\n"))
+			}
+			validateReports(t, args)
+			r, err := report.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != "error" || len(r.Run.Errors) == 0 || !strings.Contains(r.Run.Errors[0], "stall_timeout") ||
+				len(r.Results) != 1 || r.Results[0].Status != "ok" || r.Results[0].Size != 2000 {
+				t.Errorf("report: verdict %s, errors %q, %d results; want the first size's result and the stalled load", r.Verdict, r.Run.Errors, len(r.Results))
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
+	}
+}
+
+// waitCopying waits until a backend of dsn's database is running a COPY, and a little more, so that
+// the load has sent rows.
+func waitCopying(t *testing.T, dsn string, lines []string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query ILIKE 'copy %'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			time.Sleep(100 * time.Millisecond)
+			return
+		}
+	}
+	t.Fatalf("no COPY of the load seen\n%s", strings.Join(lines, "\n"))
+}

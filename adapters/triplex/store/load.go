@@ -40,11 +40,11 @@ func Load(ctx context.Context, cfg Config, n int, gen func(i int, vals []Value) 
 		st.Mode = "bulk, then index"
 	}
 	if err := s.eng.create(ctx, bulk); err != nil {
-		_ = s.Drop(context.WithoutCancel(ctx))
+		dropFailed(ctx, s)
 		return nil, st, err
 	}
 	fail := func(err error) (*Store, LoadStats, error) {
-		_ = s.Drop(context.WithoutCancel(ctx))
+		dropFailed(ctx, s)
 		return nil, st, err
 	}
 	start := time.Now()
