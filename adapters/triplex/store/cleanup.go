@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// dropFailed removes the tables of a load that failed: with no deadline of its own while ctx is live
+// dropFailed removes the tables of a create or load that failed: with no deadline of its own while ctx is live
 // (a statement failed, the server still answers), within 500 ms once ctx is done (Ctrl-C, or the
 // engine gave up on a stalled server), so that a server that stopped answering cannot hold the failure.
 func dropFailed(ctx context.Context, s *Store) {

@@ -195,7 +195,7 @@ func Create(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := s.eng.create(ctx, false); err != nil {
-		_ = s.Drop(context.WithoutCancel(ctx))
+		dropFailed(ctx, s)
 		return nil, err
 	}
 	return s, nil
