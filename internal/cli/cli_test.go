@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -225,5 +226,22 @@ func TestValgrindNotesAreDropped(t *testing.T) {
 	v.flush()
 	if got, want := b.String(), "TARGET  WORKLOAD\n==123== Invalid read\ndbbench: no"; got != want {
 		t.Errorf("passed on %q, want %q", got, want)
+	}
+}
+
+// An error of several lines (a driver's, a server's) is printed as one line, whole: nothing is cut
+// off with a pointer to a report that may not exist.
+func TestMultiLineErrorIsOneWholeLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	f := &Factory{
+		Out: &out, Err: &errb, TempDir: t.TempDir(),
+		Registry: func() (*adapters.Registry, error) {
+			return nil, errors.New("first line\nsecond line: password=hunter2")
+		},
+	}
+	code := Execute(context.Background(), f, []string{"list"})
+	want := "dbbench: adapter registry: first line second line: password=***\n"
+	if code != exitcode.Infra || errb.String() != want {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb.String(), exitcode.Infra, want)
 	}
 }

@@ -104,7 +104,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
-	fmt.Fprintln(f.Err, "dbbench: "+firstLine(msg))
+	fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(msg))
 	return code
 }
 
@@ -115,14 +115,6 @@ func isFlagProblem(msg string) bool {
 		}
 	}
 	return false
-}
-
-// firstLine keeps error output to one line: multi-line details belong in the report.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " (more in the report)"
-	}
-	return s
 }
 
 // silentError carries an exit code for an outcome already explained on stdout (a failed assertion, a
