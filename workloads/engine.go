@@ -388,7 +388,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 	start := time.Now()
 	// A load over a network reports progress; once it has, a load that stops reporting for
 	// stall_timeout is given up (stall.go). The watchdog has exited once stop returns.
-	stop := watchLoad(stallTimeout(r.Plan), &s.loaded, s.cancel)
+	stop := watchLoad(r.stallLimit(), &s.loaded, s.cancel)
 	err = inst.Load(s.ctx, ds)
 	stop()
 	if err != nil && ctx.Err() != nil {
@@ -479,7 +479,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 				acc.fail(fmt.Errorf("adapter has no runner for workload %s", w.Name))
 				continue
 			}
-			stop := watchStall(stallTimeout(p), &ex.done, s.cancel)
+			stop := watchStall(r.stallLimit(), &ex.done, s.cancel)
 			op, err := cr.PrepareWorkload(s.ctx, w.Name, s.plan.Params[w.Name])
 			stop()
 			if err != nil {
@@ -517,7 +517,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
 				return err
 			}
-			stop := watchStall(stallTimeout(p), &a.exec.done, a.s.cancel)
+			stop := watchStall(r.stallLimit(), &a.exec.done, a.s.cancel)
 			restore := func() {}
 			if rewarm && !warm {
 				restore = r.pace.apply(a.s)

@@ -11,11 +11,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -906,5 +908,25 @@ targets:
 	}
 	if slices.Contains(log.calls, "slow:close-after-cancel") {
 		t.Errorf("the unwatched load's target was cancelled")
+	}
+}
+
+// Counting instructions turns the stall watchdog off: no goroutine wakes beside the counted thread.
+func TestNoStallWatchdogWithoutALimit(t *testing.T) {
+	var done atomic.Int64
+	cancelled := false
+	stop := watch(0, &done, func(error) { cancelled = true }, &StallError{}, true)
+	time.Sleep(30 * time.Millisecond)
+	stop()
+	if cancelled {
+		t.Error("a watch with no limit cancelled its context")
+	}
+	r := &Runner{Plan: &config.Plan{StallTimeout: time.Second}, Instructions: &callgrind.Counter{}}
+	if got := r.stallLimit(); got != 0 {
+		t.Errorf("stall limit while counting instructions = %v, want 0 (off)", got)
+	}
+	r.Instructions = nil
+	if got := r.stallLimit(); got != time.Second {
+		t.Errorf("stall limit = %v, want the plan's 1s", got)
 	}
 }

@@ -50,6 +50,17 @@ func stallTimeout(p *config.Plan) time.Duration {
 	return p.StallTimeout
 }
 
+// stallLimit is the run's stall deadline, or 0 (no watchdog) when instructions are counted: the run
+// is under valgrind, some 50 times slower, with threads serialized and collection switched per thread,
+// and a watchdog goroutine waking beside the counted thread perturbed the counts (and once held a
+// run for the whole 2m). Ctrl-C still ends such a run.
+func (r *Runner) stallLimit() time.Duration {
+	if r.Instructions != nil {
+		return 0
+	}
+	return stallTimeout(r.Plan)
+}
+
 // watchStall cancels a target's context (cancel, with a *StallError cause) when done has not
 // moved for limit, checking four times per limit; stop ends the watch and returns once the watchdog
 // has exited, so no cancellation comes after it.
@@ -64,6 +75,9 @@ func watchLoad(limit time.Duration, progress *atomic.Int64, cancel context.Cance
 }
 
 func watch(limit time.Duration, done *atomic.Int64, cancel context.CancelCauseFunc, cause *StallError, armed bool) (stop func()) {
+	if limit <= 0 {
+		return func() {}
+	}
 	quit, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)

@@ -55,12 +55,14 @@ targets:
 			}
 		}
 	}
-	// Counts repeat (the gate's 1% threshold relies on it): each repeat within 0.5% of the result's
-	// median. lmdb-c's insert once flipped by 2.1M instructions a repeat with glibc's malloc state.
+	// Counts repeat (the gate's 1% threshold relies on it, on a config 10 times larger than this one,
+	// where they stay within 0.2%): each repeat within 3% of the result's median here, where fixed
+	// costs weigh more. lmdb-c's insert once flipped by 2.1M instructions a repeat (+175% per op
+	// here) with glibc's malloc state.
 	for _, x := range r.Results {
 		med := x.Figures["instr_per_op"]
 		for _, rep := range x.Repeats {
-			if v := rep.Figures["instr_per_op"]; v < med*0.995 || v > med*1.005 {
+			if v := rep.Figures["instr_per_op"]; v < med*0.97 || v > med*1.03 {
 				t.Errorf("%s %s repeat %d: %.0f instructions per op, median %.0f: counts must repeat", x.Target, x.Workload, rep.Index, v, med)
 			}
 		}
