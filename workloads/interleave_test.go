@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,20 +11,52 @@ import (
 	"github.com/dbbench/dbbench/report"
 )
 
+// rounds checks that calls are rounds of one operation on every target (each round holds exactly
+// labels, each with the same suffix, in any order), and returns each round's order.
+func rounds(t *testing.T, calls []string, labels ...string) [][]string {
+	t.Helper()
+	n := len(labels)
+	if len(calls)%n != 0 {
+		t.Fatalf("%d calls for %d targets: %v", len(calls), n, calls)
+	}
+	var out [][]string
+	for i := 0; i < len(calls); i += n {
+		round := calls[i : i+n]
+		var who []string
+		for _, c := range round {
+			label, op, _ := strings.Cut(c, ":")
+			if _, first, _ := strings.Cut(round[0], ":"); op != first {
+				t.Errorf("round %d mixes operations: %v", i/n, round)
+			}
+			who = append(who, label)
+		}
+		sorted := slices.Clone(who)
+		slices.Sort(sorted)
+		if !slices.Equal(sorted, labels) {
+			t.Errorf("round %d is %v, want one operation of each of %v", i/n, round, labels)
+		}
+		out = append(out, who)
+	}
+	return out
+}
+
 // TestInterleaveOrder: with interleave: ops the workloads the engine times per operation (a custom
 // workload through Op.Do, lookup through a PointReader) alternate single operations across the
-// targets in config order, in warm-up and timed repeats alike; scan keeps the per-repeat order; and
-// interleave: repeats (the default) keeps each target's repeat whole.
+// targets, in warm-up and timed repeats alike: op 0 of every target, then op 1, ..., the targets in
+// a shuffled order for each operation, so that every target sometimes goes first; scan keeps the
+// per-repeat order; and interleave: repeats (the default) keeps each target's repeat whole.
 func TestInterleaveOrder(t *testing.T) {
 	repeat := func(s string, n int) string { return strings.TrimSpace(strings.Repeat(s+" ", n)) }
 	cases := []struct {
-		interleave, workload, want string
+		interleave, workload string
+		want                 string // "": rounds of one operation on each target
+		ops                  []string
 	}{
-		{"ops", "{name: echo, ops: 3}", repeat("A:0 B:0 C:0 A:1 B:1 C:1 A:2 B:2 C:2", 3)},
-		{"ops", "{name: lookup, ops: 2}", repeat("A:lookup B:lookup C:lookup A:lookup B:lookup C:lookup", 3)},
-		{"ops", "scan", repeat("A:scan B:scan C:scan", 3)},
-		{"repeats", "{name: echo, ops: 3}", repeat("A:0 A:1 A:2 B:0 B:1 B:2 C:0 C:1 C:2", 3)},
-		{"repeats", "{name: lookup, ops: 2}", repeat("A:lookup A:lookup B:lookup B:lookup C:lookup C:lookup", 3)},
+		{"ops", "{name: echo, ops: 6}", "", []string{"0", "1", "2", "3", "4", "5"}},
+		{"ops", "{name: lookup, ops: 6}", "", []string{"lookup", "lookup", "lookup", "lookup", "lookup", "lookup"}},
+		{"ops", "scan", repeat("A:scan B:scan C:scan", 3), nil},
+		{"repeats", "{name: echo, ops: 3}", repeat("A:0 A:1 A:2 B:0 B:1 B:2 C:0 C:1 C:2", 3), nil},
+		{"repeats", "{name: lookup, ops: 2}", repeat("A:lookup A:lookup B:lookup B:lookup C:lookup C:lookup", 3), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.interleave+"/"+c.workload, func(t *testing.T) {
@@ -42,8 +75,25 @@ targets:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(log.calls, " "); got != c.want {
-				t.Errorf("order\n %s\nwant\n %s", got, c.want)
+			if c.want != "" {
+				if got := strings.Join(log.calls, " "); got != c.want {
+					t.Errorf("order\n %s\nwant\n %s", got, c.want)
+				}
+			} else {
+				rs := rounds(t, log.calls, "A", "B", "C")
+				if len(rs) != 3*len(c.ops) {
+					t.Errorf("%d rounds, want %d (3 repeats of %d operations)", len(rs), 3*len(c.ops), len(c.ops))
+				}
+				first := map[string]bool{}
+				for i, r := range rs {
+					first[r[0]] = true
+					if _, op, _ := strings.Cut(log.calls[3*i], ":"); op != c.ops[i%len(c.ops)] {
+						t.Errorf("round %d is operation %s, want %s", i, op, c.ops[i%len(c.ops)])
+					}
+				}
+				if len(first) != 3 {
+					t.Errorf("only %v went first in %d rounds: the order must vary", first, len(rs))
+				}
 			}
 			for _, x := range rep.Results {
 				if x.Status != "ok" || len(x.Repeats) != 2 {
@@ -148,9 +198,18 @@ targets:
 			if b.Status != "ok" || len(b.Repeats) != 2 || b.Repeats[0].Ops != 4 || b.Repeats[0].Rows != 4 {
 				t.Errorf("b: %s %q, %d repeats", b.Status, b.Error, len(b.Repeats))
 			}
-			got := strings.Join(log.calls, " ")
-			if !strings.Contains(got, "A:1 B:1 B:2 B:3 B:0 B:1 B:2 B:3") && !strings.Contains(got, "A:2 B:2 A:3 B:3") {
-				t.Errorf("order %s: b must go on alone once a stops", got)
+			var lastA int
+			nb := 0
+			calls := slices.DeleteFunc(slices.Clone(log.calls), func(c string) bool { return strings.Contains(c, "close") })
+			for i, c := range calls {
+				if strings.HasPrefix(c, "A:") {
+					lastA = i
+				} else {
+					nb++
+				}
+			}
+			if nb != 8 || lastA == len(calls)-1 {
+				t.Errorf("order %v: b must run all its 8 operations, going on alone once a stops", log.calls)
 			}
 		})
 	}
@@ -175,9 +234,10 @@ targets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(log.calls, " "), "A:0 A:1 B:0 B:1 A:0 B:0 A:1 B:1"; got != want {
-		t.Errorf("order %q, want %q", got, want)
+	if got, want := strings.Join(log.calls[:4], " "), "A:0 A:1 B:0 B:1"; got != want {
+		t.Errorf("re-warm order %q, want %q", got, want)
 	}
+	rounds(t, log.calls[4:], "A", "B")
 	for _, x := range rep.Results {
 		if x.Status != "ok" || len(x.Repeats) != 1 {
 			t.Errorf("%s: %s %q", x.Target, x.Status, x.Error)
