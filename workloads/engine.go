@@ -622,8 +622,8 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		going := slices.Repeat([]bool{true}, len(live))
 		// The targets take their turns in a fresh shuffled order for each operation (seeded: the
 		// same in every run): in config order, the first target of each round ran right after the
-		// last one's (another backend, a network wait) and paid for it, while the next found the
-		// CPU warm from the same query on its neighbour (depth 20 at 0.40-0.87 of depth 1).
+		// last one's (another backend's work) and paid for it, while the next found the
+		// CPU warm from the same query on its neighbour (depth 20 at 0.36-0.97 of depth 1).
 		rng := rand.New(rand.NewPCG(uint64(workloadSeed(p.Seed, w.Name)), uint64(rep)))
 		order := make([]int, len(live))
 		for i := 0; i < n; i++ {
