@@ -531,6 +531,17 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			a.acc.add(rep-p.Warmup, m)
 		}
 	}
+	// rewarmFailed fails a target's result after its re-warm before repeat rep failed; it returns
+	// the run's error when the run was cancelled.
+	rewarmFailed := func(a active, rep int, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !r.stalled(a.s, a.acc) {
+			a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
+		}
+		return nil
+	}
 	// prepare starts a target's turn in repeat rep and, when timed repeats are re-warmed, re-warms
 	// it; false: the target is out of this workload (its result failed).
 	prepare := func(a active, rep int, warm bool) (bool, error) {
@@ -547,13 +558,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		restore()
 		stop()
 		if err != nil {
-			if ctx.Err() != nil {
-				return false, ctx.Err()
-			}
-			if !r.stalled(a.s, a.acc) {
-				a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
-			}
-			return false, nil
+			return false, rewarmFailed(a, rep, err)
 		}
 		return true, nil
 	}
@@ -570,13 +575,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			if err := r.rewarm(a.s.ctx, a.exec, a.acc, run); err != nil {
 				restore()
 				stop()
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if !r.stalled(a.s, a.acc) {
-					a.acc.fail(fmt.Errorf("re-warm before repeat %d: %w", rep-p.Warmup+1, err))
-				}
-				return nil
+				return rewarmFailed(a, rep, err)
 			}
 		}
 		m, err := r.measure(a.s.ctx, a.exec, !warm, fmt.Sprintf("%s/%s/%d/%d", a.s.plan.Name, w.Name, size, rep))
