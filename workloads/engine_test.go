@@ -63,6 +63,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "verified", Kind: adapters.Bool},
 			{Name: "verify_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_verify", Kind: adapters.Int, Default: "-1"},
+			{Name: "log_ops", Kind: adapters.Bool},
 		},
 		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
 	}
@@ -149,6 +150,9 @@ func (t *fakeTarget) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 func (t *fakeTarget) ScansInKeyOrder() bool { return true }
 
 func (t *fakeTarget) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	if t.o.Bool("log_ops") {
+		t.log.add(t.o.String("label") + ":lookup")
+	}
 	if t.o.Bool("lose_lookup") && email[0] == 'a' {
 		return adapters.Tally{}, nil
 	}
@@ -187,6 +191,9 @@ type echoOp struct{ t *fakeTarget }
 
 func (e *echoOp) Do(ctx context.Context, i int) (adapters.Tally, error) {
 	o := e.t.o
+	if o.Bool("log_ops") {
+		e.t.log.add(fmt.Sprintf("%s:%d", o.String("label"), i))
+	}
 	if d := o.Duration("op_sleep"); d > 0 {
 		time.Sleep(d)
 	}

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func execPlan(t *testing.T, behaviour string) *config.Plan {
+func execPlan(t *testing.T, behaviour string, extra ...string) *config.Plan {
 	t.Helper()
 	reg, err := adapters.NewRegistry(memory.New(), exec.New())
 	if err != nil {
@@ -29,6 +29,7 @@ func execPlan(t *testing.T, behaviour string) *config.Plan {
 	y := fmt.Sprintf(`name: exec
 dataset: {persons: 300}
 repeats: 2
+%s
 workloads:
   - {name: scan, rows: 120}
   - {name: lookup, ops: 30}
@@ -40,7 +41,7 @@ targets:
   - name: fake
     adapter: exec
     options: {command: [%q, %q], env: {%s: %s}, timeout: 5s}
-`, cmd[0], cmd[1], exectest.FakeEnv, behaviour)
+`, strings.Join(extra, "\n"), cmd[0], cmd[1], exectest.FakeEnv, behaviour)
 	c, err := config.Parse("exec.yaml", []byte(y))
 	if err != nil {
 		t.Fatal(err)
@@ -93,5 +94,25 @@ func TestExecTargetWrongChecksum(t *testing.T) {
 	r := rep.Find("fake", "scan", 300)
 	if rep.Verdict != "error" || r.Status != "failed" || !strings.Contains(r.Error, "checksum") {
 		t.Errorf("verdict %s, scan %s: %s", rep.Verdict, r.Status, r.Error)
+	}
+}
+
+// TestExecTargetInterleaveOps: with interleave: ops a client that times itself keeps its per-repeat
+// turn beside a target the engine times per operation; both are measured and verified as before.
+func TestExecTargetInterleaveOps(t *testing.T) {
+	rep, err := run(t, execPlan(t, exectest.OK, "interleave: ops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != "pass" || len(rep.Results) != 9 {
+		t.Fatalf("verdict %s, %d results: %+v", rep.Verdict, len(rep.Results), rep.Results)
+	}
+	for _, x := range rep.Results {
+		if x.Status != "ok" || !x.Verification.OK || len(x.Repeats) != 2 {
+			t.Errorf("%s/%s: %s %s", x.Target, x.Workload, x.Status, x.Error)
+		}
+	}
+	if !strings.Contains(rep.Run.Order, "per operation") {
+		t.Errorf("run.order %q", rep.Run.Order)
 	}
 }

@@ -127,10 +127,43 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 		m.rows, m.sum = t.Rows, t.Sum
 		return m, nil
 	}
-	pr := e.target.(adapters.PointReader)
-	return perOp(ctx, n, e.slowdown, &e.done, "lookups", func(i int) (adapters.Tally, error) {
-		return pr.Lookup(ctx, e.w.emails[i])
-	}, nil)
+	return perOp(e.stepper(ctx, &e.done))
+}
+
+// perOp times a target's operations one by one: the one-target loop over its stepper. A failed
+// operation's latency goes to the error histogram and the loop goes on (so one hiccup does not hide
+// the rest of the distribution), but stops after maxConsecutiveErrors in a row: a server that has
+// gone away is not timed thousands of times. The verifier, if any, checks each successful operation
+// after its time is taken and gives its tally; a failed check ends the loop. The stepper's done
+// counts the finished operations (for the stall watchdog).
+func perOp(s *opStepper) (*measurement, error) {
+	for i := 0; i < s.n && s.step(i); i++ {
+	}
+	return s.finish()
+}
+
+// stepper returns the per-operation loop of an execution the engine times per operation (lookup
+// through a PointReader, a custom workload through Op.Do), with done as its progress counter; nil
+// for any other execution (one the target times itself, or timed as a whole).
+func (e *execution) stepper(ctx context.Context, done *atomic.Int64) *opStepper {
+	switch e.w.name {
+	case adapters.Scan, adapters.Insert, adapters.Concurrent:
+		return nil
+	case adapters.Lookup:
+		if _, ok := e.target.(adapters.TimedPointReader); ok {
+			return nil
+		}
+		pr := e.target.(adapters.PointReader)
+		return newOpStepper(ctx, len(e.w.keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
+			return pr.Lookup(ctx, e.w.emails[i])
+		}, nil)
+	}
+	if e.timed != nil || e.op == nil {
+		return nil
+	}
+	return newOpStepper(ctx, e.w.ops, e.slowdown, done, "operations", func(i int) (adapters.Tally, error) {
+		return e.op.Do(ctx, i)
+	}, e.verifier(ctx))
 }
 
 func (e *execution) insert(ctx context.Context) (*measurement, error) {
@@ -282,9 +315,7 @@ func (e *execution) custom(ctx context.Context) (*measurement, error) {
 	if e.timed != nil {
 		return e.timedCustom(ctx)
 	}
-	return perOp(ctx, e.w.ops, e.slowdown, &e.done, "operations", func(i int) (adapters.Tally, error) {
-		return e.op.Do(ctx, i)
-	}, e.verifier(ctx))
+	return perOp(e.stepper(ctx, &e.done))
 }
 
 // verifier returns the check the engine runs after each timed operation of a custom workload (nil:
@@ -314,58 +345,91 @@ func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// perOp times n operations one by one. A failed operation's latency goes to the error histogram and
-// the loop goes on (so one hiccup does not hide the rest of the distribution), but stops after
-// maxConsecutiveErrors in a row: a server that has gone away is not timed thousands of times.
-// verify, if not nil, checks each successful operation after its time is taken and gives its tally;
-// a failed check ends the loop. done counts the finished operations (for the stall watchdog).
-func perOp(ctx context.Context, n int, slowdown *slowdown, done *atomic.Int64, what string, op func(i int) (adapters.Tally, error), verify func(i int) (adapters.Tally, error)) (*measurement, error) {
+// opStepper is the per-operation loop one operation at a time, so that the engine can alternate the operations of
+// several targets (interleave: ops) with each timed exactly as perOp times it.
+type opStepper struct {
+	ctx         context.Context
+	n           int
+	slowdown    *slowdown
+	done        *atomic.Int64
+	what        string
+	op, verify  func(i int) (adapters.Tally, error)
+	m           *measurement
+	firstErr    error
+	consecutive int
+	// ended is set once the loop has ended early, with its outcome in endM and endErr.
+	ended  bool
+	endM   *measurement
+	endErr error
+}
+
+func newOpStepper(ctx context.Context, n int, slowdown *slowdown, done *atomic.Int64, what string, op, verify func(i int) (adapters.Tally, error)) *opStepper {
 	m := newMeasurement()
 	m.ops = int64(n)
-	var firstErr error
-	consecutive := 0
-	for i := 0; i < n; i++ {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	return &opStepper{ctx: ctx, n: n, slowdown: slowdown, done: done, what: what, op: op, verify: verify, m: m}
+}
+
+// end ends the loop early with the given outcome; step returns false from then on.
+func (s *opStepper) end(m *measurement, err error) bool {
+	s.ended, s.endM, s.endErr = true, m, err
+	return false
+}
+
+// step times operation i (the operations must be stepped in order 0, 1, ...). It returns false once
+// the loop has ended early: cancelled, given up, or a failed verification; finish then says why.
+func (s *opStepper) step(i int) bool {
+	if s.ended {
+		return false
+	}
+	ctx, m := s.ctx, s.m
+	if i%checkEvery == 0 && ctx.Err() != nil {
+		return s.end(nil, ctx.Err())
+	}
+	start := time.Now()
+	t, err := s.op(i)
+	if s.slowdown != nil {
+		s.slowdown.add(time.Since(start), 1)
+	}
+	d := time.Since(start)
+	s.done.Add(1)
+	m.elapsed += d
+	if err != nil {
+		if ctx.Err() != nil {
+			return s.end(nil, ctx.Err())
 		}
-		start := time.Now()
-		t, err := op(i)
-		if slowdown != nil {
-			slowdown.add(time.Since(start), 1)
+		report.Record(m.errHist, d)
+		m.errors++
+		s.consecutive++
+		if s.firstErr == nil {
+			s.firstErr = err
 		}
-		d := time.Since(start)
-		done.Add(1)
-		m.elapsed += d
-		if err != nil {
+		if s.consecutive >= maxConsecutiveErrors {
+			return s.end(nil, fmt.Errorf("gave up after %d consecutive failed %s: %w", s.consecutive, s.what, s.firstErr))
+		}
+		return true
+	}
+	s.consecutive = 0
+	report.Record(m.hist, d)
+	if s.verify != nil {
+		if t, err = s.verify(i); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return s.end(nil, ctx.Err())
 			}
-			report.Record(m.errHist, d)
-			m.errors++
-			consecutive++
-			if firstErr == nil {
-				firstErr = err
-			}
-			if consecutive >= maxConsecutiveErrors {
-				return nil, fmt.Errorf("gave up after %d consecutive failed %s: %w", consecutive, what, firstErr)
-			}
-			continue
+			return s.end(m, fmt.Errorf("verification failed, operation %d: %w", i, err))
 		}
-		consecutive = 0
-		report.Record(m.hist, d)
-		if verify != nil {
-			if t, err = verify(i); err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return m, fmt.Errorf("verification failed, operation %d: %w", i, err)
-			}
-		}
-		m.rows += t.Rows
-		m.sum += t.Sum
 	}
-	if firstErr != nil {
-		return m, fmt.Errorf("%d of %d %s failed, first: %w", m.errors, n, what, firstErr)
+	m.rows += t.Rows
+	m.sum += t.Sum
+	return true
+}
+
+// finish returns the measurement and error of the loop, as perOp returns them.
+func (s *opStepper) finish() (*measurement, error) {
+	if s.ended {
+		return s.endM, s.endErr
 	}
-	return m, nil
+	if s.firstErr != nil {
+		return s.m, fmt.Errorf("%d of %d %s failed, first: %w", s.m.errors, s.n, s.what, s.firstErr)
+	}
+	return s.m, nil
 }

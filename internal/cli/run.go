@@ -141,6 +141,9 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Instructions && plan.Interleave == config.InterleaveOps {
+		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
+	}
 	res, err := reserveReport(opts, plan)
 	if err != nil {
 		return exitcode.Usagef("%v", err)

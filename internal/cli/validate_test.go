@@ -45,3 +45,24 @@ func TestValidateRefusesWhatRunRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestInterleaveOpsRefused: interleave: ops with isolation: process (in the config or from
+// --isolation) is a usage error found by validate and run, on one line naming the config's line; with
+// --instructions, run refuses it.
+func TestInterleaveOpsRefused(t *testing.T) {
+	dir := t.TempDir()
+	base := "name: v\ndataset: {persons: 500}\ninterleave: ops\nworkloads: [{name: lookup, ops: 10}]\ntargets: [{name: a, adapter: memory}]\n"
+	proc := writeFile(t, dir, "p.yaml", base+"isolation: process\n")
+	ops := writeFile(t, dir, "o.yaml", base)
+	want := "interleave: ops does not combine with isolation: process"
+	for _, args := range [][]string{
+		{"validate", "-c", proc},
+		{"run", "-c", proc, "--out", dir + "/r.json"},
+		{"run", "-c", ops, "--isolation", "process", "--out", dir + "/r.json"},
+	} {
+		code, _, errOut := execute(t, args...)
+		if code != exitcode.Usage || !strings.Contains(errOut, want) || !strings.Contains(errOut, ":3:") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2, one line at line 3 with %q", args, code, errOut, want)
+		}
+	}
+}

@@ -72,6 +72,20 @@ const (
 // IsolationModes lists the accepted values of `isolation`.
 var IsolationModes = []string{IsolationNone, IsolationRewarm, IsolationProcess}
 
+// Interleaving (`interleave`): how the engine alternates the targets within a timed or warm-up
+// repeat of a workload.
+const (
+	// InterleaveRepeats runs each target's whole repeat in turn (A's repeat, then B's, ...).
+	InterleaveRepeats = "repeats"
+	// InterleaveOps alternates single operations where the engine times each operation (lookup
+	// through a PointReader, custom workloads through Op.Do): op 0 of A, op 0 of B, op 1 of A, ...
+	// Other workloads keep the per-repeat order.
+	InterleaveOps = "ops"
+)
+
+// InterleaveModes lists the accepted values of `interleave`.
+var InterleaveModes = []string{InterleaveRepeats, InterleaveOps}
+
 // Config is a parsed config file, before CI overrides and adapter validation.
 type Config struct {
 	Source      string // file path, or "(embedded) NAME"
@@ -82,8 +96,11 @@ type Config struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
-	Baseline    string // the target the others are measured against ("": none)
-	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
+	Interleave  string // one of InterleaveModes
+	// interleaveLine is the line of `interleave` (0: not given), for errors found in Resolve.
+	interleaveLine int
+	Baseline       string // the target the others are measured against ("": none)
+	Rewarm         int    // untimed runs before each timed repeat (isolation rewarm or process)
 	// StallTimeout is how long a target may go without finishing an operation of a running workload.
 	StallTimeout time.Duration
 	Workloads    []Workload
@@ -178,11 +195,11 @@ func parse(data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}
+	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}
 	f, ok := fields["name"]
 	if !ok {
 		return nil, errAt(root, "missing name: give the config a name")
@@ -232,6 +249,15 @@ func parse(data []byte) (*Config, error) {
 		if !slices.Contains(IsolationModes, c.Isolation) {
 			return nil, errAt(f.value, "isolation %q: want one of %s", c.Isolation, strings.Join(IsolationModes, ", "))
 		}
+	}
+	if f, ok := fields["interleave"]; ok {
+		if c.Interleave, err = scalarString(f.value, "interleave"); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(InterleaveModes, c.Interleave) {
+			return nil, errAt(f.value, "interleave %q: want one of %s", c.Interleave, strings.Join(InterleaveModes, ", "))
+		}
+		c.interleaveLine = f.value.Line
 	}
 	if f, ok := fields["rewarm"]; ok {
 		if c.Rewarm, err = positiveInt(f.value, "rewarm"); err != nil {

@@ -96,7 +96,10 @@ func TestResolveGood(t *testing.T) {
 	if p.StallTimeout != DefaultStallTimeout || p.AsRun["stall_timeout"] != nil {
 		t.Errorf("stall_timeout %v by default (as run: %v), want %v", p.StallTimeout, p.AsRun["stall_timeout"], DefaultStallTimeout)
 	}
-	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm\nstall_timeout: 90s", 1)))
+	if p.Interleave != InterleaveRepeats || p.AsRun["interleave"] != nil {
+		t.Errorf("interleave %q by default (as run: %v), want %q", p.Interleave, p.AsRun["interleave"], InterleaveRepeats)
+	}
+	c2, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: rewarm\nstall_timeout: 90s\ninterleave: ops", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +109,9 @@ func TestResolveGood(t *testing.T) {
 	}
 	if p2.Isolation != IsolationRewarm || p2.AsRun["isolation"] != IsolationRewarm {
 		t.Errorf("isolation: rewarm resolved to %q (as run: %v)", p2.Isolation, p2.AsRun["isolation"])
+	}
+	if p2.Interleave != InterleaveOps || p2.AsRun["interleave"] != InterleaveOps {
+		t.Errorf("interleave: ops resolved to %q (as run: %v)", p2.Interleave, p2.AsRun["interleave"])
 	}
 	if p2.StallTimeout != 90*time.Second || p2.AsRun["stall_timeout"] != "1m30s" {
 		t.Errorf("stall_timeout: 90s resolved to %v (as run: %v)", p2.StallTimeout, p2.AsRun["stall_timeout"])
@@ -210,6 +216,9 @@ func TestConfigErrors(t *testing.T) {
 		{"baseline", strings.Replace(good, "repeats: 3", "repeats: 3\nbaseline: nobody", 1), false, `x.yaml:7: baseline "nobody" is not one of the targets`},
 		{"rewarm", strings.Replace(good, "repeats: 3", "repeats: 3\nrewarm: 0", 1), false, `x.yaml:7: rewarm must be positive`},
 		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
+		{"interleave", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: rows", 1), false, `x.yaml:7: interleave "rows": want one of repeats, ops`},
+		{"interleave ops with process isolation", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: ops\nisolation: process", 1), false, `x.yaml:7: interleave: ops does not combine with isolation: process`},
+		{"interleave not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: [ops]", 1), false, `x.yaml:7: interleave must be a single value`},
 		{"stall_timeout not a duration", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 60", 1), false, `x.yaml:7: stall_timeout "60": want a duration such as 90s or 5m`},
 		{"stall_timeout too short", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 10ms", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s, got 10ms`},
 		{"stall_timeout too long", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 1000h", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s`},

@@ -24,6 +24,7 @@ type Plan struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
+	Interleave  string // one of InterleaveModes ("" in a plan built in code: InterleaveRepeats)
 	Baseline    string // the baseline target, "" for none
 	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
 	// StallTimeout is how long a target may go without finishing an operation of a running workload
@@ -113,7 +114,10 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
-		StallTimeout: c.StallTimeout,
+		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
+	}
+	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
+		return nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
 	}
 	overrides := map[string]workloadOverride{}
 	if ci {
@@ -390,6 +394,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	if p.Isolation != "" && p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
 		out["rewarm"] = p.Rewarm
+	}
+	if p.Interleave != "" && p.Interleave != InterleaveRepeats {
+		out["interleave"] = p.Interleave
 	}
 	if p.StallTimeout != 0 && p.StallTimeout != DefaultStallTimeout {
 		out["stall_timeout"] = p.StallTimeout.String()
