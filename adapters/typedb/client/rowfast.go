@@ -155,17 +155,9 @@ func conceptFast(b []byte, i int, c *Concept) int {
 		if i = fastLit(b, i, fkValue); i < 0 {
 			return i
 		}
-		if i = fastValue(b, i, c); i < 0 {
+		if i = fastValueAndType(b, i, c); i < 0 {
 			return i
 		}
-		if i = fastLit(b, i, fsValueType); i < 0 {
-			return i
-		}
-		vt := i
-		if i = scanString(b, vt); i < 0 {
-			return i
-		}
-		c.ValueType = b[vt:i:i]
 		return fastLit(b, i, fkTypeEnd)
 	}
 	switch {
@@ -183,6 +175,15 @@ func conceptFast(b []byte, i int, c *Concept) int {
 	default:
 		return fastNo
 	}
+	if i = fastValueAndType(b, i, c); i < 0 {
+		return i
+	}
+	return fastLit(b, i, fsObjectDone)
+}
+
+// fastValueAndType decodes an attribute's value and its valueType string, which follow each other in
+// both key orders, and returns the index after the type's closing quote.
+func fastValueAndType(b []byte, i int, c *Concept) int {
 	if i = fastValue(b, i, c); i < 0 {
 		return i
 	}
@@ -194,7 +195,7 @@ func conceptFast(b []byte, i int, c *Concept) int {
 		return i
 	}
 	c.ValueType = b[vt:i:i]
-	return fastLit(b, i, fsObjectDone)
+	return i
 }
 
 // fastValue decodes an attribute's value, a string or a number, at b[i].
