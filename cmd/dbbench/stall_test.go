@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -341,33 +342,8 @@ func TestStalledServerEndsTheRun(t *testing.T) {
 			cmd, sc, lines := startUntil(t, tmp, "loaded pg", args...)
 			time.Sleep(500 * time.Millisecond) // a few repeats into the workload
 			resume := stopBackends(t, dsn, lines)
-			t0 := time.Now()
-			done := make(chan error, 1)
-			go func() {
-				for sc.Scan() {
-					lines = append(lines, sc.Text())
-				}
-				done <- cmd.Wait()
-			}()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(stall + 30*time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("the run still hung %v after its server stalled\n%s", time.Since(t0), strings.Join(lines, "\n"))
-			}
-			took := time.Since(t0)
-			resume()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-				t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
-			}
+			lines = waitStalledExit(t, cmd, sc, lines, resume, stall, stall*5/4+3*time.Second)
 			last := lines[len(lines)-1]
-			t.Logf("exit 3 %v after the stall: %s", took, last)
-			if limit := stall*5/4 + 3*time.Second; took > limit {
-				t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
-			}
 			wl := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(tc.workload)[1], ""), ",")
 			want := fmt.Sprintf("dbbench: workload %s failed on target pg: stalled: no operation finished within stall_timeout %v", wl, stall)
 			if !strings.HasPrefix(last, want) {
@@ -457,35 +433,10 @@ func TestStalledServerEndsTheLoad(t *testing.T) {
 			cmd, sc, lines := startUntil(t, tmp, fmt.Sprintf("loading %d persons into pg", tc.persons), args...)
 			waitCopying(t, dsn, lines)
 			resume := stopBackends(t, dsn, lines)
-			t0 := time.Now()
-			done := make(chan error, 1)
-			go func() {
-				for sc.Scan() {
-					lines = append(lines, sc.Text())
-				}
-				done <- cmd.Wait()
-			}()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(stall + 30*time.Second):
-				cmd.Process.Signal(syscall.SIGQUIT) // the goroutine dump shows where it hangs
-				<-done
-				t.Fatalf("the run still hung %v after its server stalled during the load\n%s", time.Since(t0), strings.Join(lines, "\n"))
-			}
-			took := time.Since(t0)
-			resume()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-				t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
-			}
-			last := lines[len(lines)-1]
-			t.Logf("exit 3 %v after the stall: %s", took, last)
 			// The stall, then cleaning up on the stalled server: short deadlines (500 ms) for dropping
 			// what the load created, closing the pool and dropping the schema.
-			if limit := stall*5/4 + 4*time.Second; took > limit {
-				t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
-			}
+			lines = waitStalledExit(t, cmd, sc, lines, resume, stall, stall*5/4+4*time.Second)
+			last := lines[len(lines)-1]
 			want := fmt.Sprintf("dbbench: target pg: load %d persons: stalled: the load made no progress within stall_timeout %v", tc.persons, stall)
 			if !strings.HasPrefix(last, want) {
 				t.Errorf("last line %q\nwant it to start %q\n%s", last, want, strings.Join(lines, "\n"))
@@ -504,6 +455,41 @@ func TestStalledServerEndsTheLoad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitStalledExit waits for a run whose server was just stopped: it must exit 3 within limit of the
+// stall (stall_timeout is stall). A run that still hangs 30 s past stall_timeout gets SIGQUIT, whose
+// goroutine dump shows where. The server is resumed once the run has ended; the run's stderr lines
+// are returned.
+func waitStalledExit(t *testing.T, cmd *exec.Cmd, sc *bufio.Scanner, lines []string, resume func(), stall, limit time.Duration) []string {
+	t.Helper()
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		done <- cmd.Wait()
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(stall + 30*time.Second):
+		cmd.Process.Signal(syscall.SIGQUIT)
+		<-done
+		t.Fatalf("the run still hung %v after its server stalled\n%s", time.Since(t0), strings.Join(lines, "\n"))
+	}
+	took := time.Since(t0)
+	resume()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	t.Logf("exit 3 %v after the stall: %s", took, lines[len(lines)-1])
+	if took > limit {
+		t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
+	}
+	return lines
 }
 
 // waitCopying waits until a backend of dsn's database is running a COPY, and a little more, so that
