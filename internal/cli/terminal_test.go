@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/internal/examples"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -70,29 +71,17 @@ func TestHelpExamples(t *testing.T) {
 		}
 	}
 	walk(root)
-	examples := 0
+	n := 0
 	for _, c := range all {
 		for _, ex := range strings.Split(c.Example, "\n") {
-			ex = strings.TrimSpace(ex)
-			if i := strings.Index(ex, " #"); i >= 0 {
-				ex = ex[:i]
-			}
-			for _, part := range strings.FieldsFunc(ex, func(r rune) bool { return r == '|' || r == '&' || r == ';' || r == '(' || r == ')' }) {
-				part = strings.TrimSpace(part)
-				if i := strings.IndexAny(part, "><"); i >= 0 {
-					part = part[:i]
-				}
-				f := strings.Fields(part)
-				if len(f) == 0 || f[0] != "dbbench" {
-					continue
-				}
-				examples++
-				checkExample(t, root, c.CommandPath(), f[1:])
+			for _, args := range examples.Commands(ex) {
+				n++
+				checkExample(t, root, c.CommandPath(), args)
 			}
 		}
 	}
-	if examples < 15 {
-		t.Errorf("only %d examples found", examples)
+	if n < 15 {
+		t.Errorf("only %d examples found", n)
 	}
 }
 
