@@ -31,10 +31,19 @@ type Adapter interface {
 
 // Checker is an optional Adapter interface: Check reports, without opening or starting anything,
 // every mistake in a target's options (and in the params of its adapter workloads, keyed by workload
-// name) that Open or PrepareWorkload would report at the given dataset size. Config resolution calls
-// it for every target and size, so that `dbbench validate` refuses what `dbbench run` would.
+// name) that Open, Load or PrepareWorkload would report for the given dataset. Config resolution
+// calls it for every target and size (the --ci sizes too), so that `dbbench validate` refuses what
+// `dbbench run` would.
 type Checker interface {
-	Check(opts Options, size int, params map[string]Options) error
+	Check(opts Options, ds DatasetSpec, params map[string]Options) error
+}
+
+// DatasetSpec is the dataset a target is checked against: one size of the run (a point of a size
+// sweep) and the run's seed, which together fix every byte of it (dataset.PackedBytes knows its size
+// without generating it).
+type DatasetSpec struct {
+	Size int
+	Seed int64
 }
 
 // Info describes an adapter for `dbbench list`, config validation and the report.

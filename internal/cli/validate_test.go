@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,45 @@ func TestInterleaveOpsRefused(t *testing.T) {
 		if code != exitcode.Usage || !strings.Contains(errOut, want) || !strings.Contains(errOut, ":3:") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want exit 2, one line at line 3 with %q", args, code, errOut, want)
 		}
+	}
+}
+
+// TestValidateRefusesSmallMap: an LMDB map too small for the dataset, which Load refuses, is refused
+// by validate and by run before anything starts, with the same one line and exit 2: for either LMDB
+// adapter, at any size of a sweep, and at the --ci sizes.
+func TestValidateRefusesSmallMap(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, dataset, adapter, ci string
+		args                       []string // besides -c; validate without --ci checks both forms
+		want                       string
+	}{
+		{"lmdb", "{persons: 100000}", "lmdb", "", nil, "map_size 64KiB is too small for 100000 persons (needs about 11 MiB)"},
+		{"lmdb-c", "{persons: 100000}", "lmdb-c", "", nil, "map_size 64KiB is too small for 100000 persons"},
+		{"the last size of a sweep", "{sizes: [100, 1000, 100000]}", "lmdb", "", nil, "map_size 2MiB is too small for 100000 persons"},
+		{"the --ci size", "{persons: 100}", "lmdb", "ci: {dataset: {persons: 100000}, relax: 10%}\n", []string{"--ci"}, "map_size 2MiB is too small for 100000 persons"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mapSize := "64KiB"
+			if tt.name != "lmdb" && tt.name != "lmdb-c" {
+				mapSize = "2MiB" // enough for the smaller sizes, not for 100000
+			}
+			cfg := writeFile(t, dir, "m.yaml", "name: m\ndataset: "+tt.dataset+"\nrepeats: 1\nworkloads: [scan]\ntargets:\n"+
+				"  - {name: small, adapter: "+tt.adapter+", options: {map_size: "+mapSize+"}}\n"+tt.ci)
+			out := filepath.Join(dir, "r.json")
+			vcode, vout, verr := execute(t, append([]string{"validate", "-c", cfg}, tt.args...)...)
+			rcode, _, rerr := execute(t, append([]string{"run", "-q", "-c", cfg, "--out", out}, tt.args...)...)
+			want := "dbbench: " + cfg + ":6: target small: " + tt.want
+			if vcode != exitcode.Usage || !strings.HasPrefix(verr, want) || strings.Count(verr, "\n") != 1 {
+				t.Errorf("validate: exit %d, stderr %q, stdout %q; want exit 2 and one line %q...", vcode, verr, vout, want)
+			}
+			if rcode != exitcode.Usage || rerr != verr {
+				t.Errorf("run: exit %d, stderr %q; want exit 2 and validate's line %q", rcode, rerr, verr)
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Error("the refused run left a file at its --out path")
+			}
+		})
 	}
 }

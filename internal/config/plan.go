@@ -264,7 +264,7 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 		line := c.Targets[i].Line
 		if ck, ok := tp.Adapter.(adapters.Checker); ok {
 			for _, size := range p.Sizes {
-				if err := ck.Check(tp.Options, size, tp.Params); err != nil {
+				if err := ck.Check(tp.Options, adapters.DatasetSpec{Size: size, Seed: p.Seed}, tp.Params); err != nil {
 					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
 				}
 			}
