@@ -108,3 +108,65 @@ func TestValidateRefusesSmallMap(t *testing.T) {
 		})
 	}
 }
+
+// TestOverlappingPaths: a target's path inside another's (LMDB directories, a SQLite file in an LMDB
+// directory), however spelled (relative, through a symbolic link), is refused by validate and by run
+// before anything starts, with one line naming both targets and exit 2; paths that only share a
+// prefix are not.
+func TestOverlappingPaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	rel := "overlap-" + filepath.Base(dir) // relative to the working directory; never created
+	tests := []struct {
+		name, targets, want string
+	}{
+		{"an lmdb path inside another", "{name: a, adapter: lmdb, options: {path: DIR/x}}, {name: b, adapter: lmdb-c, options: {path: DIR/x/sub}}",
+			"targets a and b have overlapping paths: b's path DIR/x/sub is inside a's path DIR/x"},
+		{"the outer path second", "{name: a, adapter: lmdb, options: {path: DIR/y/in/deeper}}, {name: b, adapter: lmdb, options: {path: DIR/y}}",
+			"targets a and b have overlapping paths: a's path DIR/y/in/deeper is inside b's path DIR/y"},
+		{"a sqlite file in an lmdb directory", "{name: a, adapter: lmdb, options: {path: DIR/z}}, {name: b, adapter: sql, options: {path: DIR/z/p.db}}",
+			"targets a and b have overlapping paths: b's path DIR/z/p.db is inside a's path DIR/z"},
+		{"a triplex file in an lmdb directory", "{name: a, adapter: triplex, options: {storage: file, path: DIR/w/t.db}}, {name: b, adapter: lmdb, options: {path: DIR/w}}",
+			"targets a and b have overlapping paths: a's path DIR/w/t.db is inside b's path DIR/w"},
+		{"through a symbolic link", "{name: a, adapter: lmdb, options: {path: DIR/real}}, {name: b, adapter: lmdb, options: {path: DIR/link/sub}}",
+			"targets a and b have overlapping paths: b's path DIR/link/sub is inside a's path DIR/real"},
+		{"a link to the same directory", "{name: a, adapter: lmdb, options: {path: DIR/real}}, {name: b, adapter: lmdb, options: {path: DIR/link}}",
+			"targets a and b both use path DIR/link"},
+		{"relative and absolute", "{name: a, adapter: lmdb, options: {path: " + rel + "}}, {name: b, adapter: lmdb, options: {path: " + filepath.Join(cwd, rel, "sub") + "}}",
+			"targets a and b have overlapping paths: b's path " + filepath.Join(cwd, rel, "sub") + " is inside a's path " + rel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := "name: v\ndataset: {persons: 200}\nrepeats: 1\nworkloads: [scan]\ntargets: [" + strings.ReplaceAll(tt.targets, "DIR", dir) + "]\n"
+			cfg := writeFile(t, dir, "v.yaml", body)
+			want := "dbbench: " + cfg + ":5: " + strings.ReplaceAll(tt.want, "DIR", dir)
+			out := filepath.Join(dir, "r.json")
+			for _, args := range [][]string{{"validate", "-c", cfg}, {"run", "-q", "-c", cfg, "--out", out}} {
+				code, _, errOut := execute(t, args...)
+				if code != exitcode.Usage || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+					t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line %q", args[0], code, errOut, want)
+				}
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Error("the refused run left a file at its --out path")
+			}
+			if _, err := os.Lstat(rel); err == nil {
+				t.Errorf("the refused run created %s", rel)
+			}
+		})
+	}
+
+	// Paths that share a prefix but not a directory are apart.
+	cfg := writeFile(t, dir, "apart.yaml", "name: v\ndataset: {persons: 200}\nrepeats: 1\nworkloads: [scan]\ntargets: ["+
+		"{name: a, adapter: lmdb, options: {path: "+dir+"/ab}}, {name: b, adapter: lmdb, options: {path: "+dir+"/abc}}, "+
+		"{name: c, adapter: sql, options: {path: "+dir+"/ab.db}}]\n")
+	if code, out, errOut := execute(t, "validate", "-c", cfg); code != 0 {
+		t.Errorf("paths apart: exit %d\n%s%s", code, out, errOut)
+	}
+}
