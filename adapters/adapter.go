@@ -119,6 +119,21 @@ type Env struct {
 	// calls it (a local store) is not watched and may take as long as it needs. Nil outside the
 	// engine: call it through ProgressFunc.
 	Progress func()
+	// Secret registers a secret the target received rather than was given (the session token of a
+	// sign-in): from then on the run masks it in everything it prints, logs or stores, as it masks the
+	// config's passwords. Call it as soon as the secret arrives, before it is sent anywhere, so that
+	// no error quoting it (a server echoing a request's Authorization header) can get out first. Nil
+	// outside the engine: call it through SecretFunc.
+	Secret func(value string)
+}
+
+// SecretFunc returns Secret, or a function that does nothing when Secret is nil (outside the
+// engine).
+func (e Env) SecretFunc() func(string) {
+	if e.Secret == nil {
+		return func(string) {}
+	}
+	return e.Secret
 }
 
 // ProgressFunc returns Progress, or a function that does nothing when Progress is nil (outside the

@@ -202,7 +202,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		}
 	}()
 	t.c, err = client.New(client.Config{Address: addr, Username: s.username, Password: s.password, TLS: tlsCfg,
-		RequestTimeout: s.requestTimeout, MaxConns: s.maxConns})
+		RequestTimeout: s.requestTimeout, MaxConns: s.maxConns, OnToken: env.SecretFunc()})
 	if err != nil {
 		return nil, exitcode.Usagef("typedb: %v", err)
 	}
