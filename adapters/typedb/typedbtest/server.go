@@ -57,7 +57,7 @@ type Server struct {
 	txs    map[string]*transaction
 	hook   *answerHook
 	echo   map[string]string // route -> transaction type ("" any) of requests answered by an error echoing their Authorization
-	echoed []string        // the Authorization headers echoed so far
+	echoed []string          // the Authorization headers echoed so far
 
 	queryDelay atomic.Int64 // nanoseconds each query takes, at least
 	table      sync.RWMutex // the transaction table: open takes it exclusively, other requests shared
