@@ -87,14 +87,14 @@ func reservationError(name string, r reservationRecord) error {
 }
 
 // describe says what a reservation is: "an unfinished run's reservation (dbbench pid 123 on host
-// ci-7 since ...; that process is gone: it was stopped before it wrote its report)".
+// ci-7 since ...; its process is gone)".
 func (r reservationRecord) describe() string {
-	state := "the run is still going"
+	state := "still running"
 	switch r.State() {
 	case cleanup.Gone:
-		state = "that process is gone: it was stopped before it wrote its report"
+		state = "its process is gone"
 	case cleanup.Foreign:
-		state = "a run on another host"
+		state = "on another host"
 	}
 	return fmt.Sprintf("an unfinished run's reservation (%s; %s)", r.owner(), state)
 }

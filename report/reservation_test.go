@@ -72,7 +72,7 @@ func TestReservationRecord(t *testing.T) {
 	} {
 		err := read()
 		if err == nil || !strings.Contains(err.Error(), "unfinished run's reservation") || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) ||
-			!strings.Contains(err.Error(), "still going") || strings.Contains(err.Error(), "not a dbbench report") {
+			!strings.Contains(err.Error(), "still running") || strings.Contains(err.Error(), "not a dbbench report") {
 			t.Errorf("reading the reservation: %v", err)
 		}
 	}

@@ -147,7 +147,7 @@ func TestKilledRunReservation(t *testing.T) {
 	for _, args := range [][]string{{"report", out}, {"compare", out, out}, {"history", dir}} {
 		code, _, errOut := dbbench(t, t.TempDir(), args...)
 		if code != 2 || !strings.Contains(errOut, "unfinished run's reservation (dbbench pid "+pid) ||
-			!strings.Contains(errOut, "that process is gone") || strings.Contains(errOut, "not a dbbench report") {
+			!strings.Contains(errOut, "its process is gone") || strings.Contains(errOut, "not a dbbench report") {
 			t.Errorf("dbbench %s: exit %d, stderr %q", args[0], code, errOut)
 		}
 	}
