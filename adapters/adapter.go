@@ -31,10 +31,19 @@ type Adapter interface {
 
 // Checker is an optional Adapter interface: Check reports, without opening or starting anything,
 // every mistake in a target's options (and in the params of its adapter workloads, keyed by workload
-// name) that Open or PrepareWorkload would report at the given dataset size. Config resolution calls
-// it for every target and size, so that `dbbench validate` refuses what `dbbench run` would.
+// name) that Open, Load or PrepareWorkload would report for the given dataset. Config resolution
+// calls it for every target and size (the --ci sizes too), so that `dbbench validate` refuses what
+// `dbbench run` would.
 type Checker interface {
-	Check(opts Options, size int, params map[string]Options) error
+	Check(opts Options, ds DatasetSpec, params map[string]Options) error
+}
+
+// DatasetSpec is the dataset a target is checked against: one size of the run (a point of a size
+// sweep) and the run's seed, which together fix every byte of it (dataset.PackedBytes knows its size
+// without generating it).
+type DatasetSpec struct {
+	Size int
+	Seed int64
 }
 
 // Info describes an adapter for `dbbench list`, config validation and the report.
@@ -110,6 +119,21 @@ type Env struct {
 	// calls it (a local store) is not watched and may take as long as it needs. Nil outside the
 	// engine: call it through ProgressFunc.
 	Progress func()
+	// Secret registers a secret the target received rather than was given (the session token of a
+	// sign-in): from then on the run masks it in everything it prints, logs or stores, as it masks the
+	// config's passwords. Call it as soon as the secret arrives, before it is sent anywhere, so that
+	// no error quoting it (a server echoing a request's Authorization header) can get out first. Nil
+	// outside the engine: call it through SecretFunc.
+	Secret func(value string)
+}
+
+// SecretFunc returns Secret, or a function that does nothing when Secret is nil (outside the
+// engine).
+func (e Env) SecretFunc() func(string) {
+	if e.Secret == nil {
+		return func(string) {}
+	}
+	return e.Secret
 }
 
 // ProgressFunc returns Progress, or a function that does nothing when Progress is nil (outside the

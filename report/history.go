@@ -61,9 +61,16 @@ func HistoryFigures(x *Result) []string {
 // such as compare output, are left out; a corrupt file or a report that cannot be read is an error
 // naming it) and returns them with their paths, oldest first.
 func ReadDir(dir string) ([]*Report, []string, error) {
+	reps, paths, _, err := ReadDirNotes(dir)
+	return reps, paths, err
+}
+
+// ReadDirNotes is ReadDir that also says, one line each, which reservations of unfinished runs it
+// left out (a run still going writes into the same directory; one killed leaves its reservation).
+func ReadDirNotes(dir string) (reps []*Report, paths []string, notes []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read directory %s: %w", dir, unwrapPath(err))
+		return nil, nil, nil, fmt.Errorf("cannot read directory %s: %w", dir, unwrapPath(err))
 	}
 	type item struct {
 		r    *Report
@@ -77,7 +84,11 @@ func ReadDir(dir string) ([]*Report, []string, error) {
 		p := filepath.Join(dir, e.Name())
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
+			return nil, nil, nil, fmt.Errorf("cannot read %s: %w", p, unwrapPath(err))
+		}
+		if rec, ok := parseReservation(b); ok {
+			notes = append(notes, fmt.Sprintf("%s: %s: left out", p, rec.describe()))
+			continue
 		}
 		var probe map[string]json.RawMessage
 		if json.Unmarshal(b, &probe) == nil && (probe["results"] == nil || probe["run"] == nil) {
@@ -85,17 +96,17 @@ func ReadDir(dir string) ([]*Report, []string, error) {
 		}
 		r, err := Read(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		items = append(items, item{r, p})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].r.Run.StartedAt.Before(items[j].r.Run.StartedAt) })
-	reps := make([]*Report, len(items))
-	paths := make([]string, len(items))
+	reps = make([]*Report, len(items))
+	paths = make([]string, len(items))
 	for i, it := range items {
 		reps[i], paths[i] = it.r, it.path
 	}
-	return reps, paths, nil
+	return reps, paths, notes, nil
 }
 
 // Histories groups reports (oldest first) by config and collects each figure's trend. figures

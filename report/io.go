@@ -10,8 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 )
 
 // Write stores r at path atomically: it writes a temporary file in the same directory, syncs it and
@@ -88,204 +86,6 @@ func writeAtomic(path string, b []byte, check func() error) error {
 	return nil
 }
 
-// Reservation is a report path claimed before a run: either a new empty file this process created
-// (so that no other run picks the same name) or an earlier dbbench report the user asked to replace.
-type Reservation struct {
-	Path string
-	// Redact, if set, masks secrets in the report's text before it is written.
-	Redact func(string) string
-
-	mu      sync.Mutex  // Release may come from an interrupt watchdog while Write runs
-	created bool        // the placeholder is ours; removed again if no report is written
-	claimed os.FileInfo // what was at Path when reserved; Write replaces only that file
-}
-
-// ReserveOptions say what Reserve may replace.
-type ReserveOptions struct {
-	// Force allows replacing an earlier dbbench report (never anything else).
-	Force bool
-	// Protect lists files that must never be replaced, such as the config being run.
-	Protect []string
-}
-
-// Reserve claims path for a report before a long run. It creates a new regular file with O_EXCL, or
-// accepts an existing regular file that is an earlier dbbench report when o.Force is set. It refuses
-// symbolic links, devices, pipes, directories, the files in o.Protect and any other existing file.
-func Reserve(path string, o ReserveOptions) (*Reservation, error) {
-	if path == "" {
-		return nil, errors.New("the report path is empty")
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot write report %s: %w", path, unwrapPath(err))
-	}
-	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			fi, serr := f.Stat()
-			f.Close()
-			if serr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("cannot write report %s: %w", path, unwrapPath(serr))
-			}
-			return &Reservation{Path: path, created: true, claimed: fi}, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("cannot write report %s: %w", path, unwrapPath(err))
-		}
-		fi, lerr := os.Lstat(path)
-		if errors.Is(lerr, fs.ErrNotExist) && attempt < 3 {
-			continue // removed between the two calls: try to create it again
-		}
-		if lerr != nil {
-			return nil, fmt.Errorf("cannot write report %s: %w", path, unwrapPath(lerr))
-		}
-		if err := replaceable(path, fi, o); err != nil {
-			return nil, err
-		}
-		if err := checkDirWritable(path); err != nil {
-			return nil, err
-		}
-		return &Reservation{Path: path, claimed: fi}, nil
-	}
-}
-
-// ReserveNew claims the first of path, path-2, path-3 ... that does not exist yet, atomically, so
-// that runs started at the same second in one directory never share a report.
-func ReserveNew(path string) (*Reservation, error) {
-	ext := filepath.Ext(path)
-	base := strings.TrimSuffix(path, ext)
-	for i := 1; i <= 10000; i++ {
-		p := path
-		if i > 1 {
-			p = fmt.Sprintf("%s-%d%s", base, i, ext)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("cannot write report %s: %w", p, unwrapPath(err))
-		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("cannot write report %s: %w", p, unwrapPath(err))
-		}
-		fi, err := f.Stat()
-		f.Close()
-		if err != nil {
-			os.Remove(p)
-			return nil, fmt.Errorf("cannot write report %s: %w", p, unwrapPath(err))
-		}
-		return &Reservation{Path: p, created: true, claimed: fi}, nil
-	}
-	return nil, fmt.Errorf("cannot write report %s: too many reports with that name", path)
-}
-
-// replaceable decides whether the existing file at path may be replaced by a report.
-func replaceable(path string, fi os.FileInfo, o ReserveOptions) error {
-	switch m := fi.Mode(); {
-	case m&fs.ModeSymlink != 0:
-		return fmt.Errorf("report path %s is a symbolic link: refusing to replace it (give the real path)", path)
-	case m.IsDir():
-		return fmt.Errorf("report path %s is a directory", path)
-	case !m.IsRegular():
-		return fmt.Errorf("report path %s is not a regular file (a device, pipe or socket): refusing to replace it", path)
-	}
-	for _, p := range o.Protect {
-		if pfi, err := os.Stat(p); err == nil && os.SameFile(fi, pfi) {
-			return fmt.Errorf("report path %s is the config file %s: refusing to replace it", path, p)
-		}
-	}
-	if !isReportFile(path) {
-		return fmt.Errorf("report path %s exists and is not a dbbench report: refusing to replace it", path)
-	}
-	if !o.Force {
-		return fmt.Errorf("report path %s already exists (pass --force to replace an earlier report)", path)
-	}
-	return nil
-}
-
-// maxReportBytes bounds what is read as a report (a sweep with histograms per repeat is a few MiB).
-const maxReportBytes = 256 << 20
-
-// isReportFile says whether path holds a dbbench report (any schema version).
-func isReportFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var probe struct {
-		SchemaVersion *int `json:"schema_version"`
-		Tool          struct {
-			Name string `json:"name"`
-		} `json:"tool"`
-	}
-	if err := json.NewDecoder(io.LimitReader(f, maxReportBytes)).Decode(&probe); err != nil {
-		return false
-	}
-	return probe.SchemaVersion != nil && probe.Tool.Name == "dbbench"
-}
-
-func checkDirWritable(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".dbbench-probe-*")
-	if err != nil {
-		return fmt.Errorf("cannot write report %s: %w", path, unwrapPath(err))
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-// Write stores the report at the reserved path atomically, provided the path still holds what was
-// reserved or what the last Write wrote (a file swapped in during the run, such as a symbolic link,
-// is never replaced).
-func (res *Reservation) Write(r *Report) error {
-	b, err := Encode(r)
-	if err != nil {
-		return err
-	}
-	if res.Redact != nil {
-		b = []byte(res.Redact(string(b)))
-	}
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	err = writeAtomic(res.Path, b, func() error {
-		fi, err := os.Lstat(res.Path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("cannot write report %s: %w", res.Path, unwrapPath(err))
-		}
-		if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(fi, res.claimed)) {
-			return fmt.Errorf("report path %s was replaced by another file during the run: not overwriting it", res.Path)
-		}
-		return nil
-	})
-	if err == nil {
-		res.created = false
-		// The report now at Path is ours: a later Write (the final report after an interrupted
-		// run's first one) may replace it.
-		if fi, serr := os.Lstat(res.Path); serr == nil {
-			res.claimed = fi
-		}
-	}
-	return err
-}
-
-// Release removes the empty placeholder of a run that wrote no report; an existing report stays.
-func (res *Reservation) Release() {
-	if res == nil {
-		return
-	}
-	res.mu.Lock()
-	defer res.mu.Unlock()
-	if !res.created {
-		return
-	}
-	if fi, err := os.Lstat(res.Path); err == nil && os.SameFile(fi, res.claimed) && fi.Size() == 0 {
-		os.Remove(res.Path)
-	}
-	res.created = false
-}
-
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -293,6 +93,9 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// maxReportBytes bounds what is read as a report (a sweep with histograms per repeat is a few MiB).
+const maxReportBytes = 256 << 20
 
 // Read loads a report and checks that this build understands it.
 func Read(path string) (*Report, error) {
@@ -315,6 +118,9 @@ func Read(path string) (*Report, error) {
 // Parse decodes a report and checks that it is one: it has results, its figures are finite and not
 // negative, its histograms decode and its verdict is known. name is used in error messages.
 func Parse(name string, b []byte) (*Report, error) {
+	if rec, ok := parseReservation(b); ok {
+		return nil, reservationError(name, rec)
+	}
 	var probe struct {
 		SchemaVersion *int `json:"schema_version"`
 	}

@@ -376,6 +376,9 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		PostgreSQL:  sh.postgreSQL,
 		Progress:    func() { s.loaded.Add(1) },
 	}
+	if sec := r.Plan.Secrets; sec != nil {
+		env.Secret = sec.AddSecret
+	}
 	inst, err := s.plan.Adapter.Open(s.ctx, s.plan.Options, env)
 	if err != nil {
 		if ctx.Err() != nil {

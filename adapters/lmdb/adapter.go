@@ -60,10 +60,14 @@ type settings struct {
 	batch   int
 }
 
-// Check reports the option mistakes Open would (see adapters.Checker).
-func (Adapter) Check(o adapters.Options, _ int, _ map[string]adapters.Options) error {
-	_, err := parseSettings(o)
-	return err
+// Check reports the option mistakes Open would, and a map too small for the dataset, which Load
+// would refuse (see adapters.Checker).
+func (Adapter) Check(o adapters.Options, ds adapters.DatasetSpec, _ map[string]adapters.Options) error {
+	s, err := parseSettings(o)
+	if err != nil {
+		return err
+	}
+	return store.CheckSize(s.store, ds.Size, ds.Seed)
 }
 
 func parseSettings(o adapters.Options) (settings, error) {

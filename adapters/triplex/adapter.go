@@ -130,7 +130,8 @@ func parseConfig(o adapters.Options) (config, error) {
 
 // Check reports the option and parameter mistakes Open and PrepareWorkload would find before
 // touching any data (see adapters.Checker).
-func (adapter) Check(o adapters.Options, size int, params map[string]adapters.Options) error {
+func (adapter) Check(o adapters.Options, ds adapters.DatasetSpec, params map[string]adapters.Options) error {
+	size := ds.Size
 	c, err := parseConfig(o)
 	if err != nil {
 		return err

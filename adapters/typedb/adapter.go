@@ -113,7 +113,7 @@ type settings struct {
 var dbNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
 
 // Check reports the option mistakes Open would find before connecting (see adapters.Checker).
-func (adapter) Check(o adapters.Options, _ int, _ map[string]adapters.Options) error {
+func (adapter) Check(o adapters.Options, _ adapters.DatasetSpec, _ map[string]adapters.Options) error {
 	_, err := resolve(o)
 	return err
 }
@@ -202,7 +202,7 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		}
 	}()
 	t.c, err = client.New(client.Config{Address: addr, Username: s.username, Password: s.password, TLS: tlsCfg,
-		RequestTimeout: s.requestTimeout, MaxConns: s.maxConns})
+		RequestTimeout: s.requestTimeout, MaxConns: s.maxConns, OnToken: env.SecretFunc()})
 	if err != nil {
 		return nil, exitcode.Usagef("typedb: %v", err)
 	}

@@ -34,3 +34,13 @@ func (Adapter) Info() adapters.Info {
 		Builtin: adapters.Builtins,
 	}
 }
+
+// Check reports the option mistakes Open would, and a map too small for the dataset, which Load
+// would refuse (see adapters.Checker).
+func (Adapter) Check(o adapters.Options, ds adapters.DatasetSpec, _ map[string]adapters.Options) error {
+	cfg, err := store.ParseConfig(o)
+	if err != nil {
+		return err
+	}
+	return store.CheckSize(cfg, ds.Size, ds.Seed)
+}

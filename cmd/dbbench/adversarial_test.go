@@ -3,9 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dbbench/dbbench/report"
 )
 
 // TestBadInputs feeds the built binary inputs that have broken it before: every one is answered by
@@ -95,5 +98,69 @@ targets:
 	}
 	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		t.Error("/dev/null is no longer a device")
+	}
+}
+
+// TestKilledRunReservation: a run killed with SIGKILL (a CI timeout, the OOM killer) leaves at its
+// --out path a reservation that says whose it is. While that run is alive a second run with the same
+// --out is refused naming it (exit 2); once it is gone the reservation reads as an unfinished run's,
+// and the next run takes it over with a note and writes its report there.
+func TestKilledRunReservation(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.yaml")
+	os.WriteFile(long, []byte("name: long\ndataset: {persons: 200000}\nwarmup: 0\nrepeats: 1000\n"+
+		"workloads: [scan, {name: lookup, ops: 100000}]\ntargets: [{name: memory, adapter: memory}]\n"), 0o644)
+	short := filepath.Join(dir, "short.yaml")
+	os.WriteFile(short, []byte("name: short\ndataset: {persons: 200}\nrepeats: 1\nworkloads: [scan]\ntargets: [{name: m, adapter: memory}]\n"), 0o644)
+	out := filepath.Join(dir, "r.json")
+
+	cmd, _, lines := startUntil(t, t.TempDir(), "loaded memory", "run", "-c", long, "--out", out)
+	killed := false
+	defer func() {
+		if !killed {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	pid := strconv.Itoa(cmd.Process.Pid)
+	host, _ := os.Hostname()
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Fatalf("no reservation at %s once the run loaded (%v)\n%s", out, err, strings.Join(lines, "\n"))
+	}
+
+	// Alive: refused, saying whose the reservation is.
+	code, _, errOut := dbbench(t, t.TempDir(), "run", "-q", "-c", short, "--out", out)
+	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "dbbench: ") ||
+		!strings.Contains(errOut, "reserved by a run still going (dbbench pid "+pid+" on host "+host+" since ") {
+		t.Errorf("a live reservation: exit %d, stderr %q; want exit 2 and one line naming pid %s", code, errOut, pid)
+	}
+
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed = true
+	b, _ := os.ReadFile(out)
+	if len(b) == 0 {
+		t.Fatal("the killed run left an empty file")
+	}
+
+	// Readers of reports say what it is.
+	for _, args := range [][]string{{"report", out}, {"compare", out, out}, {"history", dir}} {
+		code, _, errOut := dbbench(t, t.TempDir(), args...)
+		if code != 2 || !strings.Contains(errOut, "unfinished run's reservation (dbbench pid "+pid) ||
+			!strings.Contains(errOut, "its process is gone") || strings.Contains(errOut, "not a dbbench report") {
+			t.Errorf("dbbench %s: exit %d, stderr %q", args[0], code, errOut)
+		}
+	}
+
+	code, stdout, errOut := dbbench(t, t.TempDir(), "run", "-q", "-c", short, "--out", out)
+	if code != 0 {
+		t.Fatalf("the run after the killed one: exit %d\n%s%s", code, stdout, errOut)
+	}
+	want := "dbbench: report path " + out + " held the reservation of a run that is gone (dbbench pid " + pid + " on host " + host + " since "
+	if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("stderr %q, want the one-line note %q...", errOut, want)
+	}
+	if r, err := report.Read(out); err != nil || r.Run.ConfigName != "short" {
+		t.Errorf("the new run's report: %v", err)
 	}
 }

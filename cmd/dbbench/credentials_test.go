@@ -62,3 +62,54 @@ func TestRejectedCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestReceivedTokenNeverShown: a TypeDB server whose error quotes the request's Authorization header
+// hands dbbench its own bearer token back. The token came from the sign-in, not from the config, and
+// is masked all the same: in stderr (the error line and every progress line), stdout and the report,
+// also when the target runs in a worker process (whose error line the run passes on).
+func TestReceivedTokenNeverShown(t *testing.T) {
+	for _, isolation := range []string{"none", "process"} {
+		t.Run(isolation, func(t *testing.T) {
+			srv := typedbtest.NewServer(typedbtest.Config{})
+			defer srv.Close()
+			srv.EchoAuthorization("open", "read") // the scan opens a read transaction; the load only writes
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "c.yaml")
+			os.WriteFile(cfg, []byte("name: c\ndataset: {persons: 100}\nrepeats: 1\nisolation: "+isolation+
+				"\nworkloads: [scan, {name: lookup, ops: 10}]\ntargets:\n  - {name: m, adapter: memory}\n"+
+				`  - {name: t, adapter: typedb, options: {address: "`+srv.URL+`"}}`+"\n"), 0o644)
+			out := filepath.Join(dir, "r.json")
+			code, stdout, stderr := dbbench(t, t.TempDir(), "run", "-c", cfg, "--out", out)
+			rep, _ := os.ReadFile(out)
+			echoed := srv.Echoed()
+			if len(echoed) == 0 {
+				t.Fatalf("the server echoed no token (exit %d)\n%s", code, stderr)
+			}
+			if code != 3 {
+				t.Errorf("exit %d, want 3 (the lookup failed)\n%s", code, stderr)
+			}
+			// The echo reached the outputs, masked (a failed worker stops a run with isolation:
+			// process before it writes a report).
+			shown := map[string]string{"stderr": stderr}
+			if isolation == "none" {
+				shown["report"] = string(rep)
+			}
+			for name, text := range shown {
+				if !strings.Contains(text, "authorization: Bearer ***") {
+					t.Errorf("%s does not show the masked echo:\n%s\n%s", name, text, stderr)
+				}
+			}
+			for _, auth := range echoed {
+				token := strings.TrimPrefix(auth, "Bearer ")
+				if len(token) < 32 {
+					t.Fatalf("echoed %q: not a token", auth)
+				}
+				for name, text := range map[string]string{"stderr": stderr, "stdout": stdout, "report": string(rep)} {
+					if strings.Contains(text, token) || strings.Contains(text, token[:16]) {
+						t.Errorf("the bearer token is in %s:\n%s", name, text)
+					}
+				}
+			}
+		})
+	}
+}

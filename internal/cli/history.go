@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -59,12 +61,18 @@ func historyRun(opts *HistoryOptions) error {
 			return exitcode.Usagef("--figures: unknown figure %q (see 'dbbench list')", f)
 		}
 	}
-	reps, paths, err := report.ReadDir(opts.Dir)
+	reps, paths, notes, err := report.ReadDirNotes(opts.Dir)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
+	if len(reps) == 0 && len(notes) > 0 {
+		return exitcode.Usagef("%s holds no dbbench report (*.json): %s", opts.Dir, notes[0])
+	}
 	if len(reps) == 0 {
 		return exitcode.Usagef("%s holds no dbbench report (*.json)", opts.Dir)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(opts.f.Err, "dbbench: "+n)
 	}
 	hs := report.Histories(reps, paths, opts.Figures)
 	if opts.Format == "html" {

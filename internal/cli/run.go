@@ -58,9 +58,11 @@ func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 		Short: "Run a benchmark config and decide its assertions",
 		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
 interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
-writes the JSON report (by default to a new file reports/<config>-<time>.json). --out writes a new
-file, or replaces an earlier dbbench report with --force; it never replaces anything else (a
-device, a symbolic link, the config).
+writes the JSON report (by default to a new file reports/<config>-<time>.json). The report path is
+reserved when the run starts: it holds a small reservation record (run, host, pid, time) until the
+report replaces it. --out writes a new file, takes over the reservation of a run that is gone from
+this host (saying so), or, with --force, replaces an earlier dbbench report or any run's
+reservation; it never replaces anything else (a device, a symbolic link, the config).
 
 Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
 no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
@@ -97,7 +99,7 @@ keeps what was measured until then).`,
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
 	_ = cmd.RegisterFlagCompletionFunc("config", completeConfig)
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report (never any other file)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report or a run's reservation (never any other file)")
 	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
 	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
 	_ = cmd.Flags().MarkHidden("worker")
@@ -147,6 +149,9 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	res, err := reserveReport(opts, plan)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
+	}
+	if res.Replaced != "" {
+		fmt.Fprintln(f.Err, "dbbench: "+res.Replaced)
 	}
 	defer res.Release() // the placeholder of a run that wrote no report
 	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
@@ -283,8 +288,9 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	return verdictError(rep)
 }
 
-// reserveReport claims the report path before the run: --out (a new file, or an earlier report with
-// --force; never the config itself) or a new name under reports/.
+// reserveReport claims the report path before the run: --out (a new file, the reservation of a run
+// that is gone, or with --force an earlier report or any reservation; never the config itself) or a
+// new name under reports/.
 func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, error) {
 	if opts.Out == "" {
 		suffix := ""

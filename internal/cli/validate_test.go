@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,107 @@ func TestInterleaveOpsRefused(t *testing.T) {
 		if code != exitcode.Usage || !strings.Contains(errOut, want) || !strings.Contains(errOut, ":3:") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want exit 2, one line at line 3 with %q", args, code, errOut, want)
 		}
+	}
+}
+
+// TestValidateRefusesSmallMap: an LMDB map too small for the dataset, which Load refuses, is refused
+// by validate and by run before anything starts, with the same one line and exit 2: for either LMDB
+// adapter, at any size of a sweep, and at the --ci sizes.
+func TestValidateRefusesSmallMap(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, dataset, adapter, ci string
+		args                       []string // besides -c; validate without --ci checks both forms
+		want                       string
+	}{
+		{"lmdb", "{persons: 100000}", "lmdb", "", nil, "map_size 64KiB is too small for 100000 persons (needs about 11 MiB)"},
+		{"lmdb-c", "{persons: 100000}", "lmdb-c", "", nil, "map_size 64KiB is too small for 100000 persons"},
+		{"the last size of a sweep", "{sizes: [100, 1000, 100000]}", "lmdb", "", nil, "map_size 2MiB is too small for 100000 persons"},
+		{"the --ci size", "{persons: 100}", "lmdb", "ci: {dataset: {persons: 100000}, relax: 10%}\n", []string{"--ci"}, "map_size 2MiB is too small for 100000 persons"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mapSize := "64KiB"
+			if tt.name != "lmdb" && tt.name != "lmdb-c" {
+				mapSize = "2MiB" // enough for the smaller sizes, not for 100000
+			}
+			cfg := writeFile(t, dir, "m.yaml", "name: m\ndataset: "+tt.dataset+"\nrepeats: 1\nworkloads: [scan]\ntargets:\n"+
+				"  - {name: small, adapter: "+tt.adapter+", options: {map_size: "+mapSize+"}}\n"+tt.ci)
+			out := filepath.Join(dir, "r.json")
+			vcode, vout, verr := execute(t, append([]string{"validate", "-c", cfg}, tt.args...)...)
+			rcode, _, rerr := execute(t, append([]string{"run", "-q", "-c", cfg, "--out", out}, tt.args...)...)
+			want := "dbbench: " + cfg + ":6: target small: " + tt.want
+			if vcode != exitcode.Usage || !strings.HasPrefix(verr, want) || strings.Count(verr, "\n") != 1 {
+				t.Errorf("validate: exit %d, stderr %q, stdout %q; want exit 2 and one line %q...", vcode, verr, vout, want)
+			}
+			if rcode != exitcode.Usage || rerr != verr {
+				t.Errorf("run: exit %d, stderr %q; want exit 2 and validate's line %q", rcode, rerr, verr)
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Error("the refused run left a file at its --out path")
+			}
+		})
+	}
+}
+
+// TestOverlappingPaths: a target's path inside another's (LMDB directories, a SQLite file in an LMDB
+// directory), however spelled (relative, through a symbolic link), is refused by validate and by run
+// before anything starts, with one line naming both targets and exit 2; paths that only share a
+// prefix are not.
+func TestOverlappingPaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := os.Getwd()
+	rel := "overlap-" + filepath.Base(dir) // relative to the working directory; never created
+	tests := []struct {
+		name, targets, want string
+	}{
+		{"an lmdb path inside another", "{name: a, adapter: lmdb, options: {path: DIR/x}}, {name: b, adapter: lmdb-c, options: {path: DIR/x/sub}}",
+			"targets a and b have overlapping paths: b's path DIR/x/sub is inside a's path DIR/x"},
+		{"the outer path second", "{name: a, adapter: lmdb, options: {path: DIR/y/in/deeper}}, {name: b, adapter: lmdb, options: {path: DIR/y}}",
+			"targets a and b have overlapping paths: a's path DIR/y/in/deeper is inside b's path DIR/y"},
+		{"a sqlite file in an lmdb directory", "{name: a, adapter: lmdb, options: {path: DIR/z}}, {name: b, adapter: sql, options: {path: DIR/z/p.db}}",
+			"targets a and b have overlapping paths: b's path DIR/z/p.db is inside a's path DIR/z"},
+		{"a triplex file in an lmdb directory", "{name: a, adapter: triplex, options: {storage: file, path: DIR/w/t.db}}, {name: b, adapter: lmdb, options: {path: DIR/w}}",
+			"targets a and b have overlapping paths: a's path DIR/w/t.db is inside b's path DIR/w"},
+		{"through a symbolic link", "{name: a, adapter: lmdb, options: {path: DIR/real}}, {name: b, adapter: lmdb, options: {path: DIR/link/sub}}",
+			"targets a and b have overlapping paths: b's path DIR/link/sub is inside a's path DIR/real"},
+		{"a link to the same directory", "{name: a, adapter: lmdb, options: {path: DIR/real}}, {name: b, adapter: lmdb, options: {path: DIR/link}}",
+			"targets a and b both use path DIR/link"},
+		{"relative and absolute", "{name: a, adapter: lmdb, options: {path: " + rel + "}}, {name: b, adapter: lmdb, options: {path: " + filepath.Join(cwd, rel, "sub") + "}}",
+			"targets a and b have overlapping paths: b's path " + filepath.Join(cwd, rel, "sub") + " is inside a's path " + rel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := "name: v\ndataset: {persons: 200}\nrepeats: 1\nworkloads: [scan]\ntargets: [" + strings.ReplaceAll(tt.targets, "DIR", dir) + "]\n"
+			cfg := writeFile(t, dir, "v.yaml", body)
+			want := "dbbench: " + cfg + ":5: " + strings.ReplaceAll(tt.want, "DIR", dir)
+			out := filepath.Join(dir, "r.json")
+			for _, args := range [][]string{{"validate", "-c", cfg}, {"run", "-q", "-c", cfg, "--out", out}} {
+				code, _, errOut := execute(t, args...)
+				if code != exitcode.Usage || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+					t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line %q", args[0], code, errOut, want)
+				}
+			}
+			if _, err := os.Lstat(out); err == nil {
+				t.Error("the refused run left a file at its --out path")
+			}
+			if _, err := os.Lstat(rel); err == nil {
+				t.Errorf("the refused run created %s", rel)
+			}
+		})
+	}
+
+	// Paths that share a prefix but not a directory are apart.
+	cfg := writeFile(t, dir, "apart.yaml", "name: v\ndataset: {persons: 200}\nrepeats: 1\nworkloads: [scan]\ntargets: ["+
+		"{name: a, adapter: lmdb, options: {path: "+dir+"/ab}}, {name: b, adapter: lmdb, options: {path: "+dir+"/abc}}, "+
+		"{name: c, adapter: sql, options: {path: "+dir+"/ab.db}}]\n")
+	if code, out, errOut := execute(t, "validate", "-c", cfg); code != 0 {
+		t.Errorf("paths apart: exit %d\n%s%s", code, out, errOut)
 	}
 }

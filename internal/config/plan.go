@@ -259,22 +259,24 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 
 	// What the adapters would refuse when opening a target or preparing a workload, found now, so
 	// that validate and run agree.
-	paths := map[string]string{}
+	var paths []storePath
 	for i, tp := range p.Targets {
 		line := c.Targets[i].Line
 		if ck, ok := tp.Adapter.(adapters.Checker); ok {
 			for _, size := range p.Sizes {
-				if err := ck.Check(tp.Options, size, tp.Params); err != nil {
+				if err := ck.Check(tp.Options, adapters.DatasetSpec{Size: size, Seed: p.Seed}, tp.Params); err != nil {
 					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
 				}
 			}
 		}
 		if path := tp.Options.String("path"); path != "" {
-			key := filepath.Clean(path)
-			if other, dup := paths[key]; dup {
-				return nil, &lineError{line: line, msg: fmt.Sprintf("targets %s and %s both use path %s: give each its own", other, tp.Name, path)}
+			sp := storePath{target: tp.Name, path: path, resolved: resolvePath(path)}
+			for _, other := range paths {
+				if msg := overlap(other, sp); msg != "" {
+					return nil, &lineError{line: line, msg: msg}
+				}
 			}
-			paths[key] = tp.Name
+			paths = append(paths, sp)
 		}
 	}
 
@@ -294,6 +296,54 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 
 	p.AsRun = c.asRun(p)
 	return p, nil
+}
+
+// storePath is the path option of a target: an LMDB directory or a SQLite file.
+type storePath struct {
+	target, path string
+	resolved     string // absolute, cleaned, symbolic links resolved where it exists
+}
+
+// overlap says, in one line, why two targets' paths cannot both be used, or "": one path, or one
+// inside the other, would have one target's store put into, refused by or removed with the other's.
+func overlap(a, b storePath) string {
+	switch {
+	case a.resolved == b.resolved:
+		return fmt.Sprintf("targets %s and %s both use path %s: give each its own", a.target, b.target, b.path)
+	case inside(b.resolved, a.resolved):
+		return fmt.Sprintf("targets %s and %s have overlapping paths: %s's path %s is inside %s's path %s: give each its own",
+			a.target, b.target, b.target, b.path, a.target, a.path)
+	case inside(a.resolved, b.resolved):
+		return fmt.Sprintf("targets %s and %s have overlapping paths: %s's path %s is inside %s's path %s: give each its own",
+			a.target, b.target, a.target, a.path, b.target, b.path)
+	}
+	return ""
+}
+
+// inside reports whether path p lies under directory dir (both absolute and clean).
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolvePath makes a path absolute and clean and resolves the symbolic links of its longest part
+// that exists, so that two spellings of one place (a relative path, a link to a directory) compare
+// equal.
+func resolvePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
 }
 
 func (p *Plan) workload(name string) WorkloadPlan {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Mask replaces every secret.
@@ -124,13 +125,18 @@ func Secrets(s string, secrets ...string) string {
 }
 
 // Set is the secrets of one run: every value of a secret option and every password in a connection
-// string or address the config holds.
+// string or address the config holds, and every secret the run receives on the way (a session
+// token). It is safe for concurrent use: a target registers a token while progress lines are
+// redacted.
 type Set struct {
+	mu      sync.RWMutex
 	secrets []string
 }
 
 // Add records secret values, and the passwords inside any connection strings among them.
 func (s *Set) Add(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, v := range values {
 		if v == "" {
 			continue
@@ -139,11 +145,14 @@ func (s *Set) Add(values ...string) {
 	}
 }
 
-// AddSecret records a value that is secret as a whole (a password option).
+// AddSecret records a value that is secret as a whole (a password option, a token received).
 func (s *Set) AddSecret(v string) {
-	if v != "" {
-		s.secrets = append(s.secrets, v)
+	if v == "" {
+		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets = append(s.secrets, v)
 }
 
 // String redacts a text: the known secrets, then any password a connection string in it shows.
@@ -151,6 +160,8 @@ func (s *Set) String(text string) string {
 	if s == nil {
 		return DSN(text)
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return DSN(Secrets(text, s.secrets...))
 }
 

@@ -111,3 +111,27 @@ func leaks(text, pw string) bool {
 	}
 	return false
 }
+
+// TestSetTakesSecretsDuringARun: a token registered while other goroutines redact (progress lines,
+// the summary) is masked from then on, without a data race (go test -race).
+func TestSetTakesSecretsDuringARun(t *testing.T) {
+	var s Set
+	s.AddSecret("config-password")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			if got := s.String("config-password"); got != Mask {
+				t.Errorf("the config's secret leaked: %q", got)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		s.AddSecret(fmt.Sprintf("token-%03d-received", i))
+	}
+	<-done
+	if got := s.String("Bearer token-042-received"); got != "Bearer "+Mask {
+		t.Errorf("a received token leaked: %q", got)
+	}
+}

@@ -61,13 +61,10 @@ var (
 // Generate builds n persons from seed. Person i's email ends in "<i>@domain", so emails are unique by
 // construction, while the name prefix makes generation order random with respect to email order.
 func Generate(n int, seed int64) (*Persons, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("dataset size must be positive, got %d", n)
+	if err := checkSize(n); err != nil {
+		return nil, err
 	}
-	if n > MaxPersons {
-		return nil, fmt.Errorf("dataset size %d exceeds the maximum of %d", n, MaxPersons)
-	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	rng := newRand(seed)
 	p := &Persons{
 		seed:     uint64(seed),
 		emails:   make([]byte, 0, n*32),
@@ -78,9 +75,7 @@ func Generate(n int, seed int64) (*Persons, error) {
 	}
 	var num [20]byte
 	for i := 0; i < n; i++ {
-		first := firstNames[rng.IntN(len(firstNames))]
-		last := lastNames[rng.IntN(len(lastNames))]
-		domain := domains[rng.IntN(len(domains))]
+		first, last, domain, age := draw(rng)
 		p.emails = append(p.emails, first...)
 		p.emails = append(p.emails, '.')
 		p.emails = append(p.emails, last...)
@@ -96,10 +91,56 @@ func Generate(n int, seed int64) (*Persons, error) {
 		p.names = append(p.names, last[1:]...)
 		p.nameOff = append(p.nameOff, uint32(len(p.names)))
 
-		p.ages[i] = uint8(18 + rng.IntN(82))
+		p.ages[i] = age
 	}
 	return p, nil
 }
+
+// draw takes one person's parts from rng, in the order Generate has always drawn them.
+func draw(rng *rand.Rand) (first, last, domain string, age uint8) {
+	first = firstNames[rng.IntN(len(firstNames))]
+	last = lastNames[rng.IntN(len(lastNames))]
+	domain = domains[rng.IntN(len(domains))]
+	return first, last, domain, uint8(18 + rng.IntN(82))
+}
+
+// PackedBytes is the size of the packed buffers (emails, names and ages) Generate(n, seed) builds,
+// computed without building them: what a store needs is known before the dataset exists, so that a
+// config can be checked against it (dbbench validate).
+func PackedBytes(n int, seed int64) (int64, error) {
+	if err := checkSize(n); err != nil {
+		return 0, err
+	}
+	rng := newRand(seed)
+	var total int64
+	for i := 0; i < n; i++ {
+		first, last, domain, _ := draw(rng)
+		// first.last.<i>@domain, First Last, one age byte
+		total += int64(2*len(first)+2*len(last)+len(domain)+digits(i)) + 3 + 1 + 1
+	}
+	return total, nil
+}
+
+// digits is the length of i in decimal (i >= 0).
+func digits(i int) int {
+	d := 1
+	for ; i >= 10; i /= 10 {
+		d++
+	}
+	return d
+}
+
+func checkSize(n int) error {
+	if n <= 0 {
+		return fmt.Errorf("dataset size must be positive, got %d", n)
+	}
+	if n > MaxPersons {
+		return fmt.Errorf("dataset size %d exceeds the maximum of %d", n, MaxPersons)
+	}
+	return nil
+}
+
+func newRand(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)) }
 
 // Len is the number of persons.
 func (p *Persons) Len() int { return len(p.ages) }

@@ -42,6 +42,29 @@ func TestGenerateIsDeterministicAndUnique(t *testing.T) {
 	}
 }
 
+// TestPackedBytes: the size of the packed buffers is known without generating them, to the byte,
+// for any size and seed (sizes across a power of ten, where the emails' numbers grow a digit).
+func TestPackedBytes(t *testing.T) {
+	for _, seed := range []int64{1, 2, -7} {
+		for _, n := range []int{1, 9, 10, 11, 999, 1000, 12_345} {
+			ds, err := Generate(n, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			emails, _, names, _, ages := ds.Packed()
+			want := int64(len(emails) + len(names) + len(ages))
+			if got, err := PackedBytes(n, seed); err != nil || got != want {
+				t.Errorf("PackedBytes(%d, %d) = %d, %v; Generate packs %d bytes", n, seed, got, err, want)
+			}
+		}
+	}
+	for _, n := range []int{0, -1, MaxPersons + 1} {
+		if _, err := PackedBytes(n, 1); err == nil {
+			t.Errorf("PackedBytes(%d) succeeded", n)
+		}
+	}
+}
+
 func TestGenerateRejectsBadSizes(t *testing.T) {
 	for _, n := range []int{0, -1, MaxPersons + 1} {
 		if _, err := Generate(n, 1); err == nil {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"sync"
+
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
@@ -19,10 +21,56 @@ func Needed(ds *dataset.Persons, n int) int64 {
 	n = min(n, ds.Len())
 	emails, _, names, _, ages := ds.Packed()
 	all := int64(len(emails)) + int64(len(names)) + int64(len(ages)) // value = [age][name]
-	payload := all * int64(n) / int64(ds.Len())
+	return needed(n, all*int64(n)/int64(ds.Len()))
+}
+
+// needed is the estimate for n persons whose keys and values take payload bytes.
+func needed(n int, payload int64) int64 {
 	leaf := payload + int64(n)*perEntryOverhead
 	need := 2*leaf + 2*leaf/50 + 16*4096
 	return (need + 1<<20 - 1) &^ (1<<20 - 1)
+}
+
+// NeededFor is Needed(ds, n) for the whole dataset of n persons generated from seed, known without
+// generating it.
+func NeededFor(n int, seed int64) (int64, error) {
+	k := sizeKey{n, seed}
+	neededMu.Lock()
+	defer neededMu.Unlock()
+	if v, ok := neededCache[k]; ok {
+		return v, nil
+	}
+	payload, err := dataset.PackedBytes(n, seed)
+	if err != nil {
+		return 0, err
+	}
+	v := needed(n, payload)
+	neededCache[k] = v
+	return v, nil
+}
+
+type sizeKey struct {
+	n    int
+	seed int64
+}
+
+// neededCache keeps NeededFor's answers: config resolution asks for every LMDB target and size.
+var (
+	neededMu    sync.Mutex
+	neededCache = map[sizeKey]int64{}
+)
+
+// CheckSize refuses a map too small for the n persons generated from seed: the error Load gives
+// for that dataset, found before anything is opened.
+func CheckSize(cfg Config, n int, seed int64) error {
+	need, err := NeededFor(n, seed)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	if cfg.MapSize < need {
+		return TooSmall(cfg.MapSize, n, need)
+	}
+	return nil
 }
 
 // TooSmall is the usage error for a map that cannot hold n persons.

@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,6 +175,39 @@ func TestLoadRefusesSmallMap(t *testing.T) {
 	want := "map_size 1MiB is too small for 100000 persons (needs about "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
 		t.Fatalf("got %v, want a usage error starting %q", err, want)
+	}
+}
+
+// TestCheckSizeIsLoads: the check made before anything is opened (dbbench validate) refuses a map
+// exactly when Load refuses it, with the same error, for any size and seed.
+func TestCheckSizeIsLoads(t *testing.T) {
+	for _, seed := range []int64{1, 5} {
+		for _, n := range []int{1, 3_000, 40_000} {
+			ds, err := dataset.Generate(n, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			need := Needed(ds, n)
+			if got, err := NeededFor(n, seed); err != nil || got != need {
+				t.Fatalf("n=%d seed=%d: NeededFor %d (%v), Needed %d", n, seed, got, err, need)
+			}
+			for _, mapSize := range []int64{need - 4096, need} {
+				cfg := config(t, map[string]any{"map_size": mapSize})
+				checkErr := CheckSize(cfg, n, seed)
+				s, err := Open(cfg, t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				loadErr := s.Load(context.Background(), ds)
+				s.Close()
+				if fmt.Sprint(checkErr) != fmt.Sprint(loadErr) || (mapSize < need) != (checkErr != nil) {
+					t.Errorf("n=%d seed=%d map_size %d (need %d): check %v, load %v", n, seed, mapSize, need, checkErr, loadErr)
+				}
+				if checkErr != nil && exitcode.Of(checkErr) != exitcode.Usage {
+					t.Errorf("check: exit %d, want a usage error", exitcode.Of(checkErr))
+				}
+			}
+		}
 	}
 }
 

@@ -35,6 +35,9 @@ type Config struct {
 	// MaxConns is how many idle keep-alive connections are kept for reuse (default 64): size it at
 	// least at the number of concurrent callers so none of them reconnects.
 	MaxConns int
+	// OnToken, if set, is given every bearer token a sign-in returns, before the token is used, so
+	// that the caller can keep it out of everything it shows (a server may echo it in an error).
+	OnToken func(token string)
 }
 
 // Client talks to one TypeDB server over its HTTP API (/v1). It is safe for concurrent use; it signs
@@ -201,6 +204,9 @@ func (c *Client) signInLocked(ctx context.Context) error {
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tok); err != nil || tok.Token == "" {
 		return fmt.Errorf("typedb sign-in: the answer holds no token")
+	}
+	if c.cfg.OnToken != nil {
+		c.cfg.OnToken(tok.Token)
 	}
 	c.token = tok.Token
 	c.gen++

@@ -202,6 +202,37 @@ func TestReSignInAfterTokenExpiry(t *testing.T) {
 	}
 }
 
+// TestOnTokenSeesEveryToken: every token a sign-in returns, the first and a renewal's, is handed to
+// OnToken before a request carries it, so that an error quoting a request's Authorization header can
+// be masked.
+func TestOnTokenSeesEveryToken(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	var mu sync.Mutex
+	var seen []string
+	c, err := client.New(client.Config{Address: srv.URL, Username: "admin", Password: "password",
+		OnToken: func(tok string) { mu.Lock(); seen = append(seen, tok); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	srv.EchoAuthorization("databases", "")
+	for round := range 2 {
+		_, err := c.DatabaseExists(ctx, "x")
+		echoed := srv.Echoed()
+		mu.Lock()
+		if len(seen) != round+1 || len(echoed) != round+1 || echoed[round] != "Bearer "+seen[round] {
+			t.Errorf("round %d: OnToken saw %q, the server echoed %q", round, seen, echoed)
+		}
+		mu.Unlock()
+		if err == nil || !strings.Contains(err.Error(), echoed[round]) {
+			t.Fatalf("round %d: %v, want the server's echo", round, err)
+		}
+		srv.ExpireTokens() // the next request signs in again
+	}
+}
+
 func TestServerErrorsCarryTypeDBCodes(t *testing.T) {
 	srv, c := start(t, typedbtest.Config{})
 	setup(t, c, "bench", 3)

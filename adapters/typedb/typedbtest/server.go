@@ -3,12 +3,13 @@
 // one-shot queries, the answer envelope and concept encoding, the answer-count limit with HTTP 206,
 // and TypeDB's error bodies and codes. It understands only the query shapes dbbench sends (see
 // typeql.go) and answers any other query as a parse failure, as a real server answers a query it
-// cannot parse. Hooks let tests expire tokens, slow queries down, and make the server stall or die
-// in the middle of an answer. Rows and concepts come with their keys sorted, as the server writes
+// cannot parse. Hooks let tests expire tokens, slow queries down, make the server stall or die in the
+// middle of an answer, and echo a request's bearer token in an error. Rows and concepts come with their keys sorted, as the server writes
 // them (serde_json maps without preserve_order); Config.Keys selects the kind-first order instead.
 package typedbtest
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -55,6 +56,8 @@ type Server struct {
 	dbs    map[string]*database
 	txs    map[string]*transaction
 	hook   *answerHook
+	echo   map[string]string // route -> transaction type ("" any) of requests answered by an error echoing their Authorization
+	echoed []string          // the Authorization headers echoed so far
 
 	queryDelay atomic.Int64 // nanoseconds each query takes, at least
 	table      sync.RWMutex // the transaction table: open takes it exclusively, other requests shared
@@ -128,6 +131,27 @@ func (s *Server) StallMidAnswer(afterBytes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hook = &answerHook{after: afterBytes}
+}
+
+// EchoAuthorization makes every later authenticated request to route ("oneshot", "open", "query", ...,
+// as in Requests) fail with HTTP 400 and an error body that quotes its Authorization header, bearer
+// token and all, as a careless proxy or server might: the client must not pass the token on. With
+// txType ("read", "write", "schema") only the requests for that type of transaction fail (a one-shot
+// query or the opening of a transaction), so that a test can let the load through.
+func (s *Server) EchoAuthorization(route, txType string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.echo == nil {
+		s.echo = map[string]string{}
+	}
+	s.echo[route] = txType
+}
+
+// Echoed returns the Authorization headers the server has echoed in error bodies.
+func (s *Server) Echoed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.echoed)
 }
 
 // SignIns counts successful sign-ins.
@@ -333,12 +357,34 @@ func (s *Server) authed(w http.ResponseWriter, r *http.Request, route string, h 
 	}
 	s.mu.Lock()
 	user, ok := s.tokens[token]
+	txType, echo := s.echo[route]
 	s.mu.Unlock()
+	echo = echo && ok && (txType == "" || requestTxType(r) == txType)
+	if echo {
+		s.mu.Lock()
+		s.echoed = append(s.echoed, auth)
+		s.mu.Unlock()
+	}
 	if !ok {
 		newError(http.StatusUnauthorized, "[AUT3] Invalid token supplied.", lineAuthError).write(w)
 		return
 	}
+	if echo {
+		newError(http.StatusBadRequest, "[HSR3] Request not accepted: authorization: "+auth).write(w)
+		return
+	}
 	h(w, r, user)
+}
+
+// requestTxType reads the transactionType of a request's JSON body and puts the body back.
+func requestTxType(r *http.Request) string {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 2<<20+1))
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	var body struct {
+		TransactionType string `json:"transactionType"`
+	}
+	_ = json.Unmarshal(b, &body)
+	return body.TransactionType
 }
 
 func randomHex(n int) string {

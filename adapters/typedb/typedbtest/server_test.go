@@ -439,3 +439,26 @@ func TestAnswerFraming(t *testing.T) {
 			resp.TransferEncoding, resp.ContentLength, len(b))
 	}
 }
+
+// TestEchoAuthorization: once armed for a route, its requests fail with the bearer token quoted in
+// the error body; other routes answer as before.
+func TestEchoAuthorization(t *testing.T) {
+	s := NewServer(Config{})
+	defer s.Close()
+	tok := signIn(t, s)
+	s.EchoAuthorization("oneshot", "read")
+	st, code, body := call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"read","query":"match $p isa person;"}`)
+	if st != http.StatusBadRequest || code != "HSR3" || !strings.Contains(body, "Bearer "+tok) {
+		t.Errorf("armed one-shot read query: %d %s %s", st, code, body)
+	}
+	call(t, s, "POST", "/v1/databases/db", tok, jsonType, "")
+	if st, _, body := call(t, s, "POST", "/v1/query", tok, jsonType, `{"databaseName":"db","transactionType":"schema","query":"define entity person;"}`); st != http.StatusOK {
+		t.Errorf("a one-shot schema query: %d %s", st, body)
+	}
+	if st, _, body := call(t, s, "GET", "/v1/databases", tok, "", ""); st != http.StatusOK {
+		t.Errorf("another route: %d %s", st, body)
+	}
+	if got := s.Echoed(); len(got) != 1 || got[0] != "Bearer "+tok {
+		t.Errorf("Echoed() = %q", got)
+	}
+}
