@@ -177,7 +177,7 @@ func TestTwoServersServeAndStop(t *testing.T) {
 // directory goes to os.TempDir, without a word (it is the normal case).
 func TestKilledServerIsReported(t *testing.T) {
 	t.Parallel()
-	private := t.TempDir() // 0700
+	private := privateDir(t)
 	var logged []string
 	var mu sync.Mutex
 	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
@@ -236,6 +236,52 @@ func TestKilledServerIsReported(t *testing.T) {
 	}
 }
 
+// privateDir is a directory only its owner may enter, as dbbench's run directories are.
+func privateDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPrivateParent (as root): from a private parent (a dbbench run directory) the server's
+// directory goes to the system temp dir without a word, and a directory a dead dbbench left there is
+// swept, as in any parent.
+func TestPrivateParent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the server runs as another user only as root")
+	}
+	sys := reachableTempDir(t)
+	t.Setenv("TMPDIR", sys)
+	left := filepath.Join(sys, workDirPrefix+"dead")
+	if err := os.MkdirAll(filepath.Join(left, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, lockName), []byte("1\n"), 0o600); err != nil { // nobody holds it
+		t.Fatal(err)
+	}
+	private := privateDir(t)
+	var logged []string
+	var mu sync.Mutex
+	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	if dir := workDirOf(t, s); filepath.Dir(dir) != sys {
+		t.Errorf("work dir %s, want it in %s", dir, sys)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead owner's %s: %v, want it swept", left, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if all := strings.Join(logged, "\n"); strings.Contains(all, "cannot reach") {
+		t.Errorf("a warning for the normal case: %q", logged)
+	}
+}
+
 // TestPrivateSystemTempDir (as root): when the postgres user cannot reach the system temp dir
 // either (a private TMPDIR), the server's directory goes to /tmp, with a line saying so; that is the
 // one case worth a word.
@@ -243,7 +289,7 @@ func TestPrivateSystemTempDir(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the server runs as another user only as root")
 	}
-	private := t.TempDir() // 0700, as is its parent
+	private := privateDir(t)
 	t.Setenv("TMPDIR", private)
 	var logged []string
 	var mu sync.Mutex
