@@ -3,10 +3,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dbbench/dbbench/report"
@@ -17,11 +19,7 @@ import (
 // counted. .ci/run runs it with: go test -tags callgrind -run Instructions ./cmd/dbbench/
 func TestInstructions(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
-	bin := filepath.Join(dir, "dbbench-callgrind")
-	build := exec.Command("go", "build", "-tags", "callgrind", "-o", bin, ".")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags callgrind: %v\n%s", err, b)
-	}
+	bin := callgrindBinary(t)
 	cfg := filepath.Join(dir, "instr.yaml")
 	os.WriteFile(cfg, []byte(`name: instr
 dataset: {persons: 2000}
@@ -74,5 +72,62 @@ targets:
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+var (
+	callgrindOnce sync.Once
+	callgrindBin  string
+	callgrindErr  error
+)
+
+// callgrindBinary builds dbbench with -tags callgrind once, beside the plain build of TestMain.
+func callgrindBinary(t *testing.T) string {
+	t.Helper()
+	callgrindOnce.Do(func() {
+		callgrindBin = filepath.Join(filepath.Dir(binary), "dbbench-callgrind")
+		if b, err := exec.Command("go", "build", "-tags", "callgrind", "-o", callgrindBin, ".").CombinedOutput(); err != nil {
+			callgrindErr = fmt.Errorf("go build -tags callgrind: %v\n%s", err, b)
+		}
+	})
+	if callgrindErr != nil {
+		t.Fatal(callgrindErr)
+	}
+	return callgrindBin
+}
+
+// TestInstructionsWhenValgrindCannotRun: where valgrind cannot run dbbench (here a valgrind that dies
+// of SIGILL, as a run did on CPUs without RDTSCP) or is missing, `run --instructions` prints one
+// line that names the cause and what to do, exit 3: no crash dump, no leftovers.
+func TestInstructionsWhenValgrindCannotRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"valgrind dies of SIGILL", "#!/bin/sh\nulimit -c 0\nkill -ILL $$\n",
+			"dbbench: --instructions: valgrind cannot run dbbench on this CPU: the run died of SIGILL (illegal instruction), an instruction valgrind cannot execute here; run without --instructions, or try another valgrind version\n"},
+		{"no valgrind", "",
+			"dbbench: --instructions needs valgrind on the PATH (Debian: apt-get install valgrind)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, tmp := t.TempDir(), t.TempDir()
+			env := append(os.Environ(), "TMPDIR="+tmp, "PATH="+path)
+			if tc.script != "" {
+				if err := os.WriteFile(filepath.Join(path, "valgrind"), []byte(tc.script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, "PATH="+path+string(os.PathListSeparator)+os.Getenv("PATH"))
+			}
+			cmd := exec.Command(callgrindBinary(t), "run", "-q", "--instructions", "--out", filepath.Join(t.TempDir(), "r.json"))
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 3 || stderr.String() != tc.want {
+				t.Errorf("exit %d (%v), stderr\n%s\nwant exit 3 and\n%s", code, err, stderr.String(), tc.want)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
 	}
 }

@@ -32,7 +32,7 @@ func TestCountUnderValgrind(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "callgrind.out")
 		cmd := exec.Command(vg, "--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file="+out, "-q",
 			os.Args[0], "-test.run", "^TestCountUnderValgrind$", "-test.v")
-		cmd.Env = append(os.Environ(), OutEnv+"="+out, "GODEBUG=asyncpreemptoff=1", "GOGC=off")
+		cmd.Env = ChildEnv(os.Environ(), out) // what dbbench run --instructions gives its run
 		b, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(b), "counts:") {
 			t.Fatalf("under valgrind: %v\n%s", err, b)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -305,96 +304,6 @@ func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, er
 	}
 	return report.Reserve(opts.Out, report.ReserveOptions{Force: opts.Force, Protect: protect})
 }
-
-// underCallgrind runs this very command again under valgrind's callgrind, with collection off until
-// the engine switches it on around a timed repeat, and passes its output and exit code on. Go's
-// asynchronous preemption signals are switched off (callgrind 3.19 asserts on them), and so is the
-// GC's pacing (the engine collects before each counted repeat instead).
-func underCallgrind(cmd *cobra.Command, opts *RunOptions) error {
-	f := opts.f
-	if !callgrind.Available {
-		return exitcode.Usagef("--instructions: this dbbench was built without callgrind support: build it with go build -tags callgrind ./cmd/dbbench (needs valgrind's headers)")
-	}
-	vg, err := exec.LookPath("valgrind")
-	if err != nil {
-		return exitcode.Infraf("--instructions needs valgrind on the PATH (Debian: apt-get install valgrind)")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return exitcode.Infraf("--instructions: cannot find this executable: %v", err)
-	}
-	dir, err := os.MkdirTemp(f.TempDir, "dbbench-callgrind-")
-	if err != nil {
-		return exitcode.Infraf("--instructions: %v", err)
-	}
-	defer os.RemoveAll(dir)
-	out := filepath.Join(dir, "callgrind.out")
-	args := []string{"--tool=callgrind", "--collect-atstart=no", "--callgrind-out-file=" + out, "-q", self}
-	if len(opts.Args) > 1 {
-		args = append(args, opts.Args[1:]...)
-	}
-	c := exec.CommandContext(cmd.Context(), vg, args...)
-	godebug := "asyncpreemptoff=1"
-	if g := os.Getenv("GODEBUG"); g != "" {
-		godebug = g + "," + godebug
-	}
-	// glibc moves its mmap threshold up after freeing a large block, so whether LMDB's 2 MiB calloc
-	// (the dirty list of every environment it opens) comes zeroed from mmap or memset from the heap
-	// depended on what was freed before: lmdb-c's insert counted 2,380 or 3,434 instructions per op
-	// from repeat to repeat. A fixed threshold (glibc's own default) keeps the counts repeatable.
-	tunables := "glibc.malloc.mmap_threshold=131072"
-	if t := os.Getenv("GLIBC_TUNABLES"); t != "" {
-		tunables = t + ":" + tunables
-	}
-	// One P: valgrind runs one thread at a time anyway, and with several Ps a run hung at 100% CPU
-	// in its first timed repeat (every time, from one moment of the machine on; cause not found) while
-	// GOMAXPROCS=1 ran it through.
-	c.Env = append(os.Environ(), callgrind.OutEnv+"="+out, "GODEBUG="+godebug, "GOGC=off", "GOMAXPROCS=1", "GLIBC_TUNABLES="+tunables)
-	stderr := &valgrindNotes{w: f.Err}
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.Out, stderr
-	err = c.Run()
-	stderr.flush()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee) && ee.ExitCode() > 0:
-		return &silentError{code: ee.ExitCode()} // the run under valgrind said why
-	}
-	return exitcode.Infraf("--instructions: valgrind: %v", err)
-}
-
-// valgrindNotes passes the run's stderr on without valgrind's own notes ("--PID-- WARNING: unhandled
-// syscall": Go probes pidfd_open, which valgrind 3.19 does not know, and goes on without it), so
-// that an error stays one line. valgrind's error reports ("==PID==") pass.
-type valgrindNotes struct {
-	w    io.Writer
-	line []byte
-}
-
-func (v *valgrindNotes) Write(p []byte) (int, error) {
-	for _, b := range p {
-		v.line = append(v.line, b)
-		if b == '\n' {
-			if err := v.flush(); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return len(p), nil
-}
-
-func (v *valgrindNotes) flush() error {
-	line := v.line
-	v.line = v.line[:0]
-	if len(line) == 0 || valgrindNote.Match(line) {
-		return nil
-	}
-	_, err := v.w.Write(line)
-	return err
-}
-
-var valgrindNote = regexp.MustCompile(`^--[0-9]+-- `)
 
 // verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
 // stdout has the details; under -q that line is all there is).

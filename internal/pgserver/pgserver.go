@@ -37,8 +37,9 @@ const User = "postgres"
 // Options configures Start. The zero value is valid.
 type Options struct {
 	// TempDir is the parent of the server's private directory (default os.TempDir()). As root the
-	// server runs as the postgres user, which must be able to reach it; when it cannot, the default
-	// is used instead (with a log line).
+	// server runs as the postgres user, which must be able to reach it; when it cannot (dbbench's own
+	// directories are private), the system temp dir is used instead, and /tmp, with a log line, when
+	// the postgres user cannot reach that either.
 	TempDir string
 	// Logf receives progress lines; nil means quiet.
 	Logf func(format string, args ...any)

@@ -172,11 +172,12 @@ func TestTwoServersServeAndStop(t *testing.T) {
 }
 
 // TestKilledServerIsReported kills the postmaster behind the server's back: Done, Err and Stop
-// must report it, and Stop must still clean up. It also runs from a directory the postgres user
-// cannot reach when run as root, which must fall back to os.TempDir.
+// must report it, and Stop must still clean up. It also runs from a private directory, as dbbench's
+// run directories are, which the postgres user cannot reach when run as root: the server's
+// directory goes to os.TempDir, without a word (it is the normal case).
 func TestKilledServerIsReported(t *testing.T) {
 	t.Parallel()
-	private := t.TempDir() // 0700
+	private := privateDir(t)
 	var logged []string
 	var mu sync.Mutex
 	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
@@ -191,8 +192,8 @@ func TestKilledServerIsReported(t *testing.T) {
 			t.Errorf("as root with an unreachable TempDir, work dir %s, want it in %s", dir, os.TempDir())
 		}
 		mu.Lock()
-		if !strings.Contains(strings.Join(logged, "\n"), "cannot reach") {
-			t.Errorf("no log line about the unreachable TempDir in %q", logged)
+		if strings.Contains(strings.Join(logged, "\n"), "cannot reach") {
+			t.Errorf("a warning about the private TempDir, the normal case: %q", logged)
 		}
 		mu.Unlock()
 	}
@@ -232,6 +233,79 @@ func TestKilledServerIsReported(t *testing.T) {
 	}
 	if again := s.Stop(); again == nil || again.Error() != err.Error() {
 		t.Errorf("second Stop() = %v, want the first result %v", again, err)
+	}
+}
+
+// privateDir is a directory only its owner may enter, as dbbench's run directories are.
+func privateDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestPrivateParent (as root): from a private parent (a dbbench run directory) the server's
+// directory goes to the system temp dir without a word, and a directory a dead dbbench left there is
+// swept, as in any parent.
+func TestPrivateParent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the server runs as another user only as root")
+	}
+	sys := reachableTempDir(t)
+	t.Setenv("TMPDIR", sys)
+	left := filepath.Join(sys, workDirPrefix+"dead")
+	if err := os.MkdirAll(filepath.Join(left, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, lockName), []byte("1\n"), 0o600); err != nil { // nobody holds it
+		t.Fatal(err)
+	}
+	private := privateDir(t)
+	var logged []string
+	var mu sync.Mutex
+	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	if dir := workDirOf(t, s); filepath.Dir(dir) != sys {
+		t.Errorf("work dir %s, want it in %s", dir, sys)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead owner's %s: %v, want it swept", left, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if all := strings.Join(logged, "\n"); strings.Contains(all, "cannot reach") {
+		t.Errorf("a warning for the normal case: %q", logged)
+	}
+}
+
+// TestPrivateSystemTempDir (as root): when the postgres user cannot reach the system temp dir
+// either (a private TMPDIR), the server's directory goes to /tmp, with a line saying so; that is the
+// one case worth a word.
+func TestPrivateSystemTempDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the server runs as another user only as root")
+	}
+	private := privateDir(t)
+	t.Setenv("TMPDIR", private)
+	var logged []string
+	var mu sync.Mutex
+	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	if dir := workDirOf(t, s); filepath.Dir(dir) != "/tmp" {
+		t.Errorf("work dir %s, want it in /tmp", dir)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := "pgserver: the postgres user cannot reach the temp dir " + private + " (no search permission on "
+	if len(logged) == 0 || !strings.HasPrefix(logged[0], want) || !strings.HasSuffix(logged[0], "); using /tmp") {
+		t.Errorf("log %q, want first %q...", logged, want)
 	}
 }
 

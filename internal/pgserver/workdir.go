@@ -50,7 +50,7 @@ func newWorkDir(o *Options, cred *syscall.Credential) (*workDir, error) {
 		return nil, startErr("temp dir: %v", err)
 	}
 	if cred != nil {
-		if parent, err = reachableParent(parent, cred, o.logf); err != nil {
+		if parent, err = serverParent(parent, cred, o.logf); err != nil {
 			return nil, err
 		}
 	}
@@ -228,17 +228,28 @@ func releaseSharedMemory(dataDir string) {
 // detachWait bounds the wait for backends of a dead postmaster to detach from shared memory.
 const detachWait = 3 * time.Second
 
-// reachableParent returns the first of parent, os.TempDir() and /tmp that cred's user can reach.
-func reachableParent(parent string, cred *syscall.Credential, logf func(string, ...any)) (string, error) {
+// serverParent returns where the work directory of a server run as cred's user (as root: the postgres
+// user) goes: parent when that user can reach it, else the system temp dir. dbbench's run and target
+// directories are private (0700) and the postgres user cannot enter them, so as root that is the
+// normal case and says nothing; the work directory, owned by the postgres user and locked, is swept
+// from there like anywhere else. Only a system temp dir that user cannot reach either (a private
+// TMPDIR) is unusual: then /tmp, with a line saying so.
+func serverParent(parent string, cred *syscall.Credential, logf func(string, ...any)) (string, error) {
 	first := reachable(parent, cred)
 	if first == nil {
 		return parent, nil
 	}
-	for _, alt := range []string{os.TempDir(), "/tmp"} {
-		if alt != parent && reachable(alt, cred) == nil {
-			logf("pgserver: the postgres user cannot reach %s (%v); using %s", parent, first, alt)
-			return alt, nil
-		}
+	sys, err := filepath.Abs(os.TempDir())
+	if err != nil {
+		return "", startErr("temp dir: %v", err)
+	}
+	why := reachable(sys, cred)
+	if why == nil {
+		return sys, nil
+	}
+	if sys != "/tmp" && reachable("/tmp", cred) == nil {
+		logf("pgserver: the postgres user cannot reach the temp dir %s (%v); using /tmp", sys, why)
+		return "/tmp", nil
 	}
 	return "", startErr("the postgres user cannot reach %s (%v), nor the system temp dir: give a temp dir it can use", parent, first)
 }
