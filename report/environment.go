@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -32,6 +33,13 @@ func CollectEnvironment() Environment {
 		e.Kernel = strings.TrimSpace(string(b))
 	}
 	return e
+}
+
+// MachineClass names the kind of machine a run measured: CPU model and core count ("AMD EPYC, 2
+// cores"). Figures from two machines of one class are comparable; across classes a ratio to an in-run
+// baseline cancels the speed but not the microarchitecture, so thresholds may be keyed by class.
+func (e Environment) MachineClass() string {
+	return fmt.Sprintf("%s, %d cores", strings.TrimSpace(e.CPUModel), e.Cores)
 }
 
 // procField returns the value of the first "key: value" line of a /proc file.

@@ -178,6 +178,11 @@ type Assertion struct {
 	// Threshold as written, and after CI relaxation.
 	Threshold        float64 `json:"threshold"`
 	RelaxedThreshold float64 `json:"relaxed_threshold"`
+	// MachineClass is set when the threshold is the one the config keys to this run's machine class
+	// (report.Environment.MachineClass) instead of the check's own; DefaultThreshold is then the
+	// check's own.
+	MachineClass     string  `json:"machine_class,omitempty"`
+	DefaultThreshold float64 `json:"default_threshold,omitempty"`
 	// LeftValue and RightValue are the medians of each side over repeats; Value is the median of the
 	// paired per-repeat ratios (or differences) that the verdict is based on.
 	LeftValue  float64   `json:"left_value"`

@@ -159,6 +159,46 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// A threshold keyed to the run's machine class replaces the check's own, on that class only, and the
+// verdict says which it used; relaxation applies to it as to the check's own.
+func TestEvaluateMachineThreshold(t *testing.T) {
+	r := fakeReport([]int{100}, map[string][]float64{
+		"go/scan/100/ns_per_row": {120, 130, 125},
+		"c/scan/100/ns_per_row":  {30, 35, 20},
+	}) // paired differences 90, 95, 105: median 95
+	r.Environment.CPUModel, r.Environment.Cores = "AMD EPYC", 2
+	tests := []struct {
+		name     string
+		machines map[string]float64
+		relax    float64
+		verdict  string
+		used     float64
+		class    string
+	}{
+		{"no key", nil, 0, "fail", 90, ""},
+		{"keyed to this class", map[string]float64{"AMD EPYC, 2 cores": 100}, 0, "pass", 100, "AMD EPYC, 2 cores"},
+		{"keyed, relaxed", map[string]float64{"AMD EPYC, 2 cores": 90}, 0.1, "pass", 99, "AMD EPYC, 2 cores"},
+		{"keyed to another class", map[string]float64{"AMD EPYC, 4 cores": 100}, 0, "fail", 90, ""},
+		{"stricter on this class", map[string]float64{"AMD EPYC, 2 cores": 50}, 0, "fail", 50, "AMD EPYC, 2 cores"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Parse("scan.ns_per_row[go] - scan.ns_per_row[c] <= 90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Machines = tt.machines
+			got := a.Evaluate(r, tt.relax)[0]
+			if got.Verdict != tt.verdict || math.Abs(got.RelaxedThreshold-tt.used) > 1e-9 || got.MachineClass != tt.class {
+				t.Fatalf("verdict %s, threshold %v, class %q; want %s, %v, %q", got.Verdict, got.RelaxedThreshold, got.MachineClass, tt.verdict, tt.used, tt.class)
+			}
+			if tt.class != "" && got.DefaultThreshold != 90 {
+				t.Errorf("default threshold %v, want the check's own 90", got.DefaultThreshold)
+			}
+		})
+	}
+}
+
 func TestEvaluateSweep(t *testing.T) {
 	r := fakeReport([]int{30, 300, 3000}, map[string][]float64{
 		"ix/page/30/p50":   {100, 110, 90},

@@ -56,6 +56,8 @@ func resolveSize(ref Ref, sizes []int, at int) (int, error) {
 }
 
 func (a Assertion) evaluateAt(r *report.Report, relax float64, at int) report.Assertion {
+	def := a.K
+	a, keyed := a.ForMachine(r.Environment.MachineClass())
 	out := report.Assertion{
 		Name:             a.Name,
 		Expr:             a.Expr,
@@ -65,6 +67,9 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int) report.As
 		Op:               a.Op,
 		Threshold:        a.K,
 		RelaxedThreshold: a.Relaxed(relax),
+	}
+	if keyed {
+		out.MachineClass, out.DefaultThreshold = r.Environment.MachineClass(), def
 	}
 	if a.Form != Absolute {
 		out.Right = a.Right.String()

@@ -8,6 +8,7 @@ package assertion
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -49,6 +50,32 @@ type Assertion struct {
 	Left  Ref
 	Right Ref // unset for Absolute
 	K     float64
+	// Machines keys thresholds to machine classes (report.Environment.MachineClass): where a claim
+	// measured on one class of machine does not hold on another, the config says so with the
+	// threshold measured there, instead of widening K for every machine.
+	Machines map[string]float64
+}
+
+// ForMachine returns the assertion with the threshold for the given machine class, and whether the
+// config keys one to that class.
+func (a Assertion) ForMachine(class string) (Assertion, bool) {
+	k, ok := a.Machines[class]
+	if ok {
+		a.K = k
+	}
+	return a, ok
+}
+
+// CheckThreshold reports whether k can stand as the assertion's threshold (a ratio's factor must be
+// positive).
+func (a Assertion) CheckThreshold(k float64) error {
+	if math.IsNaN(k) || math.IsInf(k, 0) {
+		return fmt.Errorf("the threshold %g is not a number", k)
+	}
+	if a.Form == Ratio && k <= 0 {
+		return fmt.Errorf("the factor %g must be positive", k)
+	}
+	return nil
 }
 
 type token struct {
@@ -126,6 +153,22 @@ func clip(s string) string {
 		return s[:30] + "..."
 	}
 	return s
+}
+
+// ParseThreshold reads a threshold written apart from a check (an assertion's machines:), with the
+// check's own number syntax: 250, 1.05, -3, 80%.
+func ParseThreshold(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	neg := strings.HasPrefix(t, "-")
+	m := numRe.FindString(strings.TrimPrefix(t, "-"))
+	if m == "" || m != strings.TrimPrefix(t, "-") {
+		return 0, fmt.Errorf("bad number %q", s)
+	}
+	f, err := parseNumber(m)
+	if neg {
+		f = -f
+	}
+	return f, err
 }
 
 func parseNumber(s string) (float64, error) {

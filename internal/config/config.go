@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -135,6 +136,16 @@ type Target struct {
 type AssertionSpec struct {
 	Name  string
 	Check string
+	Line  int
+	// Machines are thresholds keyed by machine class ("AMD EPYC, 2 cores"), in config order.
+	Machines []MachineThreshold
+}
+
+// MachineThreshold is one entry of an assertion's `machines:`: the threshold measured on one class of
+// machine, where the check's own does not hold.
+type MachineThreshold struct {
+	Class string
+	Value string
 	Line  int
 }
 
@@ -498,7 +509,7 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 		if e.Kind == yaml.ScalarNode {
 			a.Check = e.Value
 		} else {
-			fields, _, err := mapping(e, "an assertion", "name", "check")
+			fields, _, err := mapping(e, "an assertion", "name", "check", "machines")
 			if err != nil {
 				return nil, err
 			}
@@ -515,8 +526,41 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 					return nil, err
 				}
 			}
+			if f, ok := fields["machines"]; ok {
+				if a.Machines, err = parseMachines(f.value); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out = append(out, a)
+	}
+	return out, nil
+}
+
+// machineClassRe is the form of report.Environment.MachineClass: "CPU model, N cores".
+var machineClassRe = regexp.MustCompile(`^\S.*, [1-9][0-9]* cores$`)
+
+// parseMachines reads an assertion's `machines:` mapping: machine class -> threshold.
+func parseMachines(n *yaml.Node) ([]MachineThreshold, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, errAt(n, "machines must map a machine class to a threshold, e.g. \"AMD EPYC, 2 cores\": 600")
+	}
+	var out []MachineThreshold
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || !machineClassRe.MatchString(k.Value) {
+			return nil, errAt(k, "machines: a key is a machine class as reports name it (CPU model, N cores), e.g. \"AMD EPYC, 2 cores\"")
+		}
+		for _, m := range out {
+			if m.Class == k.Value {
+				return nil, errAt(k, "machines: %q appears twice", k.Value)
+			}
+		}
+		val, err := scalarString(v, "machines."+k.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, MachineThreshold{Class: k.Value, Value: val, Line: v.Line})
 	}
 	return out, nil
 }
@@ -584,6 +628,19 @@ func parseAssertion(s AssertionSpec) (assertion.Assertion, error) {
 		return a, &lineError{line: s.Line, msg: err.Error()}
 	}
 	a.Name, a.Line = s.Name, s.Line
+	for _, m := range s.Machines {
+		k, err := assertion.ParseThreshold(m.Value)
+		if err == nil {
+			err = a.CheckThreshold(k)
+		}
+		if err != nil {
+			return a, &lineError{line: m.Line, msg: fmt.Sprintf("machines.%s: %v", m.Class, err)}
+		}
+		if a.Machines == nil {
+			a.Machines = map[string]float64{}
+		}
+		a.Machines[m.Class] = k
+	}
 	return a, nil
 }
 

@@ -222,6 +222,11 @@ func TestConfigErrors(t *testing.T) {
 		{"stall_timeout not a duration", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 60", 1), false, `x.yaml:7: stall_timeout "60": want a duration such as 90s or 5m`},
 		{"stall_timeout too short", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 10ms", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s, got 10ms`},
 		{"stall_timeout too long", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 1000h", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s`},
+		{"machines not a mapping", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: [600]", 1), false, `x.yaml:27: machines must map a machine class to a threshold`},
+		{"machines key not a class", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {AMD EPYC: 600}", 1), false, `x.yaml:27: machines: a key is a machine class as reports name it`},
+		{"machines value not a number", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {\"AMD EPYC, 2 cores\": lots}", 1), false, `x.yaml:27: machines.AMD EPYC, 2 cores: bad number "lots"`},
+		{"machines ratio factor not positive", strings.Replace(good, "  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]", "  - check: scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]\n    machines: {\"AMD EPYC, 2 cores\": 0}", 1), false, `machines.AMD EPYC, 2 cores: the factor 0 must be positive`},
+		{"machines duplicate class", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {\"X, 2 cores\": 1, \"X, 2 cores\": 2}", 1), false, `appears twice`},
 		{"stall_timeout not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: [1s]", 1), false, `x.yaml:7: stall_timeout must be a single value`},
 	}
 	for _, tt := range tests {
@@ -237,6 +242,29 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error is not one line: %q", err)
 			}
 		})
+	}
+}
+
+func TestMachineThresholds(t *testing.T) {
+	y := strings.Replace(good, "check: page_all.p50[pg] <= 1000000", `check: page_all.p50[pg] <= 1000000
+    machines:
+      "AMD EPYC, 2 cores": 2500000     # measured there
+      "Intel(R) Xeon(R) Processor, 4 cores": 90%`, 1)
+	c, err := Parse("x.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Assertions[1].Machines
+	want := map[string]float64{"AMD EPYC, 2 cores": 2500000, "Intel(R) Xeon(R) Processor, 4 cores": 0.9}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("machines = %v, want %v", got, want)
+	}
+	if p.Assertions[0].Machines != nil {
+		t.Errorf("an assertion without machines: got %v", p.Assertions[0].Machines)
 	}
 }
 
