@@ -40,16 +40,40 @@ func readReport(t *testing.T, name string) *report.Report {
 	return r
 }
 
-// expectations turns the page's chart model into what the browser must show.
+// expectations turns the page's chart model into what the browser must show: every series with
+// its points, and on a percentile axis the labels up to the highest percentile plotted.
 func expectations(secs []Section) []browsertest.Expect {
 	var out []browsertest.Expect
 	for _, s := range secs {
 		for _, c := range s.Charts {
-			e := browsertest.Expect{ID: c.ID}
+			e := browsertest.Expect{ID: c.ID, XCategories: c.XCategories != nil}
+			top := 0.0
 			for _, se := range c.Series {
 				e.Series = append(e.Series, browsertest.SeriesSeen{Name: se.Name, Points: len(se.Points)})
+				for _, p := range se.Points {
+					top = max(top, p.X)
+				}
+			}
+			if c.XScale == InvTail {
+				e.XLabels = percentileLabels(top)
 			}
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// percentileLabels are the labels a percentile axis must carry for data up to the percentile top:
+// 50%, 90%, 99%, ... up to the first at or above top.
+func percentileLabels(top float64) []string {
+	var out []string
+	for _, p := range []struct {
+		v     float64
+		label string
+	}{{50, "50%"}, {90, "90%"}, {99, "99%"}, {99.9, "99.9%"}, {99.99, "99.99%"}, {99.999, "99.999%"}, {99.9999, "99.9999%"}} {
+		out = append(out, p.label)
+		if p.v >= top {
+			break
 		}
 	}
 	return out
