@@ -2,7 +2,7 @@
 // never a browser downloaded by a tool) and reports what it drew and every request the page made.
 //
 // Tests skip with the reason when no Chromium is found, unless DBBENCH_REQUIRE_BROWSER=1 (set by
-// .ci/run, whose .ci/install-browser installs it) makes that a failure. Screenshots go to
+// .ci/test; .ci/setup installs chromium) makes that a failure. Screenshots go to
 // $DBBENCH_ARTIFACTS when set, otherwise to a dbbench-artifacts directory under the system temp dir.
 package browsertest
 
@@ -42,7 +42,7 @@ func Browser(t testing.TB) string {
 			return p
 		}
 	}
-	msg := fmt.Sprintf("no Chromium found (looked for %s): install Debian's chromium (.ci/install-browser) to run the browser tests", strings.Join(cands, ", "))
+	msg := fmt.Sprintf("no Chromium found (looked for %s): install Debian's chromium (.ci/setup) to run the browser tests", strings.Join(cands, ", "))
 	if os.Getenv("DBBENCH_REQUIRE_BROWSER") == "1" {
 		t.Fatal(msg + "; DBBENCH_REQUIRE_BROWSER=1 makes that a failure")
 	}
