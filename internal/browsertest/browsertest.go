@@ -2,17 +2,20 @@
 // never a browser downloaded by a tool) and reports what it drew and every request the page made.
 //
 // Tests skip with the reason when no Chromium is found, unless DBBENCH_REQUIRE_BROWSER=1 (set by
-// .ci/run, whose .ci/install-browser installs it) makes that a failure. Screenshots go to
+// .ci/test; .ci/setup installs chromium) makes that a failure. Screenshots go to
 // $DBBENCH_ARTIFACTS when set, otherwise to a dbbench-artifacts directory under the system temp dir.
 package browsertest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +42,7 @@ func Browser(t testing.TB) string {
 			return p
 		}
 	}
-	msg := fmt.Sprintf("no Chromium found (looked for %s): install Debian's chromium (.ci/install-browser) to run the browser tests", strings.Join(cands, ", "))
+	msg := fmt.Sprintf("no Chromium found (looked for %s): install Debian's chromium (.ci/setup) to run the browser tests", strings.Join(cands, ", "))
 	if os.Getenv("DBBENCH_REQUIRE_BROWSER") == "1" {
 		t.Fatal(msg + "; DBBENCH_REQUIRE_BROWSER=1 makes that a failure")
 	}
@@ -55,12 +58,29 @@ type SeriesSeen struct {
 	Drawn  int    `json:"drawn"`
 }
 
+// TickSeen is one labelled tick (<text class="tick" data-axis data-value>) as drawn: Pos is the
+// centre of its label along its axis, in the svg's viewBox units (y grows downwards).
+type TickSeen struct {
+	Axis  string  `json:"axis"`
+	Value float64 `json:"value"`
+	Label string  `json:"label"`
+	Pos   float64 `json:"pos"`
+}
+
+// Extent is the box the plotted data (every point and interval bar) covers, in viewBox units.
+type Extent struct {
+	N                      int
+	XMin, XMax, YMin, YMax float64
+}
+
 // ChartSeen is one <figure class="chart"> as drawn.
 type ChartSeen struct {
 	ID     string       `json:"id"`
 	Width  float64      `json:"width"`
 	Height float64      `json:"height"`
 	Series []SeriesSeen `json:"series"`
+	Ticks  []TickSeen   `json:"ticks"`
+	Data   Extent       `json:"data"`
 }
 
 // Page is what the browser made of a page.
@@ -75,12 +95,28 @@ type Page struct {
 }
 
 // measure reads every chart's series and circles; a circle counts as drawn when the browser gives it
-// a box with finite coordinates inside its svg's viewBox.
+// a box with finite coordinates inside its svg's viewBox. It reads the tick labels where the
+// browser laid them out, and the box of everything plotted (circles and interval bars).
 const measure = `Array.from(document.querySelectorAll('figure.chart')).map(f => {
   const svg = f.querySelector('svg');
-  if (!svg) return {id: f.id, width: 0, height: 0, series: []};
+  if (!svg) return {id: f.id, width: 0, height: 0, series: [], ticks: [], data: {N: 0}};
   const vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
-  return {id: f.id, width: r.width, height: r.height,
+  const ticks = Array.from(svg.querySelectorAll('text.tick')).map(t => {
+    const b = t.getBBox(), axis = t.dataset.axis || '';
+    return {axis: axis, value: parseFloat(t.dataset.value), label: t.textContent.trim(),
+      pos: axis === 'x' ? b.x + b.width / 2 : b.y + b.height / 2};
+  });
+  const data = {N: 0, XMin: Infinity, XMax: -Infinity, YMin: Infinity, YMax: -Infinity};
+  svg.querySelectorAll('g.series circle, g.series line.ci').forEach(e => {
+    const b = e.getBBox();
+    const x0 = e.tagName === 'circle' ? b.x + b.width / 2 : b.x, x1 = e.tagName === 'circle' ? x0 : b.x + b.width;
+    const y0 = e.tagName === 'circle' ? b.y + b.height / 2 : b.y, y1 = e.tagName === 'circle' ? y0 : b.y + b.height;
+    data.N++;
+    data.XMin = Math.min(data.XMin, x0); data.XMax = Math.max(data.XMax, x1);
+    data.YMin = Math.min(data.YMin, y0); data.YMax = Math.max(data.YMax, y1);
+  });
+  if (data.N === 0) { data.XMin = data.XMax = data.YMin = data.YMax = 0; }
+  return {id: f.id, width: r.width, height: r.height, ticks: ticks, data: data,
     series: Array.from(svg.querySelectorAll('g.series')).map(g => {
       const cs = Array.from(g.querySelectorAll('circle'));
       const drawn = cs.filter(c => {
@@ -189,9 +225,83 @@ func SaveArtifact(t testing.TB, name string, data []byte) string {
 type Expect struct {
 	ID     string
 	Series []SeriesSeen // Name and Points; Drawn must equal Points
+	// XCategories: the x axis names categories (no numeric ticks to bracket the data).
+	XCategories bool
+	// XLabels must all be among the x axis' tick labels (a percentile axis: "50%", "90%", ...).
+	XLabels []string
 }
 
-// Check compares what the browser drew with the expected charts (every chart, in page order), and
+// TickTolerance is how far, in viewBox units, a label's centre may sit off its tick's position: the
+// pages round coordinates to 0.1, and the font's metrics place a label's box a hair off the line it
+// labels (within 0.05 in Debian's Chromium; a tick one pixel off the data is a miss).
+const TickTolerance = 0.5
+
+// Bracket returns what is wrong with a chart's tick labels: an axis with fewer than two labelled
+// ticks, labels empty, repeated or out of order, or labels that do not bracket the plotted data:
+// on each axis the lowest labelled tick must sit at or below the lowest point (or interval end),
+// and the highest at or above the highest, on the axis' own scale, as the browser laid them out.
+// A category x axis (xCategories) has no numeric ticks.
+func Bracket(c ChartSeen, xCategories bool) []string {
+	var out []string
+	axes := []string{"y"}
+	if !xCategories {
+		axes = append(axes, "x")
+	}
+	for _, axis := range axes {
+		var ts []TickSeen
+		for _, t := range c.Ticks {
+			if t.Axis == axis {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) < 2 {
+			out = append(out, fmt.Sprintf("%s axis: %d labelled ticks, want 2 at least", axis, len(ts)))
+			continue
+		}
+		slices.SortFunc(ts, func(a, b TickSeen) int { return cmp.Compare(a.Value, b.Value) })
+		// dir is +1 where positions grow with values (x), -1 where they shrink (y: down the page)
+		dir := 1.0
+		if axis == "y" {
+			dir = -1
+		}
+		for i, t := range ts {
+			if t.Label == "" || math.IsNaN(t.Value) {
+				out = append(out, fmt.Sprintf("%s axis: tick %d has no label or value (%q, %v)", axis, i, t.Label, t.Value))
+			}
+			if i > 0 && (t.Value == ts[i-1].Value || t.Label == ts[i-1].Label || dir*(t.Pos-ts[i-1].Pos) <= 0) {
+				out = append(out, fmt.Sprintf("%s axis: ticks %q at %.1f and %q at %.1f repeat or are out of order", axis, ts[i-1].Label, ts[i-1].Pos, t.Label, t.Pos))
+			}
+		}
+		if c.Data.N == 0 {
+			continue
+		}
+		low, high := ts[0], ts[len(ts)-1]
+		dataLow, dataHigh := c.Data.XMin, c.Data.XMax
+		if axis == "y" {
+			dataLow, dataHigh = c.Data.YMax, c.Data.YMin
+		}
+		if dir*(low.Pos-dataLow) > TickTolerance {
+			out = append(out, fmt.Sprintf("%s axis: the lowest label %q (at %.1f) is above the lowest point (at %.1f)", axis, low.Label, low.Pos, dataLow))
+		}
+		if dir*(dataHigh-high.Pos) > TickTolerance {
+			out = append(out, fmt.Sprintf("%s axis: the highest label %q (at %.1f) is below the highest point (at %.1f)", axis, high.Label, high.Pos, dataHigh))
+		}
+	}
+	return out
+}
+
+func tickLabels(c ChartSeen, axis string) string {
+	var ls []string
+	for _, t := range c.Ticks {
+		if t.Axis == axis {
+			ls = append(ls, t.Label)
+		}
+	}
+	return strings.Join(ls, " ")
+}
+
+// Check compares what the browser drew with the expected charts (every chart, in page order),
+// checks that each chart's tick labels bracket its data (Bracket) and carry the labels expected, and
 // fails on any request or console message: the pages must load nothing.
 func Check(t testing.TB, p Page, want []Expect) {
 	t.Helper()
@@ -221,6 +331,14 @@ func Check(t testing.TB, p Page, want []Expect) {
 			ws := w.Series[j]
 			if s.Name != ws.Name || s.Points != ws.Points || s.Drawn != ws.Points {
 				t.Errorf("chart %s series %d: %q with %d points (%d drawn inside the chart), want %q with %d", got.ID, j, s.Name, s.Points, s.Drawn, ws.Name, ws.Points)
+			}
+		}
+		for _, p := range Bracket(got, w.XCategories) {
+			t.Errorf("chart %s: %s", got.ID, p)
+		}
+		for _, l := range w.XLabels {
+			if !slices.ContainsFunc(got.Ticks, func(t TickSeen) bool { return t.Axis == "x" && t.Label == l }) {
+				t.Errorf("chart %s: the x axis has no label %q (labels %s)", got.ID, l, tickLabels(got, "x"))
 			}
 		}
 	}

@@ -33,3 +33,53 @@ func TestOpenSeesRequestsAndCharts(t *testing.T) {
 		t.Error("no PNG screenshot")
 	}
 }
+
+// TestBracketSeesTicksThatMissTheData: tick labels read where the browser put them; a point below
+// the lowest label, a bar above the highest, a label out of order or a missing axis are reported,
+// and ticks around the data are not.
+func TestBracketSeesTicksThatMissTheData(t *testing.T) {
+	chart := func(id, ticks, data string) string {
+		return `<figure class="chart" id="` + id + `"><svg viewBox="0 0 200 100" width="400" height="200">` + ticks +
+			`<g class="series" data-name="a">` + data + `</g></svg></figure>`
+	}
+	yTicks := `<text class="tick" data-axis="y" data-value="1" x="20" y="80" dominant-baseline="central">1ms</text>` +
+		`<text class="tick" data-axis="y" data-value="2" x="20" y="20" dominant-baseline="central">2ms</text>`
+	xTicks := `<text class="tick" data-axis="x" data-value="0" x="40" y="95" text-anchor="middle">0%</text>` +
+		`<text class="tick" data-axis="x" data-value="50" x="180" y="95" text-anchor="middle">50%</text>`
+	page := `<!DOCTYPE html><html><head><title>t</title></head><body>` +
+		chart("inside", yTicks+xTicks, `<circle cx="40" cy="80" r="2"/><circle cx="180" cy="20" r="2"/><line class="ci" x1="100" x2="100" y1="30" y2="70"/>`) +
+		chart("below", yTicks+xTicks, `<circle cx="50" cy="82" r="2"/><circle cx="60" cy="50" r="2"/>`) +
+		chart("bar-above", yTicks+xTicks, `<circle cx="50" cy="50" r="2"/><line class="ci" x1="50" x2="50" y1="18" y2="60"/>`) +
+		chart("right-of", yTicks+xTicks, `<circle cx="183" cy="50" r="2"/>`) +
+		chart("no-x", yTicks, `<circle cx="50" cy="50" r="2"/>`) +
+		chart("reversed", `<text class="tick" data-axis="y" data-value="1" x="20" y="20" dominant-baseline="central">1ms</text>`+
+			`<text class="tick" data-axis="y" data-value="2" x="20" y="80" dominant-baseline="central">2ms</text>`+xTicks, `<circle cx="50" cy="50" r="2"/>`) +
+		`</body></html>`
+	path := filepath.Join(t.TempDir(), "p.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Open(t, path)
+	want := map[string]string{
+		"inside":    "",
+		"below":     `y axis: the lowest label "1ms" (at 80.0) is above the lowest point (at 82.0)`,
+		"bar-above": `y axis: the highest label "2ms" (at 20.0) is below the highest point (at 18.0)`,
+		"right-of":  `x axis: the highest label "50%" (at 180.0) is below the highest point (at 183.0)`,
+		"no-x":      "x axis: 0 labelled ticks, want 2 at least",
+		"reversed": `y axis: ticks "1ms" at 20.0 and "2ms" at 80.0 repeat or are out of order; ` +
+			`y axis: the lowest label "1ms" (at 20.0) is above the lowest point (at 50.0); ` +
+			`y axis: the highest label "2ms" (at 80.0) is below the highest point (at 50.0)`,
+	}
+	if len(p.Charts) != len(want) {
+		t.Fatalf("%d charts", len(p.Charts))
+	}
+	for _, c := range p.Charts {
+		got := strings.Join(Bracket(c, false), "; ")
+		if got != want[c.ID] {
+			t.Errorf("%s: %q, want %q (ticks %+v, data %+v)", c.ID, got, want[c.ID], c.Ticks, c.Data)
+		}
+	}
+	if got := Bracket(p.Charts[4], true); len(got) != 0 {
+		t.Errorf("a category x axis needs no ticks: %q", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/dbbench/dbbench/internal/compare"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // CompareOptions are the arguments and flags of `dbbench compare`.
@@ -169,7 +170,12 @@ func compareRun(opts *CompareOptions) error {
 	if normalizeBy == "none" {
 		normalizeBy, noNormalize = "", true
 	}
+	reg, err := opts.f.Registry()
+	if err != nil {
+		return exitcode.Infraf("adapter registry: %v", err)
+	}
 	c, err := compare.CompareRuns(olds, news, compare.Options{
+		OptionKinds:       render.OptionKindsOf(reg),
 		Figures:           opts.Figures,
 		NormalizeBy:       normalizeBy,
 		NoNormalize:       noNormalize,

@@ -117,7 +117,11 @@ func reportRun(opts *ReportOptions) error {
 	case "text":
 		err = render.SummaryStyled(out, r, render.Style{Color: term.Color(out, os.Getenv)})
 	case "html":
-		err = render.HTML(out, r)
+		reg, rerr := opts.f.Registry()
+		if rerr != nil {
+			return exitcode.Infraf("adapter registry: %v", rerr)
+		}
+		err = render.HTML(out, r, render.OptionKindsOf(reg))
 	case "json":
 		var b []byte
 		b, err = json.MarshalIndent(r, "", "  ")

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // DefaultAlpha is the significance level of the U test over repeats, as in benchstat.
@@ -60,6 +61,9 @@ type Options struct {
 	// runs a side). Other work on a shared machine only ever adds time, and when it lasts a whole run
 	// even the run's best repeat carries it: the slowest run is the likeliest to be disturbed.
 	DropSlowest int
+	// OptionKinds says which target options are sizes, to show them in bytes in messages (nil:
+	// plain numbers).
+	OptionKinds render.OptionKinds
 }
 
 // What a run contributes as a sample (Options.RunValue).
@@ -406,7 +410,7 @@ func (c *comparer) checkSameRuns() error {
 	}{{c.oldName, c.olds}, {c.newName, c.news}} {
 		first := side.runs[0]
 		for i, r := range side.runs[1:] {
-			if d := differences(first, r, "run 1", fmt.Sprintf("run %d", i+2)); len(d) > 0 {
+			if d := differences(first, r, "run 1", fmt.Sprintf("run %d", i+2), c.opts.OptionKinds); len(d) > 0 {
 				return fmt.Errorf("%s: its runs are not runs of one benchmark: %s", side.name, d[0])
 			}
 			if !slices.Equal(sortedSizes(first), sortedSizes(r)) {
@@ -420,8 +424,8 @@ func (c *comparer) checkSameRuns() error {
 
 // differences lists what makes two reports measurements of different things: the config, the seed
 // (another dataset and key sample), the isolation, and for each target name in both, its adapter and
-// options.
-func differences(a, b *report.Report, an, bn string) []string {
+// options (written in their units as kinds tells, nil: plain numbers).
+func differences(a, b *report.Report, an, bn string, kinds render.OptionKinds) []string {
 	var d []string
 	if a.Run.ConfigName != b.Run.ConfigName {
 		d = append(d, fmt.Sprintf("different configs (%s ran %q, %s ran %q)", an, a.Run.ConfigName, bn, b.Run.ConfigName))
@@ -437,10 +441,17 @@ func differences(a, b *report.Report, an, bn string) []string {
 		if o.Adapter != t.Adapter {
 			d = append(d, fmt.Sprintf("target %s is adapter %s in %s but %s in %s", t.Name, o.Adapter, an, t.Adapter, bn))
 		} else if fmt.Sprint(o.Options) != fmt.Sprint(t.Options) {
-			d = append(d, fmt.Sprintf("target %s has options %v in %s but %v in %s", t.Name, o.Options, an, t.Options, bn))
+			d = append(d, fmt.Sprintf("target %s has options %s in %s but %s in %s", t.Name, optionsOrNone(o, kinds), an, optionsOrNone(&t, kinds), bn))
 		}
 	}
 	return d
+}
+
+func optionsOrNone(t *report.Target, kinds render.OptionKinds) string {
+	if len(t.Options) == 0 {
+		return "(none)"
+	}
+	return render.OptionsText(t.Adapter, t.Options, kinds)
 }
 
 // checkCompatible refuses reports that cannot be compared, naming the difference.
@@ -453,7 +464,7 @@ func (c *comparer) checkCompatible() error {
 			}
 		}
 	}
-	if d := differences(c.old, c.new, c.oldName, c.newName); len(d) > 0 {
+	if d := differences(c.old, c.new, c.oldName, c.newName, c.opts.OptionKinds); len(d) > 0 {
 		if !c.opts.Force {
 			return fmt.Errorf("%s (pass --force to compare them anyway)", d[0])
 		}

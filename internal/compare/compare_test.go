@@ -397,7 +397,7 @@ func TestUnpairedAndNotes(t *testing.T) {
 		`compared despite different configs (OLD ran "base", NEW ran "head") (--force)`,
 		"different machines (OLD: Test CPU @ 3.00GHz, 2 cores; NEW: Other CPU, 2 cores)",
 		"injected slowdown of a differs: OLD none, NEW 20%",
-		"lookup parameters differ: OLD ops=300, NEW ops=1000",
+		"lookup parameters differ: OLD ops=300, NEW ops=1,000",
 	} {
 		if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("notes %q lack %q", c.Notes, want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // gate applies the thresholds: a row fails when its figure got significantly worse (U test at alpha)
@@ -221,7 +222,7 @@ func params(p map[string]any) string {
 	keys := slices.Sorted(maps.Keys(p))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, p[k])
+		parts[i] = k + "=" + render.OptionValue("", p[k])
 	}
 	return strings.Join(parts, " ")
 }

@@ -95,7 +95,7 @@ func verdictClass(r Row) string {
 }
 
 // ChangeCharts returns one chart per figure: x is the workload (and size), one series per target,
-// y the change in percent with its confidence interval. Tests count what the browser draws against
+// y the change in percent with its confidence interval, the axis named after the figure. Tests count what the browser draws against
 // these.
 func ChangeCharts(c *Comparison) []render.Chart {
 	var figures []string
@@ -103,6 +103,10 @@ func ChangeCharts(c *Comparison) []render.Chart {
 		if !slices.Contains(figures, r.Figure) {
 			figures = append(figures, r.Figure)
 		}
+	}
+	xLabel := "workload"
+	if c.Sweep {
+		xLabel = "workload @ dataset size (persons)"
 	}
 	var out []render.Chart
 	for _, fig := range figures {
@@ -134,8 +138,8 @@ func ChangeCharts(c *Comparison) []render.Chart {
 		ch := render.Chart{
 			ID:          "change-" + fig,
 			Title:       fmt.Sprintf("%s: change from OLD to NEW (%s)", name, better),
-			XLabel:      "workload",
-			YLabel:      "change",
+			XLabel:      xLabel,
+			YLabel:      fmt.Sprintf("%s change (%%)", name),
 			XCategories: cats,
 			Dodge:       true,
 			YFormat:     func(v float64) string { return FormatChange(v / 100) },

@@ -39,7 +39,7 @@ func lmdbComparison(t *testing.T) *Comparison {
 func expectCharts(charts []render.Chart) []browsertest.Expect {
 	var out []browsertest.Expect
 	for _, c := range charts {
-		e := browsertest.Expect{ID: c.ID}
+		e := browsertest.Expect{ID: c.ID, XCategories: c.XCategories != nil}
 		for _, s := range c.Series {
 			e.Series = append(e.Series, browsertest.SeriesSeen{Name: s.Name, Points: len(s.Points)})
 		}

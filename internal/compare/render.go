@@ -214,7 +214,7 @@ func sideName(c *Comparison, in string) string {
 
 func sizeSuffix(c *Comparison, size int) string {
 	if c.Sweep {
-		return fmt.Sprintf(" @%d", size)
+		return " @" + render.Grouped(int64(size))
 	}
 	return ""
 }
@@ -277,9 +277,9 @@ func table(c *Comparison) (line, []line) {
 		{"WORKLOAD", false, true, func(r Row) string { return r.Workload }},
 		{"SIZE", true, c.Sweep, func(r Row) string {
 			if r.OldSize != 0 {
-				return fmt.Sprintf("%d→%d", r.OldSize, r.Size)
+				return render.Grouped(int64(r.OldSize)) + "→" + render.Grouped(int64(r.Size))
 			}
-			return fmt.Sprint(r.Size)
+			return render.Grouped(int64(r.Size))
 		}},
 		{"FIGURE", false, true, func(r Row) string {
 			if c.NormalizeBy != "" {
@@ -359,7 +359,7 @@ func value(r Row, v float64) string {
 		return "-"
 	}
 	if r.Unit == "ratio" {
-		return sig3(v) + "×"
+		return render.Sig3(v) + "×"
 	}
 	return render.FigureValue(r.Figure, v)
 }
@@ -371,23 +371,6 @@ func ci(r Row) string {
 		return "±∞"
 	}
 	return "[" + FormatChange(lo) + ", " + FormatChange(hi) + "]"
-}
-
-// sig3 formats with three significant digits, without exponent for the usual range.
-func sig3(v float64) string {
-	switch a := math.Abs(v); {
-	case a == 0:
-		return "0"
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a >= 0.001:
-		return strconv.FormatFloat(v, 'f', 2-int(math.Floor(math.Log10(a))), 64)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // writeAligned prints a table: text columns left-aligned, numbers right-aligned, two spaces apart.

@@ -185,7 +185,7 @@ func TestRefusals(t *testing.T) {
 		{"config", otherConfig, `different configs (OLD ran "day", NEW ran "lmdb")`},
 		{"seed", otherSeed, "different seeds, so different datasets and key samples (OLD has 1, NEW has 2)"},
 		{"adapter", otherAdapter, "target sut is adapter memory in OLD but lmdb in NEW"},
-		{"options", otherOptions, "target sut has options map[] in OLD but map[batch:256] in NEW"},
+		{"options", otherOptions, "target sut has options (none) in OLD but batch=256 in NEW"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Compare(base(), tt.new, Options{})

@@ -128,7 +128,7 @@ func HistoryCharts(hs []report.History) []Section {
 			fig := k.fig
 			c := Chart{
 				ID:      chartID("history", h.Config, k.wl, k.size, fig),
-				Title:   fmt.Sprintf("%s %s (size %d): %s", h.Config, k.wl, k.size, fig),
+				Title:   fmt.Sprintf("%s %s (%s persons): %s", h.Config, k.wl, Grouped(int64(k.size)), fig),
 				XLabel:  "run",
 				YLabel:  fig,
 				XFormat: func(v float64) string { return fmt.Sprintf("%.0f", v) },

@@ -13,8 +13,9 @@ import (
 // HTML writes r as one self-contained page: the environment and verdict, every assertion with its
 // inputs, and per workload (and size) the latency distribution of every target on HdrHistogram's
 // percentile axis and every repeat as a point; for a sweep, each workload's figure against size with
-// the growth assertions' limits. Charts are inline SVG (see svg.go); the page loads nothing.
-func HTML(w io.Writer, r *report.Report) error {
+// the growth assertions' limits. Charts are inline SVG (see svg.go); the page loads nothing. kinds
+// (may be nil) tells which options are sizes, to show them in bytes.
+func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	ew := NewErrWriter(w)
 	charts, err := ReportCharts(r)
 	if err != nil {
@@ -24,7 +25,7 @@ func HTML(w io.Writer, r *report.Report) error {
 	WritePageStart(ew, title)
 	fmt.Fprintf(ew, "<h1>%s</h1>\n", esc(title))
 	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(r.Verdict), strings.ToUpper(esc(r.Verdict)), esc(verdictText(r)))
-	htmlEnvironment(ew, r)
+	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {
@@ -54,7 +55,7 @@ func ReportCharts(r *report.Report) ([]Section, error) {
 	for _, g := range groupResults(r) {
 		title := g.workload
 		if sweep {
-			title += fmt.Sprintf(" at %d persons", g.size)
+			title += fmt.Sprintf(" at %s persons", Grouped(int64(g.size)))
 		}
 		sec := Section{Title: title}
 		if c, err := distributionChart(g, sweep); err != nil {
@@ -264,7 +265,7 @@ func sweepChart(r *report.Report, wl string, limits []report.GrowthLimit) *Chart
 				continue
 			}
 			if v, ok := x.Figures[fig]; ok && v > 0 {
-				s.Points = append(s.Points, Pt(float64(size), v, fmt.Sprintf("%d persons: %s", size, FigureValue(fig, v))))
+				s.Points = append(s.Points, Pt(float64(size), v, fmt.Sprintf("%s persons: %s", Grouped(int64(size)), FigureValue(fig, v))))
 			}
 		}
 		if len(s.Points) > 0 {
@@ -300,11 +301,11 @@ func verdictText(r *report.Report) string {
 	return ""
 }
 
-func htmlEnvironment(w io.Writer, r *report.Report) {
+func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 	e, run := r.Environment, r.Run
 	sizes := make([]string, len(run.Sizes))
 	for i, s := range run.Sizes {
-		sizes[i] = fmt.Sprint(s)
+		sizes[i] = Grouped(int64(s))
 	}
 	ci := ""
 	if run.CI {
@@ -331,36 +332,9 @@ func htmlEnvironment(w io.Writer, r *report.Report) {
 		if t.Reason != "" {
 			status += ": " + t.Reason
 		}
-		fmt.Fprintf(w, "<tr><th>target %s</th><td>adapter %s %s; %s</td></tr>\n", esc(t.Name), esc(t.Adapter), esc(optionsText(t.Options)), esc(status))
+		fmt.Fprintf(w, "<tr><th>target %s</th><td>adapter %s %s; %s</td></tr>\n", esc(t.Name), esc(t.Adapter), esc(OptionsText(t.Adapter, t.Options, kinds)), esc(status))
 	}
 	fmt.Fprintln(w, "</table>")
-}
-
-func optionsText(o map[string]any) string {
-	keys := make([]string, 0, len(o))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, o[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// Bytes formats a byte count: "24.0 GiB".
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func htmlResults(w io.Writer, r *report.Report) {
@@ -374,7 +348,7 @@ func htmlResults(w io.Writer, r *report.Report) {
 		x := &r.Results[i]
 		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", esc(x.Target), esc(x.Workload))
 		if sweep {
-			fmt.Fprintf(w, "<td class=n>%d</td>", x.Size)
+			fmt.Fprintf(w, "<td class=n>%s</td>", Grouped(int64(x.Size)))
 		}
 		cells := resultCells(x)
 		for _, c := range cells[:len(cells)-1] {

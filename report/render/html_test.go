@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/lmdb"
+	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/baselines/lmdbc"
 	"github.com/dbbench/dbbench/internal/browsertest"
 	"github.com/dbbench/dbbench/internal/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
@@ -15,6 +20,16 @@ import (
 // htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml)
 // and a two-size sweep with a failed result, a skipped target and a growth assertion.
 var htmlReports = []string{"lmdb.json", "sweep.json"}
+
+// testKinds are the option kinds of the adapters the test reports use, from their own specs.
+func testKinds(t *testing.T) OptionKinds {
+	t.Helper()
+	reg, err := adapters.NewRegistry(lmdb.New(), lmdbc.New(), memory.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return OptionKindsOf(reg)
+}
 
 func readReport(t *testing.T, name string) *report.Report {
 	t.Helper()
@@ -25,16 +40,40 @@ func readReport(t *testing.T, name string) *report.Report {
 	return r
 }
 
-// expectations turns the page's chart model into what the browser must show.
+// expectations turns the page's chart model into what the browser must show: every series with
+// its points, and on a percentile axis the labels up to the highest percentile plotted.
 func expectations(secs []Section) []browsertest.Expect {
 	var out []browsertest.Expect
 	for _, s := range secs {
 		for _, c := range s.Charts {
-			e := browsertest.Expect{ID: c.ID}
+			e := browsertest.Expect{ID: c.ID, XCategories: c.XCategories != nil}
+			top := 0.0
 			for _, se := range c.Series {
 				e.Series = append(e.Series, browsertest.SeriesSeen{Name: se.Name, Points: len(se.Points)})
+				for _, p := range se.Points {
+					top = max(top, p.X)
+				}
+			}
+			if c.XScale == InvTail {
+				e.XLabels = percentileLabels(top)
 			}
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// percentileLabels are the labels a percentile axis must carry for data up to the percentile top:
+// 50%, 90%, 99%, ... up to the first at or above top.
+func percentileLabels(top float64) []string {
+	var out []string
+	for _, p := range []struct {
+		v     float64
+		label string
+	}{{50, "50%"}, {90, "90%"}, {99, "99%"}, {99.9, "99.9%"}, {99.99, "99.99%"}, {99.999, "99.999%"}, {99.9999, "99.9999%"}} {
+		out = append(out, p.label)
+		if p.v >= top {
+			break
 		}
 	}
 	return out
@@ -47,7 +86,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := readReport(t, name)
 			var b bytes.Buffer
-			if err := HTML(&b, r); err != nil {
+			if err := HTML(&b, r, testKinds(t)); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(t.TempDir(), "report.html")
@@ -68,12 +107,43 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 }
 
+// TestHTMLHumanUnits: the page shows numbers as people read them: sizes a config gave in bytes as
+// binary units (the adapter's spec says map_size is a size; txn_size is a count), dataset sizes
+// with separators, no exponent anywhere.
+func TestHTMLHumanUnits(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, readReport(t, "lmdb.json"), testKinds(t)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"adapter lmdb-c durable=false map_size=1 GiB max_readers=126 txn_size=0; ok",
+		"adapter lmdb batch=256 durable=false map_size=1 GiB max_readers=126 raw_read=true txn_size=0; ok",
+		"<td>100,000 persons</td>", "23.5 GiB memory",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if m := regexp.MustCompile(`[0-9]e[+-][0-9]`).FindString(page); m != "" {
+		t.Errorf("the page shows a number in exponent notation: %q", m)
+	}
+	// without the specs a size is still a plain number, never 1.073741824e+09
+	b.Reset()
+	if err := HTML(&b, readReport(t, "lmdb.json"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "map_size=1,073,741,824 ") {
+		t.Error("without option kinds map_size is not shown as a whole number")
+	}
+}
+
 // TestHTMLSelfContained: nothing to fetch, a size budget, and every chart the model has.
 func TestHTMLSelfContained(t *testing.T) {
 	for _, name := range htmlReports {
 		r := readReport(t, name)
 		var b bytes.Buffer
-		if err := HTML(&b, r); err != nil {
+		if err := HTML(&b, r, nil); err != nil {
 			t.Fatal(err)
 		}
 		page := b.String()
@@ -172,7 +242,7 @@ func TestHTMLEscapes(t *testing.T) {
 	r.Results[0].Target = `<script>alert(1)</script>`
 	r.Run.ConfigName = `"><img src=x>`
 	var b bytes.Buffer
-	if err := HTML(&b, r); err != nil {
+	if err := HTML(&b, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	if s := b.String(); strings.Contains(s, "<script>") || strings.Contains(s, "<img") {
@@ -192,7 +262,7 @@ func TestHTMLEdgeCases(t *testing.T) {
 	empty.Verdict = "error"
 	for name, r := range map[string]*report.Report{"one": one, "empty": empty} {
 		var b bytes.Buffer
-		if err := HTML(&b, r); err != nil {
+		if err := HTML(&b, r, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if s := b.String(); strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {

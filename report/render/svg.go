@@ -109,6 +109,35 @@ func transform(s Scale, v float64) float64 {
 	return v
 }
 
+// fit spans the axis from the first to the last of the ticks that bracket vs (and 0, when zero),
+// padded a little so that no point sits on the frame, and returns the ticks and their labels.
+func (a *axis) fit(vs []float64, zero bool, format func(float64) string) ([]float64, []string) {
+	lo, hi, ok := dataRange(a.scale, vs)
+	switch {
+	case zero && a.scale == Linear:
+		if !ok {
+			lo, hi = 0, 0
+		}
+		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
+	case !ok && a.scale == Log10:
+		lo, hi = 1, 10
+	case !ok: // no data: an empty axis from 0 (0% on a percentile axis)
+		lo, hi = 0, 0
+	}
+	ts, labels := axisTicks(a.scale, lo, hi, format)
+	if len(ts) == 0 { // not reached: dataRange keeps only values the scale can place
+		a.lo, a.hi = 0, 1
+		return nil, nil
+	}
+	a.lo, a.hi = transform(a.scale, ts[0]), transform(a.scale, ts[len(ts)-1])
+	pad := (a.hi - a.lo) * 0.03
+	a.lo, a.hi = a.lo-pad, a.hi+pad
+	return ts, labels
+}
+
+// tickValue writes a tick's value exactly, for the browser tests to compare.
+func tickValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
 func (a axis) px(v float64) float64 {
 	t := transform(a.scale, v)
 	if a.hi == a.lo {
@@ -117,77 +146,207 @@ func (a axis) px(v float64) float64 {
 	return a.from + (t-a.lo)/(a.hi-a.lo)*(a.to-a.from)
 }
 
-// extent returns the transformed range of vs, padded so points do not sit on the frame.
-func extent(s Scale, vs []float64, zero bool) (float64, float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vs {
-		t := transform(s, v)
-		if math.IsNaN(t) || math.IsInf(t, 0) {
-			continue
+// Ticks returns the labelled ticks of an axis on scale s that shows values from lo to hi
+// (untransformed): the lowest tick at or below lo and the highest at or above hi, so the labels
+// bracket everything plotted, and no tick further out than needed. The axis then spans from the
+// first tick to the last.
+//
+// Linear: multiples of 1, 2 or 5 times a power of ten, at most 6 intervals. Log10 (lo > 0): the
+// 1-2-5 sequence (1, 2, 5, 10, 20, ...) up to 8 ticks (about two decades), decades beyond that
+// (every second or third decade over very many); a range within a factor 3 gets linear steps
+// instead (1-2-5 ticks would leave the data a thin band between two of them), which read well on a
+// log axis that short. InvTail: 0%, 50%, 90%, 99%, 99.9%, ... as far as hi.
+func Ticks(s Scale, lo, hi float64) []float64 { return ticks(s, lo, hi, 6) }
+
+// ticks is Ticks with at most maxIntervals linear intervals (fewer when labels would repeat).
+func ticks(s Scale, lo, hi float64, maxIntervals int) []float64 {
+	if hi < lo {
+		lo, hi = hi, lo
+	}
+	if !finite(lo) || !finite(hi) || s == Log10 && lo <= 0 || s == InvTail && (lo < 0 || hi >= 100) {
+		return nil
+	}
+	switch s {
+	case InvTail:
+		return percentileTicks(lo, hi)
+	case Log10:
+		t125 := logTicks(lo, hi, 1, 1, 2, 5)
+		switch {
+		case len(t125) > 8:
+			for step := 1; ; step++ {
+				if dec := logTicks(lo, hi, step, 1); len(dec) <= 8 {
+					return dec
+				}
+			}
+		case len(t125) >= 3 && hi >= 3*lo:
+			return t125
 		}
-		lo, hi = math.Min(lo, t), math.Max(hi, t)
-	}
-	if math.IsInf(lo, 1) {
-		return 0, 1
-	}
-	if zero && s == Linear {
-		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
-	}
-	if hi == lo {
-		d := math.Max(math.Abs(lo)*0.1, 1e-9)
-		if s != Linear {
-			d = 0.5
+		if lin := linearTicks(lo, hi, maxIntervals); lin[0] > 0 {
+			return lin
 		}
-		return lo - d, hi + d
+		return t125
 	}
-	pad := (hi - lo) * 0.06
-	if zero && s == Linear && lo == 0 {
-		return lo, hi + pad
-	}
-	return lo - pad, hi + pad
+	return linearTicks(lo, hi, maxIntervals)
 }
 
-// ticks returns tick values (untransformed) across the transformed range lo..hi.
-func ticks(s Scale, lo, hi float64) []float64 {
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// decade returns m * 10^e, correctly rounded (10^-e is exact where 10^e is not).
+func decade(m float64, e int) float64 {
+	if e < 0 {
+		return m / math.Pow10(-e)
+	}
+	return m * math.Pow10(e)
+}
+
+// logTicks returns the values m * 10^e (m from ms, ascending from 1; e a multiple of step) from the
+// largest at or below lo to the smallest at or above hi.
+func logTicks(lo, hi float64, step int, ms ...float64) []float64 {
+	e := int(math.Floor(math.Log10(lo)))
+	for decade(1, e) > lo { // Log10 is not exact near powers of ten
+		e--
+	}
+	for decade(10, e) <= lo {
+		e++
+	}
+	e -= ((e % step) + step) % step
 	var out []float64
-	switch s {
-	case Log10, InvTail:
-		for e := math.Ceil(lo); e <= hi; e++ {
-			if s == Log10 {
-				out = append(out, math.Pow(10, e))
-			} else {
-				out = append(out, 100*(1-math.Pow(10, -e)))
+	for ; ; e += step {
+		for _, m := range ms {
+			v := decade(m, e)
+			if v <= lo {
+				out = out[:0] // a larger value still at or below lo starts the ticks
+			}
+			out = append(out, v)
+			if v >= hi {
+				return out
 			}
 		}
-		if len(out) >= 2 || s == InvTail {
-			return out
-		}
-		// less than a decade: fall back to linear steps of the values
-		return linearTicks(math.Pow(10, lo), math.Pow(10, hi))
 	}
-	return linearTicks(lo, hi)
 }
 
-func linearTicks(lo, hi float64) []float64 {
-	span := hi - lo
-	if span <= 0 {
-		return []float64{lo}
+// linearTicks returns the multiples of a step of 1, 2 or 5 times a power of ten from the largest
+// at or below lo to the smallest at or above hi: at most maxIntervals steps between lo and hi.
+func linearTicks(lo, hi float64, maxIntervals int) []float64 {
+	if hi == lo { // one value: a span around it
+		d := math.Abs(lo) / 2
+		if d == 0 {
+			d = 0.5
+		}
+		lo, hi = lo-d, hi+d
 	}
-	step := math.Pow(10, math.Floor(math.Log10(span/5)))
+	span := hi - lo
+	step := math.Pow(10, math.Floor(math.Log10(span/float64(maxIntervals))))
 	for _, m := range []float64{1, 2, 5, 10} {
-		if span/(step*m) <= 6 {
+		if span/(step*m) <= float64(maxIntervals) {
 			step *= m
 			break
 		}
 	}
+	at := func(i float64) float64 {
+		if step < 1 { // i / (1/step) is the decimal tick correctly rounded; i * step may miss it
+			return i / math.Round(1/step)
+		}
+		return i * step
+	}
+	first, last := math.Floor(lo/step), math.Ceil(hi/step)
+	// lo/step and hi/step are rounded: put each end on the right side of the data
+	for ; at(first) > lo; first-- {
+	}
+	for ; at(first+1) <= lo; first++ {
+	}
+	for ; at(last) < hi; last++ {
+	}
+	for ; at(last-1) >= hi; last-- {
+	}
 	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		if math.Abs(v) < step*1e-9 {
-			v = 0
+	for i := first; i <= last; i++ {
+		v := at(i)
+		if v == 0 {
+			v = 0 // not -0
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// percentileTick returns the k-th percentile tick: 0, 50, then k-1 nines (90, 99, 99.9, ...).
+func percentileTick(k int) float64 {
+	s := "0"
+	switch {
+	case k == 1:
+		s = "50"
+	case k == 2:
+		s = "90"
+	case k == 3:
+		s = "99"
+	case k > 3:
+		s = "99." + strings.Repeat("9", k-3)
+	}
+	v, _ := strconv.ParseFloat(s, 64) // the decimal's nearest float64, as the label prints it
+	return v
+}
+
+// percentileTicks returns 0%, 50%, 90%, 99%, 99.9%, ... from the largest at or below lo to the
+// smallest at or above hi (0 <= lo <= hi < 100).
+func percentileTicks(lo, hi float64) []float64 {
+	var out []float64
+	for k := 0; ; k++ {
+		v := percentileTick(k)
+		if v >= 100 { // more nines than a float64 holds: hi is as close to 100 as one can be
+			return out
+		}
+		if v <= lo {
+			out = out[:0]
+		}
+		out = append(out, v)
+		if v >= hi && len(out) >= 2 { // two at least, for one value
+			return out
+		}
+	}
+}
+
+// axisTicks returns the ticks for data from lo to hi with their labels: the finest ticks whose
+// labels all differ (a step finer than the format shows would print one label twice).
+func axisTicks(s Scale, lo, hi float64, format func(float64) string) ([]float64, []string) {
+	var ts []float64
+	var labels []string
+	for _, n := range []int{6, 3, 1} {
+		ts = ticks(s, lo, hi, n)
+		labels = make([]string, len(ts))
+		distinct := true
+		for i, t := range ts {
+			labels[i] = tickLabel(format(t))
+			distinct = distinct && (i == 0 || labels[i] != labels[i-1])
+		}
+		if distinct {
+			break
+		}
+	}
+	return ts, labels
+}
+
+// tickLabel tidies a formatted value for an axis: no trailing zeros ("1.50µs" -> "1.5µs") and no
+// sign on zero ("+0.0%" -> "0%").
+func tickLabel(s string) string {
+	s = trimZeros(s)
+	if len(s) > 1 && (s[0] == '+' || s[0] == '-') && s[1] == '0' && (len(s) == 2 || !strings.ContainsRune("0123456789.", rune(s[2]))) {
+		return s[1:]
+	}
+	return s
+}
+
+// dataRange returns the smallest and largest of vs that scale s can place (log: above 0,
+// percentiles: below 100); ok is false when there is none.
+func dataRange(s Scale, vs []float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if t := transform(s, v); math.IsNaN(t) || math.IsInf(t, 0) {
+			continue
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return lo, hi, !math.IsInf(lo, 1)
 }
 
 // PercentLabel labels a percentile tick: "0%", "90%", "99.9%".
@@ -220,15 +379,6 @@ func (c *Chart) WriteSVG(w io.Writer) {
 			ys = append(ys, m.Y)
 		}
 	}
-	xa := axis{scale: c.XScale, from: padL, to: chartW - padR}
-	if c.XCategories != nil {
-		xa.scale = Linear
-		xa.lo, xa.hi = -0.5, float64(len(c.XCategories))-0.5
-	} else {
-		xa.lo, xa.hi = extent(c.XScale, xs, false)
-	}
-	ya := axis{scale: c.YScale, from: float64(h - padB), to: padT}
-	ya.lo, ya.hi = extent(c.YScale, ys, c.YScale == Linear)
 	xf, yf := c.XFormat, c.YFormat
 	if xf == nil {
 		xf = trimFloat
@@ -236,19 +386,27 @@ func (c *Chart) WriteSVG(w io.Writer) {
 	if yf == nil {
 		yf = trimFloat
 	}
+	xa := axis{scale: c.XScale, from: padL, to: chartW - padR}
+	var xt []float64
+	var xl []string
+	if c.XCategories != nil {
+		xa.scale = Linear
+		xa.lo, xa.hi = -0.5, float64(len(c.XCategories))-0.5
+	} else {
+		xt, xl = xa.fit(xs, false, xf)
+	}
+	ya := axis{scale: c.YScale, from: float64(h - padB), to: padT}
+	yt, yl := ya.fit(ys, c.YScale == Linear, yf)
 
 	fmt.Fprintf(w, "<figure class=\"chart\" id=\"%s\" data-series=\"%d\">\n", esc(c.ID), len(c.Series))
 	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n", esc(c.Title))
 	fmt.Fprintf(w, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n", chartW, h, esc(c.Title))
-	// frame, grid and tick labels
+	// frame, grid and tick labels; data-value is a tick's value, for the browser tests
 	fmt.Fprintf(w, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", padL, padT, chartW-padL-padR, h-padT-padB)
-	for _, t := range ticks(ya.scale, ya.lo, ya.hi) {
-		y := ya.px(t)
-		if y < padT-0.5 || y > float64(h-padB)+0.5 {
-			continue
-		}
-		fmt.Fprintf(w, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"tick\" x=\"%d\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
-			padL, chartW-padR, f1(y), f1(y), padL-4, f1(y+4), esc(yf(t)))
+	for i, t := range yt {
+		y := f1(ya.px(t))
+		fmt.Fprintf(w, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"tick\" data-axis=\"y\" data-value=\"%s\" x=\"%d\" y=\"%s\" text-anchor=\"end\" dominant-baseline=\"central\">%s</text>\n",
+			padL, chartW-padR, y, y, tickValue(t), padL-4, y, esc(yl[i]))
 	}
 	if c.XCategories != nil {
 		for i, name := range c.XCategories {
@@ -256,17 +414,13 @@ func (c *Chart) WriteSVG(w io.Writer) {
 				break
 			}
 			x := xa.px(float64(i))
-			fmt.Fprintf(w, "<text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", f1(x), h-padB+14, esc(name))
+			fmt.Fprintf(w, "<text class=\"category\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", f1(x), h-padB+14, esc(name))
 		}
-	} else {
-		for _, t := range ticks(xa.scale, xa.lo, xa.hi) {
-			x := xa.px(t)
-			if x < padL-0.5 || x > chartW-padR+0.5 {
-				continue
-			}
-			fmt.Fprintf(w, "<line class=\"grid\" x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><text class=\"tick\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-				f1(x), f1(x), padT, h-padB, f1(x), h-padB+14, esc(xf(t)))
-		}
+	}
+	for i, t := range xt {
+		x := f1(xa.px(t))
+		fmt.Fprintf(w, "<line class=\"grid\" x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><text class=\"tick\" data-axis=\"x\" data-value=\"%s\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			x, x, padT, h-padB, tickValue(t), x, h-padB+14, esc(xl[i]))
 	}
 	fmt.Fprintf(w, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", (padL+chartW-padR)/2, h-6, esc(c.XLabel))
 	fmt.Fprintf(w, "<text class=\"label\" x=\"12\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 12 %d)\">%s</text>\n", (padT+h-padB)/2, (padT+h-padB)/2, esc(c.YLabel))
