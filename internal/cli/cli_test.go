@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/callgrind"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
 )
@@ -41,10 +42,34 @@ func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
 		},
 	}
 	code = Execute(context.Background(), f, args)
+	// every command's output, in every test: lines that fit, no Go value dumps, a one-line error
+	// (a file format on stdout, JSON, HTML, a completion script, is not read on a terminal)
+	stdout = out.String()
+	if machineFormat(args) {
+		stdout = ""
+	}
+	termtest.Check(t, "dbbench "+strings.Join(args, " "), code, stdout, errb.String())
 	if code != exitcode.Usage { // a refused run writes nothing (and --out may name what must not be read)
 		validateOutputs(t, args, out.Bytes())
 	}
 	return code, out.String(), errb.String()
+}
+
+// machineFormat says whether a command prints a file format rather than text for people: --format
+// other than text, or a completion script.
+func machineFormat(args []string) bool {
+	if len(args) > 0 && (args[0] == "completion" || strings.HasPrefix(args[0], "__complete")) {
+		return true
+	}
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--format="); ok {
+			return v != "text"
+		}
+		if (a == "--format" || a == "-f") && i+1 < len(args) {
+			return args[i+1] != "text"
+		}
+	}
+	return false
 }
 
 // validateOutputs checks every report a test run writes (--out) and every compare JSON it prints

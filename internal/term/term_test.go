@@ -57,3 +57,17 @@ func TestRealTerminal(t *testing.T) {
 		t.Error("colour on TERM=dumb")
 	}
 }
+
+// TestColumns: a terminal's width is what its driver says; anything else has none.
+func TestColumns(t *testing.T) {
+	if n := Columns(&bytes.Buffer{}); n != 0 {
+		t.Errorf("a buffer is %d columns wide", n)
+	}
+	_, tty := ptytest.Open(t)
+	for _, cols := range []int{80, 200} {
+		ptytest.SetColumns(t, tty, cols)
+		if n := Columns(tty); n != cols {
+			t.Errorf("terminal sized %d columns: Columns says %d", cols, n)
+		}
+	}
+}

@@ -336,11 +336,15 @@ func trimFloat(v float64) string {
 	return s
 }
 
-// VerdictLine writes the one-line outcome.
+// VerdictLine writes the outcome: one line, wrapped when its reason is long (a database's error).
 func VerdictLine(w io.Writer, r *report.Report, st Style) {
 	var b strings.Builder
 	verdictLine(&b, r)
-	line := b.String()
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = wrap(l, st.width(), "  ")
+	}
+	line := strings.Join(lines, "\n")
 	if word := strings.ToUpper(r.Verdict); st.Color {
 		line = strings.Replace(line, "verdict: "+word, "verdict: "+st.verdictWord(word), 1)
 	}
