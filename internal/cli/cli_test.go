@@ -145,7 +145,7 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"pass", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json")}, exitcode.OK, "verdict: PASS", ""},
-		{"assertion fails", []string{"run", "-q", "-c", failing, "--out", filepath.Join(dir, "f.json")}, exitcode.Failed, "verdict: FAIL: 1 of 1 assertions failed", "dbbench: 1 of 1 assertions failed, first: scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b] (median ratio "},
+		{"assertion fails", []string{"run", "-q", "-c", failing, "--out", filepath.Join(dir, "f.json")}, exitcode.Failed, "verdict: FAIL: 1 of 1 assertions failed", "dbbench: 1 of 1 assertions failed, first: scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b]: median ratio "},
 		{"ci mode", []string{"run", "-q", "--ci", "-c", passing, "--out", filepath.Join(dir, "ci.json")}, exitcode.OK, " >= 0.00009 required (relaxed from 0.0001)", ""},
 		{"ci without section", []string{"run", "--ci", "-c", noCI}, exitcode.Usage, "", "--ci needs a ci: section"},
 		{"missing config", []string{"run", "-c", filepath.Join(dir, "nope.yaml")}, exitcode.Usage, "", "cannot read config"},

@@ -71,3 +71,22 @@ func TestColumns(t *testing.T) {
 		}
 	}
 }
+
+// filter stands for a writer that filters another (the secret scrubber).
+type filter struct{ w io.Writer }
+
+func (f filter) Write(p []byte) (int, error) { return f.w.Write(p) }
+func (f filter) Unwrap() io.Writer           { return f.w }
+
+// TestThroughAFilter: a writer that filters a terminal is that terminal (progress goes to stderr
+// through the secret scrubber); one that filters a buffer is not.
+func TestThroughAFilter(t *testing.T) {
+	_, tty := ptytest.Open(t)
+	ptytest.SetColumns(t, tty, 100)
+	if !IsTerminal(filter{filter{tty}}) || Columns(filter{tty}) != 100 {
+		t.Errorf("a filtered terminal: IsTerminal %v, %d columns", IsTerminal(filter{tty}), Columns(filter{tty}))
+	}
+	if IsTerminal(filter{&bytes.Buffer{}}) || Columns(filter{&bytes.Buffer{}}) != 0 {
+		t.Error("a filtered buffer counts as a terminal")
+	}
+}

@@ -4,7 +4,6 @@ package term
 
 import (
 	"io"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,7 +11,7 @@ import (
 // Columns is the width of the terminal w writes to, from the terminal driver; 0 when w is no terminal
 // or the driver does not know (a pseudo-terminal nobody sized).
 func Columns(w io.Writer) int {
-	f, ok := w.(*os.File)
+	f, ok := file(w)
 	if !ok || !IsTerminal(w) {
 		return 0
 	}

@@ -23,7 +23,8 @@ var dumps = []struct {
 }{
 	{regexp.MustCompile(`\bmap\[(\]|[^\s\]]+:)`), "a Go map"},
 	{regexp.MustCompile(`&\{`), "a Go pointer to a struct"},
-	{regexp.MustCompile(`\{[A-Z][A-Za-z0-9_]*:`), "a Go struct (%+v)"},
+	// {Name:x Size:3}, not a shell's ${NAME:-default}
+	{regexp.MustCompile(`(^|[^$])\{[A-Z][a-z][A-Za-z0-9]*:`), "a Go struct (%+v)"},
 	{regexp.MustCompile(`\[\][A-Za-z0-9_.*]+\{`), "a Go slice literal (%#v)"},
 	{regexp.MustCompile(`\[[a-z][a-z0-9_]*( [a-z][a-z0-9_]*){2,}\]`), "a Go slice ([a b c]; two words in brackets are prose)"},
 	{regexp.MustCompile(`%!`), "a fmt verb error"},
@@ -42,6 +43,17 @@ func Lines(out string) []string {
 		}
 	}
 	return lines
+}
+
+// Wider returns the lines of out (as Lines splits them) wider than width columns.
+func Wider(out string, width int) []string {
+	var wide []string
+	for _, l := range Lines(out) {
+		if utf8.RuneCountInString(l) > width {
+			wide = append(wide, l)
+		}
+	}
+	return wide
 }
 
 // Problems lists what is wrong with one command's output (its exit code, stdout and stderr): a line

@@ -36,7 +36,7 @@ func TestProblems(t *testing.T) {
 		{"exponent", 0, "map_size=1.073741824e+09\n", "", "a float with an exponent"},
 		{"small exponent", 0, "ratio >= 9e-05\n", "", "a float with an exponent"},
 		{"pointer", 0, "at 0xc000123456\n", "", "a Go pointer"},
-		{"not dumps", 0, "[1/4, ETA 3s] scan  lmdb-c 649µs\nusage: x [--size N] [flags]\n{name: lookup, ops: 200}\nchecksum 00000000000000ff, 1e6 rows\nencoding: ([age uint8][name])\n", "", ""},
+		{"not dumps", 0, "[1/4, ETA 3s] scan  lmdb-c 649µs\nusage: x [--size N] [flags]\n{name: lookup, ops: 200}\nchecksum 00000000000000ff, 1e6 rows\nencoding: ([age uint8][name])\nwrite ${DBBENCH_X:-default}\n", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,5 +51,12 @@ func TestProblems(t *testing.T) {
 				t.Errorf("problems %q, want one with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestWider(t *testing.T) {
+	got := Wider("short\r\033[K"+strings.Repeat("y", 81)+"\n"+strings.Repeat("é", 80)+"\n", 80)
+	if len(got) != 1 || got[0] != strings.Repeat("y", 81) {
+		t.Errorf("Wider = %q", got)
 	}
 }
