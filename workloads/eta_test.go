@@ -200,3 +200,80 @@ targets:
 		})
 	}
 }
+
+// TestPrice: the price of a unit of work at a size: as measured there; from one other size, the same;
+// from two, scaled by the growth between them (from the nearest two), within bounds.
+func TestPrice(t *testing.T) {
+	sizes := []int{1000, 2000, 4000, 8000}
+	measured := func(m map[int]float64) *costs { // size index -> price, for 100 units of work
+		var c costs
+		for si, p := range m {
+			c.add(si, p*100, 100)
+		}
+		return &c
+	}
+	tests := []struct {
+		name string
+		c    *costs
+		si   int
+		want float64
+		ok   bool
+	}{
+		{"nothing measured", measured(nil), 2, 0, false},
+		{"measured there", measured(map[int]float64{1: 7, 2: 9}), 2, 9, true},
+		{"one size: kept", measured(map[int]float64{0: 5}), 3, 5, true},
+		{"square root growth", measured(map[int]float64{0: 10, 1: 10 * math.Sqrt2}), 3, 10 * math.Sqrt(8), true},
+		{"shrinking with size", measured(map[int]float64{0: 8, 1: 4}), 2, 2, true},
+		{"the nearest two sizes", measured(map[int]float64{0: 100, 1: 10, 2: 20}), 3, 40, true},
+		{"backwards, a smaller size", measured(map[int]float64{2: 20, 3: 40}), 0, 5, true},
+		{"growth bounded", measured(map[int]float64{0: 1, 1: 1000}), 2, 4000, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.c.price(tt.si, sizes)
+			if ok != tt.ok || math.Abs(got-tt.want) > 1e-9*max(1, tt.want) {
+				t.Errorf("price at %d = %v, %v; want %v, %v", sizes[tt.si], got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// TestUnseenWorkloadPrice: a workload that has not run yet is priced from the same workload on
+// another target, else from its kind on the target, else from the other kind at opRows rows an
+// operation.
+func TestUnseenWorkloadPrice(t *testing.T) {
+	p := &config.Plan{
+		Sizes: []int{1000}, Warmup: 0, Repeats: 1,
+		Workloads: []config.WorkloadPlan{{Name: "scan"}, {Name: "lookup", Ops: 10}, {Name: "concurrent", Readers: 2, Rows: 100}, {Name: "insert", Ops: 10}},
+		Targets:   []config.TargetPlan{{Name: "a", Workloads: []string{"scan", "lookup", "concurrent", "insert"}}, {Name: "b", Workloads: []string{"scan", "lookup", "concurrent", "insert"}}},
+	}
+	t0 := time.Unix(0, 0)
+	e := newEstimator(p, t0)
+	e.sizeStart(t0, 1000)
+	e.turn(t0, "scan", 0, 0)
+	e.turn(t0.Add(1000*time.Microsecond), "scan", 0, 1)   // a: 1000 rows in 1 ms, 1 µs a row
+	e.turn(t0.Add(3000*time.Microsecond), "lookup", 0, 0) // b: 2 µs a row
+	e.turn(t0.Add(3500*time.Microsecond), "lookup", 0, 1) // a: 10 lookups in 0.5 ms, 50 µs each
+	e.prices = nil
+	for _, tt := range []struct {
+		what   string
+		wi, ti int
+		want   float64 // ns a unit
+	}{
+		{"measured", 0, 1, 2000},
+		{"the same workload on the other target", 1, 1, 50000},
+		{"its kind on the target (concurrent from scan)", 2, 0, 1000},
+		{"the other kind at opRows (insert from lookups)", 3, 0, 50000},
+	} {
+		if got := e.turnPrice(tt.wi, tt.ti, 0); math.Abs(got-tt.want) > 1e-6 {
+			t.Errorf("%s: %v ns a unit, want %v", tt.what, got, tt.want)
+		}
+	}
+	e2 := newEstimator(p, t0)
+	e2.sizeStart(t0, 1000)
+	e2.turn(t0, "scan", 0, 0)
+	e2.turn(t0.Add(time.Millisecond), "scan", 0, 1)
+	if got := e2.turnPrice(1, 0, 0); math.Abs(got-1000*opRows) > 1e-6 {
+		t.Errorf("a lookup before any operation ran: %v ns, want %d rows' worth", got, opRows)
+	}
+}
