@@ -57,16 +57,16 @@ func Wider(out string, width int) []string {
 }
 
 // Problems lists what is wrong with one command's output (its exit code, stdout and stderr): a line
-// wider than Width columns (runes), a Go value dump, an error that is not one line. The error line is
-// the last line of stderr, "dbbench: ..." (with any "dbbench: " lines just before it, for the
-// failures that cleaning up adds): it is exempt from the width, since scripts read it whole, but it
-// must be one line, so after an exit with a usage or infrastructure error (2, 3) stderr must end
-// with it.
+// wider than Width columns (runes), a Go value dump, an error that is not one line. A message of
+// dbbench's own on stderr, "dbbench: ..." (an error, a note such as taking over a reservation), is
+// exempt from the width, since scripts read it whole, but it must be one line: after an exit with a
+// usage or infrastructure error (2, 3), stderr must end with a "dbbench: " line.
 func Problems(code int, stdout, stderr string) []string {
 	var out []string
-	check := func(stream string, lines []string, exempt int) {
+	check := func(stream string, lines []string) {
 		for i, l := range lines {
-			if n := utf8.RuneCountInString(l); n > Width && i < exempt {
+			n := utf8.RuneCountInString(l)
+			if n > Width && !(stream == "stderr" && strings.HasPrefix(l, "dbbench: ")) {
 				out = append(out, fmt.Sprintf("%s line %d is %d columns wide (limit %d): %q", stream, i+1, n, Width, l))
 			}
 			for _, d := range dumps {
@@ -77,20 +77,14 @@ func Problems(code int, stdout, stderr string) []string {
 		}
 	}
 	if stdout != "" {
-		check("stdout", Lines(stdout), len(Lines(stdout)))
+		check("stdout", Lines(stdout))
 	}
 	if stderr != "" {
 		lines := Lines(stderr)
-		exempt := len(lines)
-		if code != 0 {
-			for exempt > 0 && strings.HasPrefix(lines[exempt-1], "dbbench: ") {
-				exempt--
-			}
+		if last := lines[len(lines)-1]; (code == 2 || code == 3) && !strings.HasPrefix(last, "dbbench: ") {
+			out = append(out, fmt.Sprintf("exit %d and stderr does not end with one error line \"dbbench: ...\": %q", code, last))
 		}
-		if (code == 2 || code == 3) && exempt == len(lines) {
-			out = append(out, fmt.Sprintf("exit %d and stderr does not end with one error line \"dbbench: ...\": %q", code, lines[len(lines)-1]))
-		}
-		check("stderr", lines, exempt)
+		check("stderr", lines)
 	} else if code == 2 || code == 3 {
 		out = append(out, fmt.Sprintf("exit %d without an error line on stderr", code))
 	}
