@@ -3,7 +3,9 @@
 package clients
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/dbbench/dbbench/internal/clienttest"
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/term/termtest"
 )
 
 // RequireEnv, set to 1, makes a missing runtime a failure instead of a skip (CI sets it, so that it
@@ -115,9 +118,10 @@ func TestReferenceClientsConform(t *testing.T) {
 				}
 				t.Skipf("skipped: %s", missing)
 			}
+			var out bytes.Buffer
 			opts := clienttest.Options{
 				Command: argv, Dir: root, Size: 500, Timeout: time.Minute, TempDir: t.TempDir(),
-				Out: testWriter{t}, Logf: t.Logf,
+				Out: io.MultiWriter(testWriter{t}, &out), Logf: t.Logf,
 			}
 			if r.postgres {
 				opts.DSN = pgtest.NewDatabase(t)
@@ -132,6 +136,8 @@ func TestReferenceClientsConform(t *testing.T) {
 			if res.Passed == 0 {
 				t.Error("no check passed")
 			}
+			// what client-test prints for this client fits 120 columns and shows no Go value dump
+			termtest.Check(t, "client-test "+r.name, 0, out.String(), "")
 		})
 	}
 }

@@ -53,8 +53,13 @@ type Runner struct {
 	// stalled server may take longer than Ctrl-C allows, and the results must not wait for it. Run
 	// still returns the final report, cleanup errors included, if cleaning up finishes.
 	Interrupted func(*report.Report)
+	// Clock is the progress's clock, for its elapsed time and ETA (nil: time.Now); measurements
+	// always use the real one.
+	Clock func() time.Time
 
-	pace *gcPace // the current dataset size's GC pacing per target; nil without re-warming
+	// observeETA, in tests, sees every estimate of the time left.
+	observeETA func(p *progress, left time.Duration, ok bool)
+	pace       *gcPace // the current dataset size's GC pacing per target; nil without re-warming
 	// partial builds the report of the results so far (set by Run).
 	partial func(runErr *RunError) *report.Report
 }
@@ -100,7 +105,8 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if r.Instructions != nil && interleave(p) == config.InterleaveOps {
 		return nil, exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops")
 	}
-	prog := newProgress(r.Progress)
+	prog := newProgress(r.Progress, r.Clock)
+	prog.observe = r.observeETA
 	envf := r.Environment
 	if envf == nil {
 		envf = report.CollectEnvironment
@@ -294,11 +300,13 @@ func Verdict(r *report.Report) string {
 // runSize opens, loads and measures every target at one dataset size, then closes them.
 func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *progress, runErr *RunError) (err error) {
 	p := r.Plan
+	prog.sizeStart(size)
 	ds, err := dataset.Generate(size, p.Seed)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
 	defer func() {
+		prog.closing()
 		if ctx.Err() != nil && r.Interrupted != nil && r.partial != nil {
 			// The results so far go out before the targets are closed: closing them on a stalled
 			// server may outlast the time Ctrl-C allows.
@@ -335,6 +343,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		}
 		if s.stalled != nil {
 			s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size, Skipped: "not run: the target stalled at an earlier size"})
+			prog.skipped(s.plan.Name)
 			continue
 		}
 		s.ctx, s.cancel = context.WithCancelCause(ctx)
@@ -360,6 +369,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 // open opens and loads one target. A missing-infrastructure error skips an optional target; any other
 // failure stops the run.
 func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, sh *shared, ds *dataset.Persons, prog *progress) error {
+	prog.loading(s.plan.Name)
 	dir, err := os.MkdirTemp(runDir, sanitize(s.plan.Name)+"-")
 	if err != nil {
 		return exitcode.Infraf("cannot create a temporary directory: %v", err)
@@ -387,6 +397,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		if errors.Is(err, adapters.ErrUnavailable) && s.plan.Optional {
 			s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size, Skipped: err.Error()})
 			prog.printf("skipping optional target %s at size %d: %v", s.plan.Name, size, err)
+			prog.skipped(s.plan.Name)
 			return nil
 		}
 		return exitcode.AsInfra(fmt.Errorf("target %s: %w", s.plan.Name, err))

@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +14,13 @@ import (
 )
 
 // progress prints what the engine is doing to the user (stderr). On a terminal one line updates in
-// place with the position (workload k of n, target, repeat) and an ETA; otherwise there is one line
-// per finished workload, which suits CI logs.
+// place with the position (workload k of n, target, repeat) and an ETA, cut to the terminal's width;
+// otherwise there is one line per finished workload, which suits CI logs. Every line fits 120 columns.
 type progress struct {
 	w       io.Writer
 	tty     bool
+	width   int              // the widest line: the terminal's width, at most render.DefaultWidth
+	now     func() time.Time // the clock (a fake one in tests)
 	started time.Time
 	inLine  bool
 
@@ -29,10 +32,22 @@ type progress struct {
 	wl              string
 	size            int
 	rep, warm, reps int
+
+	targets []string   // the plan's, in order
+	est     *estimator // nil before start
+	// observe, in tests, sees every estimate of the time left as it is made.
+	observe func(p *progress, left time.Duration, ok bool)
 }
 
-func newProgress(w io.Writer) *progress {
-	return &progress{w: w, started: time.Now(), tty: term.IsTerminal(w)}
+func newProgress(w io.Writer, now func() time.Time) *progress {
+	if now == nil {
+		now = time.Now
+	}
+	p := &progress{w: w, now: now, started: now(), tty: term.IsTerminal(w), width: render.DefaultWidth}
+	if c := term.Columns(w); c > 0 && p.tty {
+		p.width = min(c, render.DefaultWidth)
+	}
+	return p
 }
 
 func (p *progress) clearLine() {
@@ -47,7 +62,9 @@ func (p *progress) printf(format string, args ...any) {
 		return
 	}
 	p.clearLine()
-	fmt.Fprintf(p.w, "  "+format+"\n", args...)
+	for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
+		fmt.Fprintln(p.w, render.Wrap("  "+l, p.width, "    "))
+	}
 }
 
 func (p *progress) logf(target string) func(string, ...any) {
@@ -58,6 +75,10 @@ func (p *progress) start(pl *config.Plan) {
 	if p.w == nil {
 		return
 	}
+	p.est = newEstimator(pl, p.now())
+	for _, t := range pl.Targets {
+		p.targets = append(p.targets, t.Name)
+	}
 	sizes := make([]string, len(pl.Sizes))
 	for i, s := range pl.Sizes {
 		sizes[i] = fmt.Sprint(s)
@@ -66,8 +87,8 @@ func (p *progress) start(pl *config.Plan) {
 	if pl.CI {
 		mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
 	}
-	fmt.Fprintf(p.w, "dbbench: %s: %d targets x %d workloads, %s persons, warm-up %d, repeats %d%s\n",
-		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode)
+	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s persons, warm-up %d, repeats %d%s",
+		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode), p.width, "  "))
 	p.runs = len(pl.Sizes) * len(pl.Workloads)
 	for _, w := range pl.Workloads {
 		n := 0
@@ -80,6 +101,34 @@ func (p *progress) start(pl *config.Plan) {
 	}
 }
 
+// sizeStart starts a dataset size: its dataset is generated, then its targets opened and loaded.
+func (p *progress) sizeStart(size int) {
+	if p.est != nil {
+		p.est.sizeStart(p.now(), size)
+	}
+}
+
+// loading starts opening and loading a target.
+func (p *progress) loading(target string) {
+	if p.est != nil {
+		p.est.loading(p.now(), slices.Index(p.targets, target))
+	}
+}
+
+// skipped says a target runs nothing more (unavailable, or stalled).
+func (p *progress) skipped(target string) {
+	if p.est != nil {
+		p.est.skipped(slices.Index(p.targets, target))
+	}
+}
+
+// closing starts closing the targets of a dataset size.
+func (p *progress) closing() {
+	if p.est != nil {
+		p.est.closing(p.now())
+	}
+}
+
 // step starts repeat rep (warm-ups first) of a workload.
 func (p *progress) step(workload string, size, rep, warmup, repeats int) {
 	if key := fmt.Sprintf("%s@%d", workload, size); key != p.cur {
@@ -87,7 +136,7 @@ func (p *progress) step(workload string, size, rep, warmup, repeats int) {
 		p.run++
 	}
 	if p.measuring.IsZero() {
-		p.measuring = time.Now()
+		p.measuring = p.now()
 	}
 	p.wl, p.size, p.rep, p.warm, p.reps = workload, size, rep, warmup, repeats
 }
@@ -95,6 +144,12 @@ func (p *progress) step(workload string, size, rep, warmup, repeats int) {
 // target starts one target's turn in the current repeat.
 func (p *progress) target(name string) {
 	p.ticks++
+	if p.est != nil {
+		p.est.turn(p.now(), p.wl, p.rep, slices.Index(p.targets, name))
+	}
+	if p.observe != nil {
+		p.estimate()
+	}
 	if p.w == nil || !p.tty {
 		return
 	}
@@ -104,7 +159,8 @@ func (p *progress) target(name string) {
 		phase = fmt.Sprintf("warm-up %d/%d", p.rep+1, p.warm)
 	}
 	line := fmt.Sprintf("  [%d/%d] %s (size %d) %s: %s%s", p.run, p.runs, p.wl, p.size, name, phase, p.eta())
-	fmt.Fprint(p.w, render.Shorten(line, render.DefaultWidth-1))
+	// one column short of the width: a terminal that wraps at its last column would start a new line
+	fmt.Fprint(p.w, render.Shorten(line, p.width-1))
 	p.inLine = true
 }
 
@@ -114,17 +170,27 @@ func (p *progress) eta() string {
 	if left == "" {
 		return ""
 	}
-	return fmt.Sprintf(", %s elapsed, ETA %s", roundDur(time.Since(p.measuring)), left)
+	return fmt.Sprintf(", %s elapsed, ETA %s", roundDur(p.now().Sub(p.measuring)), left)
 }
 
-// left estimates the time left from the target-repeats done so far (warm-ups included): workloads
-// differ in cost, so it firms up as the run goes. "" before there is anything to go on.
+// left is the estimated time left (estimator): "" before there is anything to go on.
 func (p *progress) left() string {
-	if p.ticks < 2 || p.units < p.ticks || p.measuring.IsZero() {
+	d, ok := p.estimate()
+	if !ok || p.measuring.IsZero() {
 		return ""
 	}
-	el := time.Since(p.measuring)
-	return roundDur(time.Duration(float64(el) / float64(p.ticks-1) * float64(p.units-p.ticks+1)))
+	return roundDur(d)
+}
+
+func (p *progress) estimate() (time.Duration, bool) {
+	if p.est == nil {
+		return 0, false
+	}
+	d, ok := p.est.left(p.now())
+	if p.observe != nil {
+		p.observe(p, d, ok)
+	}
+	return d, ok
 }
 
 func roundDur(d time.Duration) string {
@@ -137,6 +203,9 @@ func roundDur(d time.Duration) string {
 func (p *progress) done(workload string, size int, accs []*resultAcc) {
 	if p.w == nil {
 		return
+	}
+	if p.est != nil {
+		p.est.done(p.now(), workload)
 	}
 	var parts []string
 	for _, a := range accs {
@@ -154,8 +223,7 @@ func (p *progress) done(workload string, size int, accs []*resultAcc) {
 	if left := p.left(); left != "" && p.run < p.runs {
 		pos = fmt.Sprintf("[%d/%d, ETA %s]", p.run, p.runs, left)
 	}
-	line := fmt.Sprintf("%s %-12s size %-8d %s", pos, workload, size, strings.Join(parts, "  "))
-	p.printf("%s", render.Wrap(line, render.DefaultWidth-2, "    "))
+	p.printf("%s %-12s size %-8d %s", pos, workload, size, strings.Join(parts, "  "))
 }
 
 func (p *progress) finish() {
@@ -163,5 +231,8 @@ func (p *progress) finish() {
 		return
 	}
 	p.clearLine()
-	fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(time.Since(p.started).Round(time.Millisecond)))
+	if p.est != nil {
+		p.est.finish(p.now())
+	}
+	fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(p.now().Sub(p.started).Round(time.Millisecond)))
 }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
 )
@@ -55,6 +57,12 @@ func dbbench(t *testing.T, tmp string, args ...string) (int, string, string) {
 	if code != 2 { // a refused run writes nothing (and --out may name what must not be read)
 		validateReports(t, args)
 	}
+	// lines that fit 120 columns, no Go value dumps, a one-line error (not for file formats)
+	stdout := out.String()
+	if slices.ContainsFunc(args, func(a string) bool { return a == "json" || a == "html" || a == "markdown" }) {
+		stdout = ""
+	}
+	termtest.Check(t, "dbbench "+strings.Join(args, " "), code, stdout, errb.String())
 	return code, out.String(), errb.String()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -504,6 +505,7 @@ func waitStalledExit(t *testing.T, cmd *exec.Cmd, sc *bufio.Scanner, lines []str
 		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
 	}
 	t.Logf("exit 3 %v after the stall: %s", took, lines[len(lines)-1])
+	termtest.Check(t, strings.Join(cmd.Args, " "), 3, "", strings.Join(lines, "\n")+"\n")
 	if took > limit {
 		t.Errorf("the run ended %v after the stall, want at most %v (stall_timeout %v)", took, limit, stall)
 	}

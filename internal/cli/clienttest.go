@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/internal/clienttest"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/pgserver"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // ClientTestOptions are the arguments and flags of `dbbench client-test`.
@@ -36,7 +38,7 @@ workload the client declares, an unknown op and a malformed request (each must g
 after which the client must still answer), close, then in a second process a hello with an
 unsupported version (refused with an error reply) and the end of its input without close (it must
 exit within 5 s). Every checksum is checked exactly against the dataset. It prints one line per
-check and a summary.
+check (wrapped to 120 columns; the client's info one fact a line below open) and a summary.
 
 --postgres starts a throwaway PostgreSQL server and gives the client a schema on it, as a target
 with postgres: true gets.
@@ -89,17 +91,13 @@ func runClientTest(cmd *cobra.Command, opts *ClientTestOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(opts.f.Err, "client: "+format+"\n", args...)
-	}
+	logf := wrappedLog(opts.f.Err, "client: ")
 	ko := clienttest.Options{
 		Command: opts.Command, Size: opts.Size, Client: client, Timeout: opts.Timeout,
 		TempDir: opts.f.TempDir, Out: opts.f.Out, Logf: logf,
 	}
 	if opts.Postgres {
-		srv, err := pgserver.Start(ctx, pgserver.Options{TempDir: opts.f.TempDir, Logf: func(format string, args ...any) {
-			fmt.Fprintf(opts.f.Err, "postgres: "+format+"\n", args...)
-		}})
+		srv, err := pgserver.Start(ctx, pgserver.Options{TempDir: opts.f.TempDir, Logf: wrappedLog(opts.f.Err, "postgres: ")})
 		if err != nil {
 			return exitcode.AsInfra(fmt.Errorf("start a throwaway PostgreSQL server: %w", err))
 		}
@@ -117,4 +115,14 @@ func runClientTest(cmd *cobra.Command, opts *ClientTestOptions) error {
 		return &silentError{code: exitcode.Failed}
 	}
 	return nil
+}
+
+// wrappedLog prints log lines (a client's stderr, the PostgreSQL server's) after prefix, each wrapped
+// to fit the terminal.
+func wrappedLog(w io.Writer, prefix string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
+			fmt.Fprintln(w, render.Wrap(prefix+l, render.DefaultWidth, "  "))
+		}
+	}
 }

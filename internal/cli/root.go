@@ -72,7 +72,7 @@ func executeWithin(ctx context.Context, f *Factory, args []string, grace time.Du
 	if left := cleanup.Pending(); len(left) > 0 {
 		msg = fmt.Sprintf("interrupted: cleaning up did not finish within %s; left behind, remove by hand: %s", grace, strings.Join(left, "; "))
 	}
-	fmt.Fprintln(f.Err, "dbbench: "+redact.DSN(msg))
+	fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(redact.DSN(msg)))
 	return exitcode.Infra
 }
 

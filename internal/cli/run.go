@@ -316,7 +316,7 @@ func verdictError(rep *report.Report) error {
 		for _, a := range rep.Assertions {
 			if a.Verdict == "fail" {
 				if failed == 0 {
-					first = a.Expr
+					first = a.Expr + ": " + render.DecidedOn(a)
 				}
 				failed++
 			}

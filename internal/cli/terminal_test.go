@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -18,17 +17,8 @@ import (
 // repoRoot is the repository, two levels up from internal/cli: help examples name its files.
 const repoRoot = "../.."
 
-func checkWidth(t *testing.T, what, out string) {
-	t.Helper()
-	for i, l := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(l); n > 120 {
-			t.Errorf("%s: line %d is %d columns wide (limit 120):\n%s", what, i+1, n, l)
-		}
-	}
-}
-
-// TestOutputFits120Columns runs every command a user reads and checks no line wraps in a
-// 120-column terminal.
+// TestOutputFits120Columns runs every command a user reads; execute checks that no line wraps in a
+// 120-column terminal (termtest).
 func TestOutputFits120Columns(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "tiny.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION",
@@ -40,7 +30,7 @@ func TestOutputFits120Columns(t *testing.T) {
 		{"list"}, {"list", "lmdb"}, {"list", "triplex"}, {"version"}, {"--version"},
 		{"report", rep}, {"report", filepath.Join(repoRoot, "report", "render", "testdata", "sweep.json")},
 		{"compare", filepath.Join(repoRoot, "report", "render", "testdata", "lmdb.json"), filepath.Join(repoRoot, "report", "render", "testdata", "lmdb-2.json"), "--normalize-by", "lmdb-c", "--threshold", "15%"},
-		{"validate", "-c", cfg},
+		{"validate", "-c", cfg}, {"validate", "--ci", "-c", cfg}, {"history", dir},
 	}
 	root := NewRootCmd(&Factory{})
 	for _, c := range root.Commands() {
@@ -52,8 +42,9 @@ func TestOutputFits120Columns(t *testing.T) {
 		if code != exitcode.OK && code != exitcode.Failed {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		checkWidth(t, strings.Join(args, " "), out)
-		checkWidth(t, strings.Join(args, " ")+" (stderr)", errOut)
+		if out == "" {
+			t.Errorf("%v printed nothing", args)
+		}
 	}
 }
 

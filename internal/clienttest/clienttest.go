@@ -8,13 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
@@ -48,21 +52,40 @@ type checker struct {
 	ds   *dataset.Persons
 }
 
+// Lines are at most render.DefaultWidth columns: a long detail wraps onto lines indented under the
+// check's name, and a detail of several lines (open's info) puts each on its own indented line.
+const (
+	indent     = "     "   // under the check's name
+	itemIndent = "       " // a detail line of its own
+)
+
+func (k *checker) line(verdict, name, detail string) {
+	head, rest, more := strings.Cut(detail, "\n")
+	s := verdict + name
+	if head != "" {
+		s += ": " + head
+	}
+	fmt.Fprintln(k.opts.Out, render.Wrap(s, render.DefaultWidth, indent))
+	if !more {
+		return
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		fmt.Fprintln(k.opts.Out, render.Wrap(itemIndent+l, render.DefaultWidth, itemIndent+"  "))
+	}
+}
+
 func (k *checker) pass(name, detail string) {
 	k.res.Passed++
-	if detail != "" {
-		detail = ": " + detail
-	}
-	fmt.Fprintf(k.opts.Out, "ok   %s%s\n", name, detail)
+	k.line("ok   ", name, detail)
 }
 
 func (k *checker) fail(name string, err error) {
 	k.res.Failed++
 	k.res.Failures = append(k.res.Failures, name+": "+err.Error())
-	fmt.Fprintf(k.opts.Out, "FAIL %s: %v\n", name, err)
+	k.line("FAIL ", name, exitcode.OneLine(err.Error()))
 }
 
-func (k *checker) skip(name, why string) { fmt.Fprintf(k.opts.Out, "skip %s: %s\n", name, why) }
+func (k *checker) skip(name, why string) { k.line("skip ", name, why) }
 
 // check runs one check on the client, unless an earlier check already ended it.
 func (k *checker) check(c *exec.Client, name string, f func() (string, error)) bool {
@@ -140,8 +163,8 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		if hello, err = c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads %v; options %v", *hello.Client, *hello.ClientVersion,
-			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, *hello.Workloads, *hello.Options), nil
+		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
+			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
 	}) {
 		return nil
 	}
@@ -162,7 +185,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		if opened, err = c.Open(ctx, req); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("scans_in_key_order %v, info %v", *opened.ScansInKeyOrder, *opened.Info), nil
+		return fmt.Sprintf("scans_in_key_order %v%s", *opened.ScansInKeyOrder, infoLines(*opened.Info)), nil
 	})
 	k.check(c, "load", func() (string, error) {
 		start := time.Now()
@@ -173,7 +196,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		if rows != int64(n) {
 			return "", fmt.Errorf("stored %d persons, the dataset has %d", rows, n)
 		}
-		return fmt.Sprintf("%d persons in %s", n, time.Since(start).Round(time.Microsecond)), nil
+		return fmt.Sprintf("%d persons in %s", n, render.Duration(time.Since(start))), nil
 	})
 	k.check(c, "ping", func() (string, error) {
 		var d []time.Duration
@@ -185,7 +208,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 			d = append(d, rtt)
 		}
 		slices.Sort(d)
-		return fmt.Sprintf("200 round trips, p50 %s", d[len(d)/2]), nil
+		return fmt.Sprintf("200 round trips, p50 %s", render.Duration(d[len(d)/2])), nil
 	})
 
 	want := func(what string, got adapters.Tally, rows int, sum uint64) error {
@@ -200,7 +223,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("%d rows in %s", n, d), want("scan", t, n, ds.SumFirst(n))
+			return fmt.Sprintf("%d rows in %s", n, render.Duration(d)), want("scan", t, n, ds.SumFirst(n))
 		})
 		part := min(10, n)
 		k.check(c, "scan partial", func() (string, error) {
@@ -232,7 +255,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 				return "", err
 			}
 			slices.Sort(lat)
-			return fmt.Sprintf("%d keys, p50 %s", len(keys), lat[len(lat)/2]), want("lookup", t, len(keys), ds.SumOf(keys))
+			return fmt.Sprintf("%d keys, p50 %s", len(keys), render.Duration(lat[len(lat)/2])), want("lookup", t, len(keys), ds.SumOf(keys))
 		})
 	} else {
 		k.skip("lookup", "not declared by the client")
@@ -245,7 +268,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 				if err != nil {
 					return "", err
 				}
-				return fmt.Sprintf("%d persons in %s, read back", rows, d), want("insert read-back", t, rows, ds.SumFirst(rows))
+				return fmt.Sprintf("%d persons in %s, read back", rows, render.Duration(d)), want("insert read-back", t, rows, ds.SumFirst(rows))
 			})
 		}
 	} else {
@@ -264,7 +287,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 					return "", err
 				}
 			}
-			return fmt.Sprintf("%d readers of %d rows, wall %s", readers, n, wall), nil
+			return fmt.Sprintf("%d readers of %d rows, wall %s", readers, n, render.Duration(wall)), nil
 		})
 	} else {
 		k.skip("concurrent", "not declared by the client")
@@ -294,7 +317,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		err := c.Call(ctx, "frobnicate", nil, &struct{}{})
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
-			return "", fmt.Errorf("want an error reply, got %v", err)
+			return "", fmt.Errorf("want an error reply, got %s", gotReply(err))
 		}
 		return fmt.Sprintf("error reply %q", re.Msg), usable()
 	})
@@ -302,7 +325,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		err := c.Raw(ctx, []byte(`{"id": 1, "op": "scan", "rows": `), 0, &struct{}{})
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
-			return "", fmt.Errorf(`want {"id": 0, "error": ...}, got %v`, err)
+			return "", fmt.Errorf(`want {"id": 0, "error": ...}, got %s`, gotReply(err))
 		}
 		return fmt.Sprintf("error reply %q", re.Msg), usable()
 	})
@@ -331,7 +354,7 @@ func (k *checker) endOfInput(ctx context.Context) error {
 		_, err := c.Hello(ctx, 99, exec.DBBenchVersion())
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
-			return "", fmt.Errorf("want an error reply refusing the version, got %v", err)
+			return "", fmt.Errorf("want an error reply refusing the version, got %s", gotReply(err))
 		}
 		return fmt.Sprintf("refused: %q", re.Msg), nil
 	})
@@ -349,4 +372,34 @@ func (k *checker) endOfInput(ctx context.Context) error {
 		return "exited within 5s", nil
 	})
 	return nil
+}
+
+// gotReply says what came instead of an error reply: a normal reply (err is nil) or the error.
+func gotReply(err error) string {
+	if err == nil {
+		return "a normal reply"
+	}
+	return err.Error()
+}
+
+// list names what a client declares: "scan, lookup" ("none" for nothing).
+func list(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// infoLines is a client's info, one "key: value" line each, in key order, each line starting with
+// "\n"; "" when it is empty.
+func infoLines(info map[string]any) string {
+	if len(info) == 0 {
+		return ", info empty"
+	}
+	var b strings.Builder
+	b.WriteString(", info:")
+	for _, key := range slices.Sorted(maps.Keys(info)) {
+		b.WriteString("\n" + key + ": " + exitcode.OneLine(render.Value(info[key])))
+	}
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
+	"github.com/dbbench/dbbench/internal/term/termtest"
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +29,7 @@ func fake(t *testing.T, behaviour, at string) (*Result, string, error) {
 	res, err := Run(context.Background(), Options{
 		Command: exectest.Command(), Size: 200, Timeout: 20 * time.Second, TempDir: t.TempDir(), Out: &out,
 	})
+	termtest.Check(t, "client-test ("+behaviour+"@"+at+")", 0, out.String(), "")
 	return res, out.String(), err
 }
 
@@ -57,7 +59,7 @@ func TestBrokenClientsFail(t *testing.T) {
 		{exectest.Checksum, "", 2, []string{"FAIL scan all: scan: 200 rows, checksum 0000000000003039; want 200 rows, checksum "}},
 		{exectest.Checksum, "insert", 2, []string{"FAIL insert: insert read-back: 100 rows, checksum 0000000000003039"}},
 		{exectest.IgnoreEOF, "", 2, []string{"FAIL close: client clienttest.test: did not exit within 5s", "FAIL end of input: did not exit within 5s"}},
-		{exectest.NoVersionOK, "", 1, []string{"FAIL hello with protocol 99: want an error reply refusing the version, got <nil>"}},
+		{exectest.NoVersionOK, "", 1, []string{"FAIL hello with protocol 99: want an error reply refusing the version, got a normal reply"}},
 		{exectest.Missing, "", 10, []string{"FAIL scan all: client clienttest.test: scan reply lacks checksum", "FAIL scan partial: not run"}},
 		{exectest.ExitMid, "lookup", 8, []string{"FAIL lookup: client clienttest.test: exited before replying to lookup (exit status 3)", "FAIL close: not run"}},
 		{exectest.ErrorReply, "concurrent", 1, []string{"FAIL concurrent: client clienttest.test: concurrent failed: the fake fails concurrent"}},

@@ -179,6 +179,10 @@ type writer struct {
 	s *Set
 }
 
+// Unwrap is the writer underneath, for asking whether it is a terminal (term.IsTerminal): what is
+// written still goes through the scrubber.
+func (w *writer) Unwrap() io.Writer { return w.w }
+
 func (w *writer) Write(p []byte) (int, error) {
 	if _, err := io.WriteString(w.w, w.s.String(string(p))); err != nil {
 		return 0, err

@@ -10,13 +10,29 @@ import (
 )
 
 // IsTerminal reports whether w is a terminal. It asks the terminal driver (isatty), so /dev/null, a
-// file or a pipe is not one, though /dev/null is a character device too.
+// file or a pipe is not one, though /dev/null is a character device too. A writer that filters
+// another (the secret scrubber) is the terminal its Unwrap returns.
 func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := file(w)
 	if !ok {
 		return false
 	}
 	return isatty.IsTerminal(f.Fd())
+}
+
+// file is the file w writes to, through writers that wrap another (Unwrap() io.Writer).
+func file(w io.Writer) (*os.File, bool) {
+	for range 16 {
+		switch x := w.(type) {
+		case *os.File:
+			return x, true
+		case interface{ Unwrap() io.Writer }:
+			w = x.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // Color reports whether output to w may be coloured: w is a terminal, NO_COLOR (no-color.org) is unset

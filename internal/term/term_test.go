@@ -57,3 +57,36 @@ func TestRealTerminal(t *testing.T) {
 		t.Error("colour on TERM=dumb")
 	}
 }
+
+// TestColumns: a terminal's width is what its driver says; anything else has none.
+func TestColumns(t *testing.T) {
+	if n := Columns(&bytes.Buffer{}); n != 0 {
+		t.Errorf("a buffer is %d columns wide", n)
+	}
+	_, tty := ptytest.Open(t)
+	for _, cols := range []int{80, 200} {
+		ptytest.SetColumns(t, tty, cols)
+		if n := Columns(tty); n != cols {
+			t.Errorf("terminal sized %d columns: Columns says %d", cols, n)
+		}
+	}
+}
+
+// filter stands for a writer that filters another (the secret scrubber).
+type filter struct{ w io.Writer }
+
+func (f filter) Write(p []byte) (int, error) { return f.w.Write(p) }
+func (f filter) Unwrap() io.Writer           { return f.w }
+
+// TestThroughAFilter: a writer that filters a terminal is that terminal (progress goes to stderr
+// through the secret scrubber); one that filters a buffer is not.
+func TestThroughAFilter(t *testing.T) {
+	_, tty := ptytest.Open(t)
+	ptytest.SetColumns(t, tty, 100)
+	if !IsTerminal(filter{filter{tty}}) || Columns(filter{tty}) != 100 {
+		t.Errorf("a filtered terminal: IsTerminal %v, %d columns", IsTerminal(filter{tty}), Columns(filter{tty}))
+	}
+	if IsTerminal(filter{&bytes.Buffer{}}) || Columns(filter{&bytes.Buffer{}}) != 0 {
+		t.Error("a filtered buffer counts as a terminal")
+	}
+}

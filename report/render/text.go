@@ -191,11 +191,11 @@ func Assertions(w io.Writer, r *report.Report, st Style) {
 	}
 }
 
-// sidesText names both sides with their medians: "a@200 96.5M/s vs b@200 105M/s".
+// sidesText names both sides with their medians: "a@200 96.5M/s vs b@200 105M/s", "a 1.37 µs vs b 852 ns".
 func sidesText(a report.Assertion) string {
-	s := fmt.Sprintf("%s %s", a.Left, FigureValue(figureOf(a.Left), a.LeftValue))
+	s := fmt.Sprintf("%s %s", a.Left, spacedUnit(FigureValue(figureOf(a.Left), a.LeftValue)))
 	if a.Form != "absolute" {
-		s += fmt.Sprintf(" vs %s %s", a.Right, FigureValue(figureOf(a.Right), a.RightValue))
+		s += fmt.Sprintf(" vs %s %s", a.Right, spacedUnit(FigureValue(figureOf(a.Right), a.RightValue)))
 	}
 	return s
 }
@@ -228,27 +228,71 @@ func wrap(s string, width int, indent string) string {
 	return b.String()
 }
 
-// decidedOn explains the comparison in the figure's unit: "median ratio 0.57 >= 0.45 (relaxed from
-// 0.5)", "median diff 57ns <= 110ns (relaxed from 100ns)".
+// decidedOn explains the comparison in the figure's unit, with the relation that actually holds
+// between the decided value and the (relaxed) threshold, which is what the check allowed (an upper
+// bound) or required (a lower bound): "median ratio 0.57 >= 0.45 required (relaxed from 0.5)" passes,
+// "median diff 351 ns > 275 ns allowed (relaxed from 250 ns)" fails.
 func decidedOn(a report.Assertion) string {
-	var s string
 	format := trimFloat
+	what := "median"
 	switch a.Form {
 	case "ratio":
-		s = fmt.Sprintf("median ratio %s %s %s", trimFloat(a.Value), a.Op, trimFloat(a.RelaxedThreshold))
+		what = "median ratio"
 	case "difference":
-		u := figureOf(a.Left)
-		format = func(v float64) string { return FigureValue(u, v) }
-		s = fmt.Sprintf("median diff %s %s %s", FigureValue(u, a.Value), a.Op, FigureValue(u, a.RelaxedThreshold))
+		what = "median diff"
+		fallthrough
 	default:
 		u := figureOf(a.Left)
-		format = func(v float64) string { return FigureValue(u, v) }
-		s = fmt.Sprintf("median %s %s %s", FigureValue(u, a.Value), a.Op, FigureValue(u, a.RelaxedThreshold))
+		format = func(v float64) string { return spacedUnit(FigureValue(u, v)) }
 	}
+	s := fmt.Sprintf("%s %s %s %s %s", what, format(a.Value), holdingRelation(a), format(a.RelaxedThreshold), boundWord(a.Op))
 	if a.RelaxedThreshold != a.Threshold {
 		s += fmt.Sprintf(" (relaxed from %s)", format(a.Threshold))
 	}
 	return s
+}
+
+// DecidedOn is decidedOn for other packages: the one-line reason of a verdict ("median diff 351 ns >
+// 275 ns allowed").
+func DecidedOn(a report.Assertion) string { return decidedOn(a) }
+
+// holdingRelation is the comparison that holds between the value and the threshold: the assertion's
+// own operator when it passed, its negation when it failed ("<=" fails as ">").
+func holdingRelation(a report.Assertion) string {
+	if a.Verdict != "fail" {
+		return a.Op
+	}
+	switch a.Op {
+	case "<=":
+		return ">"
+	case "<":
+		return ">="
+	case ">=":
+		return "<"
+	case ">":
+		return "<="
+	}
+	return "not " + a.Op
+}
+
+// boundWord labels the threshold: an upper bound is what the check allows, a lower bound what it
+// requires.
+func boundWord(op string) string {
+	if op == "<=" || op == "<" {
+		return "allowed"
+	}
+	return "required"
+}
+
+// spacedUnit puts a space between a duration and its unit, "351ns" -> "351 ns", so that a relation
+// between two durations reads as one; rates and counts ("96.5M/s") stay as the tables print them.
+func spacedUnit(v string) string {
+	for _, u := range []string{"ns", "µs", "ms", "s"} {
+		if n, ok := strings.CutSuffix(v, u); ok && n != "" && strings.IndexFunc(n[len(n)-1:], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+			return n + " " + u
+		}
+	}
+	return v
 }
 
 // figureOf extracts the figure name from "workload.figure[target]".
@@ -282,17 +326,25 @@ func trimFloat(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	s := strconv.FormatFloat(v, 'g', 4, 64)
+	if strings.Contains(s, "e") { // a small threshold (relaxed 0.0001 is 9e-05): plain digits, "0.00009"
+		f, _ := strconv.ParseFloat(s, 64)
+		s = strconv.FormatFloat(f, 'f', -1, 64)
+	}
 	if s == "-0" {
 		s = "0"
 	}
 	return s
 }
 
-// VerdictLine writes the one-line outcome.
+// VerdictLine writes the outcome: one line, wrapped when its reason is long (a database's error).
 func VerdictLine(w io.Writer, r *report.Report, st Style) {
 	var b strings.Builder
 	verdictLine(&b, r)
-	line := b.String()
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = wrap(l, st.width(), "  ")
+	}
+	line := strings.Join(lines, "\n")
 	if word := strings.ToUpper(r.Verdict); st.Color {
 		line = strings.Replace(line, "verdict: "+word, "verdict: "+st.verdictWord(word), 1)
 	}

@@ -33,3 +33,11 @@ func Open(t testing.TB) (pty, tty *os.File) {
 	t.Cleanup(func() { tty.Close() })
 	return pty, tty
 }
+
+// SetColumns sizes the terminal, as a terminal emulator does when its window is resized.
+func SetColumns(t testing.TB, tty *os.File, cols int) {
+	t.Helper()
+	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: uint16(cols)}); err != nil {
+		t.Fatalf("size the pseudo-terminal: %v", err)
+	}
+}
