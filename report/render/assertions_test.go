@@ -12,7 +12,7 @@ import (
 // oneResult is a report with targets a and b, each with one lookup result whose p50 and rows_per_s
 // are the given medians (one repeat).
 func oneResult(aP50, bP50 float64) *report.Report {
-	r := &report.Report{Run: report.Run{Sizes: []int{100}}}
+	r := &report.Report{Run: report.Run{Sizes: []int{100}}, Environment: report.Environment{CPUModel: "Test CPU", Cores: 2}}
 	for _, x := range []struct {
 		name string
 		p50  float64
@@ -32,22 +32,27 @@ func oneResult(aP50, bP50 float64) *report.Report {
 // decided by the real evaluator.
 func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 	tests := []struct {
-		expr    string
-		a, b    float64 // lookup.p50 medians of a and b, in ns
-		relax   float64
-		verdict string
-		want    string
+		expr     string
+		a, b     float64 // lookup.p50 medians of a and b, in ns
+		relax    float64
+		verdict  string
+		want     string
+		machines map[string]float64 // thresholds keyed by machine class (oneResult's is "Test CPU, 2 cores")
 	}{
-		{"lookup.p50[a] - lookup.p50[b] <= 250", 451, 100, 0.1, "fail", "median diff 351 ns > 275 ns allowed (relaxed from 250 ns)"},
-		{"lookup.p50[a] - lookup.p50[b] <= 250", 220, 100, 0.1, "pass", "median diff 120 ns <= 275 ns allowed (relaxed from 250 ns)"},
-		{"lookup.p50[a] - lookup.p50[b] < 250", 350, 100, 0, "fail", "median diff 250 ns >= 250 ns allowed"},
-		{"lookup.p50[a] - lookup.p50[b] < 250", 349, 100, 0, "pass", "median diff 249 ns < 250 ns allowed"},
-		{"lookup.p50[a] >= 2000", 1500, 1, 0, "fail", "median 1.50 µs < 2.00 µs required"},
-		{"lookup.p50[a] >= 2000", 2500, 1, 0, "pass", "median 2.50 µs >= 2.00 µs required"},
-		{"lookup.p50[a] > 2000", 2000, 1, 0, "fail", "median 2.00 µs <= 2.00 µs required"},
-		{"lookup.rows_per_s[a] >= 0.5 * lookup.rows_per_s[b]", 400, 100, 0.1, "fail", "median ratio 0.25 < 0.45 required (relaxed from 0.5)"},
-		{"lookup.rows_per_s[a] >= 0.5 * lookup.rows_per_s[b]", 100, 100, 0.1, "pass", "median ratio 1 >= 0.45 required (relaxed from 0.5)"},
-		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", 200, 100, 0, "fail", "median ratio 2 > 1.1 allowed"},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", 451, 100, 0.1, "fail", "median diff 351 ns > 275 ns allowed (relaxed from 250 ns)", nil},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", 220, 100, 0.1, "pass", "median diff 120 ns <= 275 ns allowed (relaxed from 250 ns)", nil},
+		{"lookup.p50[a] - lookup.p50[b] < 250", 350, 100, 0, "fail", "median diff 250 ns >= 250 ns allowed", nil},
+		{"lookup.p50[a] - lookup.p50[b] < 250", 349, 100, 0, "pass", "median diff 249 ns < 250 ns allowed", nil},
+		{"lookup.p50[a] >= 2000", 1500, 1, 0, "fail", "median 1.50 µs < 2.00 µs required", nil},
+		{"lookup.p50[a] >= 2000", 2500, 1, 0, "pass", "median 2.50 µs >= 2.00 µs required", nil},
+		{"lookup.p50[a] > 2000", 2000, 1, 0, "fail", "median 2.00 µs <= 2.00 µs required", nil},
+		{"lookup.rows_per_s[a] >= 0.5 * lookup.rows_per_s[b]", 400, 100, 0.1, "fail", "median ratio 0.25 < 0.45 required (relaxed from 0.5)", nil},
+		{"lookup.rows_per_s[a] >= 0.5 * lookup.rows_per_s[b]", 100, 100, 0.1, "pass", "median ratio 1 >= 0.45 required (relaxed from 0.5)", nil},
+		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", 200, 100, 0, "fail", "median ratio 2 > 1.1 allowed", nil},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", 451, 100, 0.1, "pass", "median diff 351 ns <= 550 ns allowed (relaxed from 500 ns; threshold for Test CPU, 2 cores; elsewhere 250 ns)",
+			map[string]float64{"Test CPU, 2 cores": 500, "Other CPU, 2 cores": 100}},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", 451, 100, 0, "fail", "median diff 351 ns > 250 ns allowed",
+			map[string]float64{"Test CPU, 4 cores": 500}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr+"/"+tt.verdict, func(t *testing.T) {
@@ -55,6 +60,7 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			a.Machines = tt.machines
 			r := oneResult(tt.a, tt.b)
 			r.Assertions = a.Evaluate(r, tt.relax)
 			if got := r.Assertions[0].Verdict; got != tt.verdict {

@@ -246,8 +246,16 @@ func decidedOn(a report.Assertion) string {
 		format = func(v float64) string { return spacedUnit(FigureValue(u, v)) }
 	}
 	s := fmt.Sprintf("%s %s %s %s %s", what, format(a.Value), holdingRelation(a), format(a.RelaxedThreshold), boundWord(a.Op))
+	var notes []string
 	if a.RelaxedThreshold != a.Threshold {
-		s += fmt.Sprintf(" (relaxed from %s)", format(a.Threshold))
+		notes = append(notes, "relaxed from "+format(a.Threshold))
+	}
+	if a.MachineClass != "" {
+		// The config keys this threshold to the run's machine class; say whose, and the check's own.
+		notes = append(notes, fmt.Sprintf("threshold for %s; elsewhere %s", a.MachineClass, format(a.DefaultThreshold)))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return s
 }
