@@ -15,7 +15,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // Adapter creates targets of one kind. Implementations must be safe to Open several times in one run

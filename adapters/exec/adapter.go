@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgschema"
+	"github.com/dbbench/dbbench/internal/postgres"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // Name is the adapter's name in configs.
@@ -178,8 +178,8 @@ func CreateSchema(ctx context.Context, dsn string) (string, error) {
 		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
 	}
 	defer conn.Close(context.Background())
-	pgschema.Sweep(ctx, conn, schemaPrefix, nil)
-	name, err := pgschema.Create(ctx, conn, schemaPrefix)
+	postgres.Sweep(ctx, conn, schemaPrefix, nil)
+	name, err := postgres.Create(ctx, conn, schemaPrefix)
 	if err != nil {
 		if name != "" {
 			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // Name is the adapter name.

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/clients/go/protocol"
-	"github.com/dbbench/dbbench/workloads"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/engine"
 )
 
 // checkEvery is how many operations pass between looks at the context, as in the engine.
@@ -205,7 +205,7 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
 	}
 	defer sess.Close()
-	d, err := workloads.TimeInsert(ctx, sess, persons, nil) // the engine's own timed region
+	d, err := engine.TimeInsert(ctx, sess, persons, nil) // the engine's own timed region
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -232,7 +232,7 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		if sc, err = capability[adapters.Scanner](b.t, adapters.Concurrent); err != nil {
 			return nil, 0, err
 		}
-		tallies, wall, err = workloads.ScanConcurrently(ctx, sc, len(lat), rows, lat)
+		tallies, wall, err = engine.ScanConcurrently(ctx, sc, len(lat), rows, lat)
 	}
 	if err != nil {
 		return nil, 0, err
