@@ -10,7 +10,6 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/wait"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/docker"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
@@ -21,7 +20,7 @@ import (
 func startContainer(ctx context.Context, o Options, settings map[string]string) (s *Server, err error) {
 	host, err := docker.Find(ctx, docker.PingTimeout)
 	if err != nil {
-		return nil, adapters.Unavailable("%v", err)
+		return nil, exitcode.Unavailable("%v", err)
 	}
 	defer func() {
 		// testcontainers panics on some discovery failures; keep them one-line errors.

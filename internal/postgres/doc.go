@@ -40,7 +40,8 @@
 // Without local binaries, Start runs the postgres:15 image through testcontainers-go when a Docker
 // engine answers (DOCKER_HOST, else the usual socket paths, checked in a few seconds). Testcontainers'
 // reaper removes the container if dbbench dies. With neither, Start returns an error wrapping
-// adapters.ErrUnavailable, so an optional target is skipped with the reason. Options.Mode forces one
+// exitcode.ErrUnavailable (the same value as adapters.ErrUnavailable), so an optional target is skipped
+// with the reason. Options.Mode forces one
 // mode.
 //
 // Tests use the subpackage pgtest: one server per test binary, failing (never skipping) when

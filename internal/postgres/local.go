@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/childproc"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -101,7 +100,7 @@ func startInWorkDir(ctx context.Context, o Options, settings map[string]string, 
 		if errors.Is(err, errServerExited) {
 			return nil, startErr("postgres exited during start-up (%v): %s", p.waitErr, tail)
 		}
-		if errors.Is(err, adapters.ErrUnavailable) {
+		if errors.Is(err, exitcode.ErrUnavailable) {
 			return nil, err
 		}
 		return nil, startErr("%w; server log: %s", err, tail)
@@ -135,7 +134,7 @@ func findBinaries(binDir string, roots []string) (binaries, error) {
 		if b, ok := binariesIn(binDir); ok {
 			return b, nil
 		}
-		return binaries{}, adapters.Unavailable("no PostgreSQL server binaries (initdb and postgres) in %s", binDir)
+		return binaries{}, exitcode.Unavailable("no PostgreSQL server binaries (initdb and postgres) in %s", binDir)
 	}
 	var dirs []string
 	if p, err := exec.LookPath("initdb"); err == nil {
@@ -150,7 +149,7 @@ func findBinaries(binDir string, roots []string) (binaries, error) {
 			return b, nil
 		}
 	}
-	return binaries{}, adapters.Unavailable("no PostgreSQL server binaries (initdb) found on PATH or in %s", strings.Join(roots, ", "))
+	return binaries{}, exitcode.Unavailable("no PostgreSQL server binaries (initdb) found on PATH or in %s", strings.Join(roots, ", "))
 }
 
 func binariesIn(dir string) (binaries, bool) {
@@ -234,15 +233,15 @@ func serverCredential() (*syscall.Credential, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, adapters.Unavailable("running as root, which PostgreSQL refuses, and there is no postgres system user to run the server as")
+		return nil, exitcode.Unavailable("running as root, which PostgreSQL refuses, and there is no postgres system user to run the server as")
 	}
 	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
 	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
 	if err1 != nil || err2 != nil {
-		return nil, adapters.Unavailable("user postgres has a non-numeric uid %q or gid %q", u.Uid, u.Gid)
+		return nil, exitcode.Unavailable("user postgres has a non-numeric uid %q or gid %q", u.Uid, u.Gid)
 	}
 	if uid == 0 {
-		return nil, adapters.Unavailable("user postgres is uid 0, which PostgreSQL refuses")
+		return nil, exitcode.Unavailable("user postgres is uid 0, which PostgreSQL refuses")
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, nil
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -94,7 +93,7 @@ type backend interface {
 
 // Start launches a private PostgreSQL server and returns once it accepts connections. ctx bounds
 // the start-up only: the server runs until Stop (or until this process dies). An error
-// wrapping adapters.ErrUnavailable means this machine can run neither mode; a bad Settings entry is
+// wrapping exitcode.ErrUnavailable means this machine can run neither mode; a bad Settings entry is
 // an exit-code-2 error; anything else is an exit-code-3 error.
 func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.StartTimeout <= 0 {
@@ -113,12 +112,12 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	switch o.Mode {
 	case "", ModeAuto:
 		s, localErr := startLocal(ctx, o, settings)
-		if !errors.Is(localErr, adapters.ErrUnavailable) {
+		if !errors.Is(localErr, exitcode.ErrUnavailable) {
 			return s, localErr
 		}
 		s, err := startContainer(ctx, o, settings)
-		if errors.Is(err, adapters.ErrUnavailable) {
-			return nil, adapters.Unavailable("%s, and %s: install postgresql (initdb, postgres) or start Docker, or give the target a dsn",
+		if errors.Is(err, exitcode.ErrUnavailable) {
+			return nil, exitcode.Unavailable("%s, and %s: install postgresql (initdb, postgres) or start Docker, or give the target a dsn",
 				reason(localErr), reason(err))
 		}
 		return s, err
@@ -132,7 +131,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 
 // reason strips the ErrUnavailable prefix so two reasons can be joined in one line.
 func reason(err error) string {
-	return strings.TrimPrefix(err.Error(), adapters.ErrUnavailable.Error()+": ")
+	return strings.TrimPrefix(err.Error(), exitcode.ErrUnavailable.Error()+": ")
 }
 
 // defaultSettings make a throwaway server fast: nothing it holds needs to survive a crash.
@@ -295,7 +294,7 @@ var errServerExited = errors.New("server exited during start-up")
 
 func (s *Server) checkVersion() error {
 	if s.versionNum < MinVersionNum {
-		return adapters.Unavailable("PostgreSQL %s is too old: dbbench needs %d or newer", s.version, MinVersionNum/10000)
+		return exitcode.Unavailable("PostgreSQL %s is too old: dbbench needs %d or newer", s.version, MinVersionNum/10000)
 	}
 	return nil
 }
@@ -306,7 +305,7 @@ func startErr(format string, args ...any) error {
 	err := fmt.Errorf("start PostgreSQL: "+format, args...)
 	var coded *exitcode.Error
 	switch {
-	case errors.Is(err, adapters.ErrUnavailable):
+	case errors.Is(err, exitcode.ErrUnavailable):
 		return err
 	case errors.As(err, &coded):
 		return &exitcode.Error{Code: coded.Code, Err: err}

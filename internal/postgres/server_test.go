@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -343,7 +342,7 @@ func TestBadSettings(t *testing.T) {
 }
 
 // TestUnavailable: with no binaries and no Docker engine, Start says so promptly with an error
-// wrapping adapters.ErrUnavailable.
+// wrapping exitcode.ErrUnavailable.
 func TestUnavailable(t *testing.T) {
 	empty := t.TempDir()
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(empty, "docker.sock"))
@@ -359,7 +358,7 @@ func TestUnavailable(t *testing.T) {
 		_, err := Start(ctx, Options{Mode: tc.mode, BinDir: empty})
 		cancel()
 		t.Logf("mode %q: %v", tc.mode, err)
-		if !errors.Is(err, adapters.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		if !errors.Is(err, exitcode.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("mode %q: err = %v, want ErrUnavailable", tc.mode, err)
 			continue
 		}
@@ -428,7 +427,7 @@ func TestFindBinaries(t *testing.T) {
 			t.Setenv("PATH", tc.path)
 			b, err := findBinaries(tc.binDir, tc.roots)
 			if tc.want == "" {
-				if !errors.Is(err, adapters.ErrUnavailable) {
+				if !errors.Is(err, exitcode.ErrUnavailable) {
 					t.Errorf("findBinaries = %+v, %v; want ErrUnavailable", b, err)
 				}
 				return
