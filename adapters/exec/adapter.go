@@ -170,7 +170,7 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// CreateSchema creates a new schema marked with its owner (internal/pgschema), the only thing dbbench
+// CreateSchema creates a new schema marked with its owner (internal/postgres), the only thing dbbench
 // creates on a server, after dropping those that dead runs left.
 func CreateSchema(ctx context.Context, dsn string) (string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
@@ -178,8 +178,8 @@ func CreateSchema(ctx context.Context, dsn string) (string, error) {
 		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
 	}
 	defer conn.Close(context.Background())
-	postgres.Sweep(ctx, conn, schemaPrefix, nil)
-	name, err := postgres.Create(ctx, conn, schemaPrefix)
+	postgres.SweepSchemas(ctx, conn, schemaPrefix, nil)
+	name, err := postgres.CreateSchema(ctx, conn, schemaPrefix)
 	if err != nil {
 		if name != "" {
 			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())

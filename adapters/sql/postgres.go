@@ -114,8 +114,8 @@ func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string
 		}
 		return name, false, nil
 	}
-	postgres.Sweep(ctx, admin, schemaPrefix, nil)
-	if name, err = postgres.Create(ctx, admin, schemaPrefix); err != nil {
+	postgres.SweepSchemas(ctx, admin, schemaPrefix, nil)
+	if name, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err != nil {
 		if name != "" {
 			admin.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
 		}

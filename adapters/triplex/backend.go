@@ -222,9 +222,9 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, session 
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
 	if b.server == nil {
-		postgres.Sweep(ctx, admin, schemaPrefix, logf)
+		postgres.SweepSchemas(ctx, admin, schemaPrefix, logf)
 	}
-	if b.schema, err = postgres.Create(ctx, admin, schemaPrefix); err == nil && b.server == nil {
+	if b.schema, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err == nil && b.server == nil {
 		b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", b.schema, b.dsn))
 	}
 	if b.schema == "" || err != nil {

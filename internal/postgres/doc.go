@@ -1,5 +1,6 @@
-// Package postgres starts a private, throwaway PostgreSQL server for a dbbench run or a test suite,
-// and removes it afterwards.
+// Package postgres is dbbench's PostgreSQL plumbing: it starts a private, throwaway PostgreSQL server
+// for a dbbench run or a test suite and removes it afterwards, and it creates the one thing dbbench
+// makes on any server, a schema of its own per target (schema.go).
 //
 // # Local mode
 //
@@ -40,9 +41,14 @@
 // Without local binaries, Start runs the postgres:15 image through testcontainers-go when a Docker
 // engine answers (DOCKER_HOST, else the usual socket paths, checked in a few seconds). Testcontainers'
 // reaper removes the container if dbbench dies. With neither, Start returns an error wrapping
-// exitcode.ErrUnavailable (the same value as adapters.ErrUnavailable), so an optional target is skipped
-// with the reason. Options.Mode forces one
-// mode.
+// exitcode.ErrUnavailable (the same value as adapters.ErrUnavailable), so an optional target is
+// skipped with the reason. Options.Mode forces one mode.
+//
+// # Schemas
+//
+// CreateSchema makes a schema named PREFIX<random> and marks it with its owner (pid and host,
+// internal/cleanup), so that a later run's SweepSchemas can drop the schemas of runs that died
+// (SIGKILL, a crash), and only those.
 //
 // Tests use the subpackage pgtest: one server per test binary, failing (never skipping) when
 // PostgreSQL cannot be started unless DBBENCH_SKIP_POSTGRES=1.

@@ -1,7 +1,8 @@
-// Package pgschema is the one thing dbbench creates on a PostgreSQL server: a schema of its own per
-// target, named PREFIX<random> and marked with its owner (pid and host, internal/cleanup), so that a
-// later run can drop the schemas of runs that died (SIGKILL, a crash) and only those.
 package postgres
+
+// The one thing dbbench creates on a PostgreSQL server: a schema of its own per target, named
+// PREFIX<random> and marked with its owner (pid and host, internal/cleanup), so that a later run can
+// drop the schemas of runs that died (SIGKILL, a crash) and only those.
 
 import (
 	"context"
@@ -17,8 +18,8 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 )
 
-// Create creates a new schema PREFIX<random> and marks it with this process as its owner.
-func Create(ctx context.Context, conn *pgx.Conn, prefix string) (string, error) {
+// CreateSchema creates a new schema PREFIX<random> and marks it with this process as its owner.
+func CreateSchema(ctx context.Context, conn *pgx.Conn, prefix string) (string, error) {
 	var err error
 	for range 5 {
 		var b [6]byte
@@ -41,11 +42,11 @@ func Create(ctx context.Context, conn *pgx.Conn, prefix string) (string, error) 
 // user's holding one (say, a transaction left open on one of its tables) must not hold up the run.
 const sweepLockTimeout = 2 * time.Second
 
-// Sweep drops the schemas with the prefix that runs which died left on the server: those whose owner
+// SweepSchemas drops the schemas with the prefix that runs which died left on the server: those whose owner
 // mark names a dead process of this host, and only those. Failures are ignored: a sweep is a courtesy.
 // A schema that cannot be locked within sweepLockTimeout is left for a later run (a lock timeout,
 // not a cancelled context, so that conn stays usable).
-func Sweep(ctx context.Context, conn *pgx.Conn, prefix string, logf func(string, ...any)) {
+func SweepSchemas(ctx context.Context, conn *pgx.Conn, prefix string, logf func(string, ...any)) {
 	rows, err := conn.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '')
 		FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix)
 	if err != nil {

@@ -25,9 +25,9 @@ func TestCreateAndSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	live, err := postgres.Create(ctx, conn, "dbbench_t_")
+	live, err := postgres.CreateSchema(ctx, conn, "dbbench_t_")
 	if err != nil || !strings.HasPrefix(live, "dbbench_t_") {
-		t.Fatalf("Create: %q, %v", live, err)
+		t.Fatalf("CreateSchema: %q, %v", live, err)
 	}
 	var mark string
 	if err := conn.QueryRow(ctx, "SELECT obj_description($1::regnamespace, 'pg_namespace')", live).Scan(&mark); err != nil || !strings.Contains(mark, "pid=") {
@@ -45,7 +45,7 @@ func TestCreateAndSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	postgres.Sweep(ctx, conn, "dbbench_t_", t.Logf)
+	postgres.SweepSchemas(ctx, conn, "dbbench_t_", t.Logf)
 	rows, _ := conn.Query(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_t_%' OR nspname = 'other_dead' ORDER BY 1")
 	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
@@ -95,7 +95,7 @@ func TestSweepDoesNotWaitForLocks(t *testing.T) {
 
 	t0 := time.Now()
 	done := make(chan struct{})
-	go func() { postgres.Sweep(ctx, conn, "dbbench_t_", t.Logf); close(done) }()
+	go func() { postgres.SweepSchemas(ctx, conn, "dbbench_t_", t.Logf); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(postgres.SweepLockTimeout + 10*time.Second):

@@ -494,7 +494,7 @@ func TestTailOf(t *testing.T) {
 }
 
 // BenchmarkStartStop measures a whole server lifetime: initdb, start, first connection, stop and
-// removal. Run: go test -run '^$' -bench StartStop -benchtime 5x ./internal/pgserver/
+// removal. Run: go test -run '^$' -bench StartStop -benchtime 5x ./internal/postgres/
 func BenchmarkStartStop(b *testing.B) {
 	for b.Loop() {
 		s, err := Start(context.Background(), Options{})

@@ -1,5 +1,5 @@
 // Package pgtest gives tests a real PostgreSQL server: one throwaway server per test binary, started
-// on first use by pgserver (local binaries, else a container) and stopped by Main.
+// on first use by internal/postgres (local binaries, else a container) and stopped by Main.
 //
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 //
