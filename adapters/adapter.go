@@ -69,17 +69,6 @@ type WorkloadSpec struct {
 	Params []OptionSpec
 }
 
-// The four common workloads.
-const (
-	Scan       = "scan"
-	Lookup     = "lookup"
-	Insert     = "insert"
-	Concurrent = "concurrent"
-)
-
-// Builtins lists the common workloads in their canonical order.
-var Builtins = []string{Scan, Lookup, Insert, Concurrent}
-
 // ErrUnavailable marks an error caused by infrastructure this machine does not have. It is
 // exitcode.ErrUnavailable, the same value, so that the ground packages below the adapters
 // (internal/postgres) can say it too.

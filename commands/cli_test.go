@@ -18,13 +18,14 @@ import (
 	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // missingServer is an adapter whose server is never there, for the infrastructure exit code.
 type missingServer struct{}
 
 func (missingServer) Info() adapters.Info {
-	return adapters.Info{Name: "missing", Summary: "a server that is not there", Builtin: []string{adapters.Scan}}
+	return adapters.Info{Name: "missing", Summary: "a server that is not there", Builtin: []string{workloads.Scan}}
 }
 
 func (missingServer) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	reportpkg "github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // stuckServer is an adapter whose Open creates something remote and then hangs, deaf to its
@@ -23,7 +24,7 @@ import (
 type stuckServer struct{ release chan struct{} }
 
 func (stuckServer) Info() adapters.Info {
-	return adapters.Info{Name: "stuck", Summary: "hangs in Open", Builtin: []string{adapters.Scan}}
+	return adapters.Info{Name: "stuck", Summary: "hangs in Open", Builtin: []string{workloads.Scan}}
 }
 
 func (s stuckServer) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {
@@ -77,7 +78,7 @@ type stuckCleanup struct {
 }
 
 func (stuckCleanup) Info() adapters.Info {
-	return adapters.Info{Name: "stuckclose", Summary: "hangs in Close", Builtin: []string{adapters.Lookup}}
+	return adapters.Info{Name: "stuckclose", Summary: "hangs in Close", Builtin: []string{workloads.Lookup}}
 }
 
 func (s stuckCleanup) Open(ctx context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {

@@ -13,14 +13,15 @@ import (
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // builtinWorkloadHelp documents the four common workloads.
 var builtinWorkloadHelp = [][2]string{
-	{adapters.Scan, "one read transaction reads `rows` persons and decodes every row (default rows: the dataset)"},
-	{adapters.Lookup, "`ops` point lookups by email, each in its own read transaction (default 1000)"},
-	{adapters.Insert, "a fresh store, one write transaction with `ops` separate inserts, then commit (default 10000)"},
-	{adapters.Concurrent, "`readers` read transactions at once, each scanning `rows` persons (default 4 x 10000)"},
+	{workloads.Scan, "one read transaction reads `rows` persons and decodes every row (default rows: the dataset)"},
+	{workloads.Lookup, "`ops` point lookups by email, each in its own read transaction (default 1000)"},
+	{workloads.Insert, "a fresh store, one write transaction with `ops` separate inserts, then commit (default 10000)"},
+	{workloads.Concurrent, "`readers` read transactions at once, each scanning `rows` persons (default 4 x 10000)"},
 }
 
 // NewListCmd builds `dbbench list`.

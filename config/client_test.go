@@ -7,13 +7,14 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // clientAdapter stands in for exec: its targets declare their own workloads once started.
 type clientAdapter struct{}
 
 func (clientAdapter) Info() adapters.Info {
-	return adapters.Info{Name: "client", Builtin: adapters.Builtins, ClientWorkloads: true}
+	return adapters.Info{Name: "client", Builtin: workloads.Builtins, ClientWorkloads: true}
 }
 
 func (clientAdapter) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {

@@ -16,18 +16,14 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/report/assertion"
+	"github.com/dbbench/dbbench/workloads"
 )
 
-// Defaults for a config that leaves them out.
+// Defaults for a config that leaves them out (a workload's sizes: workloads.Params).
 const (
 	DefaultSeed    = 1
 	DefaultWarmup  = 1
 	DefaultRepeats = 5
-	DefaultLookups = 1000
-	DefaultInserts = 10000
-	DefaultReaders = 4
-	DefaultRows    = 10000
-	DefaultOps     = 100
 	MaxRepeats     = 1000
 	// Upper bounds that a machine with 24 GiB survives: every workload holds its keys, persons or
 	// per-operation latencies in memory, and every reader is a goroutine with a transaction.
@@ -41,7 +37,7 @@ const (
 var workloadBounds = map[string]int{"rows": MaxPersons, "ops": MaxOps, "readers": MaxReaders}
 
 // Isolation modes: how the engine keeps one target's figures from depending on the targets that ran
-// before it in the same repeat (see workloads.Runner).
+// before it in the same repeat (see engine.Runner).
 const (
 	// IsolationNone runs the targets' timed repeats back to back (A B A B ...).
 	IsolationNone = "none"
@@ -646,7 +642,7 @@ func parseAssertion(s AssertionSpec) (assertion.Assertion, error) {
 
 // used by Resolve for unknown-name suggestions.
 func knownWorkloads(reg *adapters.Registry) []string {
-	known := append([]string{}, adapters.Builtins...)
+	known := append([]string{}, workloads.Builtins...)
 	for _, n := range reg.Names() {
 		a, _ := reg.Lookup(n)
 		for _, w := range a.Info().Workloads {

@@ -10,6 +10,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // pagesAdapter is a stand-in with options and an adapter-specific workload, to validate against.
@@ -18,7 +19,7 @@ type pagesAdapter struct{}
 func (pagesAdapter) Info() adapters.Info {
 	return adapters.Info{
 		Name:    "pages",
-		Builtin: []string{adapters.Scan},
+		Builtin: []string{workloads.Scan},
 		Options: []adapters.OptionSpec{
 			{Name: "path", Kind: adapters.String},
 			{Name: "map_size", Kind: adapters.Bytes, Default: "1GiB"},

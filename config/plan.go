@@ -12,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Plan is a config resolved against the registry, with CI overrides applied: what the engine runs.
@@ -53,35 +54,9 @@ type WorkloadPlan struct {
 	CrossCheck bool
 }
 
-// Params resolves a workload's sizes for a dataset of size persons.
+// Params resolves a workload's sizes for a dataset of size persons (workloads.Params).
 func (w WorkloadPlan) Params(size int) (rows, ops, readers int) {
-	rows, ops, readers = w.Rows, w.Ops, w.Readers
-	switch w.Name {
-	case adapters.Scan:
-		if rows == 0 {
-			rows = size
-		}
-	case adapters.Lookup:
-		if ops == 0 {
-			ops = min(DefaultLookups, size)
-		}
-	case adapters.Insert:
-		if ops == 0 {
-			ops = min(DefaultInserts, size)
-		}
-	case adapters.Concurrent:
-		if readers == 0 {
-			readers = DefaultReaders
-		}
-		if rows == 0 {
-			rows = min(DefaultRows, size)
-		}
-	default:
-		if ops == 0 {
-			ops = DefaultOps
-		}
-	}
-	return rows, ops, readers
+	return workloads.Params(w.Name, w.Rows, w.Ops, w.Readers, size)
 }
 
 // TargetPlan is a target with its adapter and validated options.
@@ -194,7 +169,7 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 				wp.Readers = *o.readers
 			}
 		}
-		wp.Custom = !slices.Contains(adapters.Builtins, w.Name)
+		wp.Custom = !slices.Contains(workloads.Builtins, w.Name)
 		if err := checkWorkloadParams(w, wp); err != nil {
 			return nil, err
 		}
@@ -245,11 +220,11 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 			wp := p.workload(w.Name)
 			rows, ops, _ := wp.Params(size)
 			switch w.Name {
-			case adapters.Scan, adapters.Concurrent:
+			case workloads.Scan, workloads.Concurrent:
 				if rows > size {
 					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)}
 				}
-			case adapters.Insert:
+			case workloads.Insert:
 				if ops > size {
 					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
 				}
@@ -360,21 +335,21 @@ func checkWorkloadParams(w Workload, wp WorkloadPlan) error {
 		return &lineError{line: w.Line, msg: fmt.Sprintf("workload %s has no parameter %q", w.Name, param)}
 	}
 	switch w.Name {
-	case adapters.Scan:
+	case workloads.Scan:
 		if wp.Ops != 0 {
 			return bad("ops")
 		}
 		if wp.Readers != 0 {
 			return bad("readers")
 		}
-	case adapters.Lookup, adapters.Insert:
+	case workloads.Lookup, workloads.Insert:
 		if wp.Rows != 0 {
 			return bad("rows")
 		}
 		if wp.Readers != 0 {
 			return bad("readers")
 		}
-	case adapters.Concurrent:
+	case workloads.Concurrent:
 		if wp.Ops != 0 {
 			return bad("ops")
 		}

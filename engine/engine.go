@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -29,6 +28,7 @@ import (
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Runner runs a plan.
@@ -438,42 +438,13 @@ func sanitize(name string) string {
 	return string(b)
 }
 
-// workloadSeed derives the key sample of a workload from the run seed and its name, identical for every
-// target so that all of them do the same work.
-func workloadSeed(seed int64, name string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return seed ^ int64(h.Sum64()>>1)
-}
-
 // runWorkload runs one workload on every target that has it: preparation, warm-up, then the repeats
 // interleaved across targets, then the cross-target checks.
 func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *progress) error {
 	p := r.Plan
 	rows, ops, readers := w.Params(size)
-	run := workloadRun{name: w.Name, rows: rows, ops: ops, readers: readers, ds: ds}
-	params := map[string]any{}
-	switch w.Name {
-	case adapters.Scan:
-		params["rows"] = rows
-	case adapters.Lookup:
-		params["ops"] = ops
-		run.keys = ds.Sample(ops, workloadSeed(p.Seed, w.Name))
-		run.emails = make([][]byte, len(run.keys))
-		for i, k := range run.keys {
-			run.emails[i] = ds.Email(int(k))
-		}
-	case adapters.Insert:
-		params["ops"] = ops
-		run.persons = make([]dataset.Person, ops)
-		for i := range run.persons {
-			run.persons[i] = ds.Person(i)
-		}
-	case adapters.Concurrent:
-		params["readers"], params["rows"] = readers, rows
-	default:
-		params["ops"] = ops
-	}
+	run := workloads.Resolve(w.Name, rows, ops, readers, ds, p.Seed)
+	params := run.ReportParams()
 
 	type active struct {
 		s    *targetState
@@ -486,9 +457,9 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 			continue
 		}
 		key := resultKey{s.plan.Name, w.Name, size}
-		acc := newResultAcc(key, unitOf(w.Name, w.Custom), params)
+		acc := newResultAcc(key, workloads.Unit(w.Name, w.Custom), params)
 		*results = append(*results, acc)
-		acc.verification = expectation(run, s.inst, w.CrossCheck)
+		acc.verification = run.Expect(scansInKeyOrder(s.inst), w.CrossCheck)
 		ex := &execution{w: run, target: s.inst, slowdown: s.slow}
 		if tc, ok := s.inst.(adapters.TimedCustomRunner); ok && w.Custom {
 			ex.timed, ex.params = tc, s.plan.Params[w.Name].Values()
@@ -637,7 +608,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 		// same in every run): in config order, the first target of each round ran right after the
 		// last one's (another backend's work) and paid for it, while the next found the
 		// CPU warm from the same query on its neighbour (depth 20 at 0.36-0.97 of depth 1).
-		rng := rand.New(rand.NewPCG(uint64(workloadSeed(p.Seed, w.Name)), uint64(rep)))
+		rng := rand.New(rand.NewPCG(uint64(workloads.Seed(p.Seed, w.Name)), uint64(rep)))
 		order := make([]int, len(live))
 		for i := 0; i < n; i++ {
 			for k := range order {
@@ -778,7 +749,7 @@ func isolation(p *config.Plan) string {
 // not enough for the cache to keep a scan's data), leaving the state its previous timed repeats would
 // have left had it run alone. Around the re-warm and the timed repeat the GC is paced as the target
 // alone would pace it (gcPace), so that its neighbours' live heaps do not make its collections rarer.
-func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloadRun) error {
+func (r *Runner) rewarm(ctx context.Context, ex *execution, acc *resultAcc, run workloads.Run) error {
 	debug.FreeOSMemory()
 	for i := 0; i < max(r.Plan.Rewarm, 1); i++ {
 		m, err := ex.run(ctx)
@@ -812,65 +783,13 @@ func closeOp(op adapters.Op) {
 	}
 }
 
-func unitOf(name string, custom bool) string {
-	switch {
-	case custom:
-		return "op"
-	case name == adapters.Scan:
-		return "scan"
-	case name == adapters.Lookup:
-		return "lookup"
-	case name == adapters.Insert:
-		return "insert-txn"
-	}
-	return "reader"
-}
-
-// expectation decides how a workload's result is verified on a target.
-func expectation(w workloadRun, t adapters.Target, crossCheck bool) verification {
-	v := verification{}
-	ordered := false
+// scansInKeyOrder says whether the target scans in key (email) order, so that a partial scan has a
+// known checksum.
+func scansInKeyOrder(t adapters.Target) bool {
 	if o, ok := t.(adapters.OrderedScanner); ok {
-		ordered = o.ScansInKeyOrder()
+		return o.ScansInKeyOrder()
 	}
-	switch w.name {
-	case adapters.Scan:
-		v.rows, v.perReader = int64(w.rows), false
-		switch {
-		case w.rows == w.ds.Len():
-			v.sum, v.hasSum, v.method = w.ds.SumFirst(w.ds.Len()), true, "rows == N and checksum == the whole dataset"
-		case ordered:
-			v.sum, v.hasSum, v.method = w.ds.SumSortedPrefix(w.rows), true, "rows == N and checksum == the first N persons in email order"
-		default:
-			v.method = "rows == N; checksum identical across repeats and targets"
-			v.sameAcross = true
-		}
-	case adapters.Lookup:
-		v.rows, v.sum, v.hasSum = int64(len(w.keys)), w.ds.SumOf(w.keys), true
-		v.method = "every key found; checksum == the looked-up persons"
-	case adapters.Insert:
-		v.rows, v.sum, v.hasSum = int64(len(w.persons)), w.ds.SumFirst(len(w.persons)), true
-		v.method = "fresh store read back after commit: rows == N and checksum == the inserted persons"
-	case adapters.Concurrent:
-		v.rows, v.perReader = int64(w.rows), true
-		if w.rows == w.ds.Len() {
-			v.sum, v.hasSum = w.ds.SumFirst(w.ds.Len()), true
-			v.method = "each reader: rows == R and checksum == the whole dataset"
-		} else if ordered {
-			v.sum, v.hasSum = w.ds.SumSortedPrefix(w.rows), true
-			v.method = "each reader: rows == R and checksum == the first R persons in email order"
-		} else {
-			v.method = "each reader: rows == R; checksums identical across readers, repeats and targets"
-			v.sameAcross = true
-		}
-	default:
-		v.rows = -1
-		v.method = "checked by the adapter on every operation"
-		if crossCheck {
-			v.method += "; checksums identical across targets, repeat by repeat"
-		}
-	}
-	return v
+	return false
 }
 
 // sortedKeys returns map keys in order, for deterministic output.

@@ -23,6 +23,7 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // fake is a test adapter: a memory store whose behaviour options break it in controlled ways, so the
@@ -43,7 +44,7 @@ func (l *callLog) add(s string) { l.mu.Lock(); l.calls = append(l.calls, s); l.m
 func (f fake) Info() adapters.Info {
 	return adapters.Info{
 		Name:    "fake",
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 		Options: []adapters.OptionSpec{
 			{Name: "label", Kind: adapters.String},
 			{Name: "drop_row", Kind: adapters.Bool},

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // The ETA is the work a run has left, priced at what the same work cost so far. The work is the
@@ -137,7 +137,7 @@ func newEstimator(p *config.Plan, now time.Time) *estimator {
 	}
 	for _, w := range p.Workloads {
 		e.workloads = append(e.workloads, w.Name)
-		e.rowsKind = append(e.rowsKind, !w.Custom && (w.Name == adapters.Scan || w.Name == adapters.Concurrent))
+		e.rowsKind = append(e.rowsKind, !w.Custom && (w.Name == workloads.Scan || w.Name == workloads.Concurrent))
 		runs := make([]bool, len(p.Targets))
 		for ti := range p.Targets {
 			runs[ti] = p.Targets[ti].Runs(w.Name)
@@ -157,9 +157,9 @@ func newEstimator(p *config.Plan, now time.Time) *estimator {
 func workOf(w config.WorkloadPlan, size int) float64 {
 	rows, ops, readers := w.Params(size)
 	switch w.Name {
-	case adapters.Scan:
+	case workloads.Scan:
 		return float64(max(rows, 1))
-	case adapters.Concurrent:
+	case workloads.Concurrent:
 		return float64(max(readers*rows, 1))
 	}
 	return float64(max(ops, 1))

@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // fakeClock is a clock that moves only when told: the clocked adapter moves it by what its work
@@ -37,7 +38,7 @@ type clocked struct{ clock *fakeClock }
 
 func (c clocked) Info() adapters.Info {
 	return adapters.Info{
-		Name: "clocked", Builtin: adapters.Builtins,
+		Name: "clocked", Builtin: workloads.Builtins,
 		Options: []adapters.OptionSpec{{Name: "factor", Kind: adapters.Int, Default: "1"}},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // measurement is what one execution of a workload on one target produced.
@@ -43,7 +44,7 @@ const checkEvery = 256
 
 // execution runs one workload once on one target.
 type execution struct {
-	w        workloadRun
+	w        workloads.Run
 	target   adapters.Target
 	slowdown *slowdown   // nil: none injected
 	op       adapters.Op // custom workloads
@@ -55,28 +56,16 @@ type execution struct {
 	done atomic.Int64
 }
 
-// workloadRun is a workload resolved for one dataset size.
-type workloadRun struct {
-	name    string
-	rows    int
-	ops     int
-	readers int
-	ds      *dataset.Persons
-	keys    []int32          // lookup: dataset indices to look up
-	emails  [][]byte         // lookup: the keys' emails
-	persons []dataset.Person // insert: what to insert
-}
-
 func (e *execution) run(ctx context.Context) (*measurement, error) {
 	defer e.done.Add(1)
-	switch e.w.name {
-	case adapters.Scan:
+	switch e.w.Name {
+	case workloads.Scan:
 		return e.scan(ctx)
-	case adapters.Lookup:
+	case workloads.Lookup:
 		return e.lookup(ctx)
-	case adapters.Insert:
+	case workloads.Insert:
 		return e.insert(ctx)
-	case adapters.Concurrent:
+	case workloads.Concurrent:
 		return e.concurrent(ctx)
 	}
 	return e.custom(ctx)
@@ -90,12 +79,12 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 		err error
 	)
 	if ts, ok := e.target.(adapters.TimedScanner); ok {
-		t, d, err = ts.TimedScan(ctx, e.w.rows)
+		t, d, err = ts.TimedScan(ctx, e.w.Rows)
 		d += e.slowdown.add(d, 0)
 	} else {
 		sc := e.target.(adapters.Scanner)
 		start := time.Now()
-		t, err = sc.Scan(ctx, e.w.rows)
+		t, err = sc.Scan(ctx, e.w.Rows)
 		if e.slowdown != nil {
 			e.slowdown.add(time.Since(start), 1)
 		}
@@ -111,11 +100,11 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 
 func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 	m := newMeasurement()
-	n := len(e.w.keys)
+	n := len(e.w.Keys)
 	m.ops = int64(n)
 	if tl, ok := e.target.(adapters.TimedPointReader); ok {
 		lat := make([]time.Duration, n)
-		t, err := tl.TimedLookups(ctx, e.w.ds, e.w.keys, lat)
+		t, err := tl.TimedLookups(ctx, e.w.DS, e.w.Keys, lat)
 		if err != nil {
 			return nil, err
 		}
@@ -146,32 +135,32 @@ func perOp(s *opStepper) (*measurement, error) {
 // through a PointReader, a custom workload through Op.Do), with done as its progress counter; nil
 // for any other execution (one the target times itself, or timed as a whole).
 func (e *execution) stepper(ctx context.Context, done *atomic.Int64) *opStepper {
-	switch e.w.name {
-	case adapters.Scan, adapters.Insert, adapters.Concurrent:
+	switch e.w.Name {
+	case workloads.Scan, workloads.Insert, workloads.Concurrent:
 		return nil
-	case adapters.Lookup:
+	case workloads.Lookup:
 		if _, ok := e.target.(adapters.TimedPointReader); ok {
 			return nil
 		}
 		pr := e.target.(adapters.PointReader)
-		return newOpStepper(ctx, len(e.w.keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
-			return pr.Lookup(ctx, e.w.emails[i])
+		return newOpStepper(ctx, len(e.w.Keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
+			return pr.Lookup(ctx, e.w.Emails[i])
 		}, nil)
 	}
 	if e.timed != nil || e.op == nil {
 		return nil
 	}
-	return newOpStepper(ctx, e.w.ops, e.slowdown, done, "operations", func(i int) (adapters.Tally, error) {
+	return newOpStepper(ctx, e.w.Ops, e.slowdown, done, "operations", func(i int) (adapters.Tally, error) {
 		return e.op.Do(ctx, i)
 	}, e.verifier(ctx))
 }
 
 func (e *execution) insert(ctx context.Context) (*measurement, error) {
 	m := newMeasurement()
-	n := len(e.w.persons)
+	n := len(e.w.Persons)
 	m.ops = int64(n)
 	if ti, ok := e.target.(adapters.TimedInserter); ok {
-		verify, d, err := ti.TimedInsert(ctx, e.w.ds, n)
+		verify, d, err := ti.TimedInsert(ctx, e.w.DS, n)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +176,7 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 	}
 	defer sess.Close()
 	e.done.Add(1) // each untimed step counts as progress too
-	d, err := timedInsert(ctx, sess, e.w.persons, e.slowdown)
+	d, err := timedInsert(ctx, sess, e.w.Persons, e.slowdown)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +232,7 @@ func TimeInsert(ctx context.Context, sess adapters.InsertSession, persons []data
 
 func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	m := newMeasurement()
-	lat := make([]time.Duration, e.w.readers)
+	lat := make([]time.Duration, e.w.Readers)
 	var (
 		tallies []adapters.Tally
 		wall    time.Duration
@@ -251,17 +240,17 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	)
 	switch t := e.target.(type) {
 	case adapters.TimedConcurrentScanner:
-		tallies, wall, err = t.TimedScanConcurrently(ctx, e.w.readers, e.w.rows, lat)
+		tallies, wall, err = t.TimedScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
 	case adapters.ConcurrentScanner:
-		tallies, wall, err = t.ScanConcurrently(ctx, e.w.readers, e.w.rows, lat)
+		tallies, wall, err = t.ScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
 	default:
-		tallies, wall, err = ScanConcurrently(ctx, e.target.(adapters.Scanner), e.w.readers, e.w.rows, lat)
+		tallies, wall, err = ScanConcurrently(ctx, e.target.(adapters.Scanner), e.w.Readers, e.w.Rows, lat)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(tallies) != e.w.readers {
-		return nil, fmt.Errorf("adapter returned %d reader results for %d readers", len(tallies), e.w.readers)
+	if len(tallies) != e.w.Readers {
+		return nil, fmt.Errorf("adapter returned %d reader results for %d readers", len(tallies), e.w.Readers)
 	}
 	if e.slowdown != nil {
 		// Readers overlap, so the wall time grows by the slowest reader's extra work.
@@ -277,7 +266,7 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 		m.rows += t.Rows
 		m.sum += t.Sum
 	}
-	m.elapsed, m.ops, m.readers = wall, int64(e.w.readers), tallies
+	m.elapsed, m.ops, m.readers = wall, int64(e.w.Readers), tallies
 	return m, nil
 }
 
@@ -331,8 +320,8 @@ func (e *execution) verifier(ctx context.Context) func(int) (adapters.Tally, err
 // timedCustom runs a self-timed custom workload: the target reports one latency per operation.
 func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 	m := newMeasurement()
-	lat := make([]time.Duration, e.w.ops)
-	t, err := e.timed.TimedRun(ctx, e.w.name, e.params, lat)
+	lat := make([]time.Duration, e.w.Ops)
+	t, err := e.timed.TimedRun(ctx, e.w.Name, e.params, lat)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +330,7 @@ func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 		report.Record(m.hist, lat[i])
 		m.elapsed += lat[i]
 	}
-	m.ops, m.rows, m.sum = int64(e.w.ops), t.Rows, t.Sum
+	m.ops, m.rows, m.sum = int64(e.w.Ops), t.Rows, t.Sum
 	return m, nil
 }
 

@@ -7,24 +7,15 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
-
-// verification is what a result must show before its times count.
-type verification struct {
-	rows       int64 // expected rows (per reader for concurrent); -1: the adapter checks
-	sum        uint64
-	hasSum     bool
-	perReader  bool
-	sameAcross bool // no exact expectation: every repeat (and target) must agree
-	method     string
-}
 
 // resultAcc accumulates one result over its repeats.
 type resultAcc struct {
 	key          resultKey
 	unit         string
 	params       map[string]any
-	verification verification
+	verification workloads.Expectation // what the result must show before its times count
 	merged       *hdrhistogram.Histogram
 	errMerged    *hdrhistogram.Histogram
 	repeats      []report.Repeat
@@ -48,42 +39,42 @@ func (a *resultAcc) fail(err error) {
 }
 
 // verify checks one execution against the expectation.
-func (a *resultAcc) verify(m *measurement, w workloadRun) error {
+func (a *resultAcc) verify(m *measurement, w workloads.Run) error {
 	v := a.verification
-	if v.rows < 0 {
+	if v.Rows < 0 {
 		return nil // adapter-checked workload
 	}
-	if v.perReader {
+	if v.PerReader {
 		for i, t := range m.readers {
-			if t.Rows != v.rows {
-				return fmt.Errorf("verification failed: reader %d read %d rows, want %d", i+1, t.Rows, v.rows)
+			if t.Rows != v.Rows {
+				return fmt.Errorf("verification failed: reader %d read %d rows, want %d", i+1, t.Rows, v.Rows)
 			}
-			if v.hasSum && t.Sum != v.sum {
-				return fmt.Errorf("verification failed: reader %d checksum %016x, want %016x: the rows read are not the dataset's", i+1, t.Sum, v.sum)
+			if v.HasSum && t.Sum != v.Sum {
+				return fmt.Errorf("verification failed: reader %d checksum %016x, want %016x: the rows read are not the dataset's", i+1, t.Sum, v.Sum)
 			}
-			if v.sameAcross && t.Sum != m.readers[0].Sum {
+			if v.SameAcross && t.Sum != m.readers[0].Sum {
 				return fmt.Errorf("verification failed: readers disagree (checksums %016x and %016x) on the same snapshot", m.readers[0].Sum, t.Sum)
 			}
 		}
-		if v.sameAcross {
+		if v.SameAcross {
 			return a.sameAsBefore(m.readers[0].Sum)
 		}
 		return nil
 	}
-	if m.rows != v.rows {
+	if m.rows != v.Rows {
 		what := "rows"
-		switch w.name {
+		switch w.Name {
 		case "lookup":
 			what = "persons found"
 		case "insert":
 			what = "persons read back"
 		}
-		return fmt.Errorf("verification failed: %d %s, want %d", m.rows, what, v.rows)
+		return fmt.Errorf("verification failed: %d %s, want %d", m.rows, what, v.Rows)
 	}
-	if v.hasSum && m.sum != v.sum {
-		return fmt.Errorf("verification failed: checksum %016x, want %016x: the rows are not the dataset's", m.sum, v.sum)
+	if v.HasSum && m.sum != v.Sum {
+		return fmt.Errorf("verification failed: checksum %016x, want %016x: the rows are not the dataset's", m.sum, v.Sum)
 	}
-	if v.sameAcross {
+	if v.SameAcross {
 		return a.sameAsBefore(m.sum)
 	}
 	return nil
@@ -214,9 +205,9 @@ func (a *resultAcc) finish() report.Result {
 		r.Status, r.Error = "failed", a.err.Error()
 	}
 	v := a.verification
-	r.Verification = report.Verification{ExpectedRows: v.rows, Method: v.method, OK: a.err == nil}
-	if v.hasSum {
-		r.Verification.Expected = fmt.Sprintf("%016x", v.sum)
+	r.Verification = report.Verification{ExpectedRows: v.Rows, Method: v.Method, OK: a.err == nil}
+	if v.HasSum {
+		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
 	}
 	// Figures: median over repeats of each per-repeat figure.
 	names := map[string]bool{}

@@ -19,6 +19,7 @@ import (
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -56,7 +57,7 @@ func (Adapter) Info() adapters.Info {
 			{Name: "postgres", Kind: adapters.Bool, Default: "false", Help: "give the client a new schema on the run's throwaway PostgreSQL server"},
 			{Name: "dsn", Kind: adapters.DSN, Help: "give the client a new schema on this PostgreSQL server (dropped at the end; nothing else is touched)"},
 		},
-		Builtin:         adapters.Builtins,
+		Builtin:         workloads.Builtins,
 		ClientWorkloads: true,
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report/render"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Options says which client to check and how.
@@ -217,7 +218,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		}
 		return nil
 	}
-	if declared(adapters.Scan) {
+	if declared(workloads.Scan) {
 		k.check(c, "scan all", func() (string, error) {
 			t, d, err := c.Scan(ctx, n)
 			if err != nil {
@@ -246,7 +247,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	} else {
 		k.skip("scan", "not declared by the client")
 	}
-	if declared(adapters.Lookup) {
+	if declared(workloads.Lookup) {
 		k.check(c, "lookup", func() (string, error) {
 			keys := append([]int32{0, int32(n - 1)}, ds.Sample(min(100, n), 7)...)
 			lat := make([]time.Duration, len(keys))
@@ -260,7 +261,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	} else {
 		k.skip("lookup", "not declared by the client")
 	}
-	if declared(adapters.Insert) {
+	if declared(workloads.Insert) {
 		rows := min(100, n)
 		for _, name := range []string{"insert", "insert again (a fresh store each time)"} {
 			k.check(c, name, func() (string, error) {
@@ -274,7 +275,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	} else {
 		k.skip("insert", "not declared by the client")
 	}
-	if declared(adapters.Concurrent) {
+	if declared(workloads.Concurrent) {
 		k.check(c, "concurrent", func() (string, error) {
 			const readers = 4
 			lat := make([]time.Duration, readers)
@@ -293,7 +294,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		k.skip("concurrent", "not declared by the client")
 	}
 	for _, w := range *hello.Workloads {
-		if slices.Contains(adapters.Builtins, w) {
+		if slices.Contains(workloads.Builtins, w) {
 			continue
 		}
 		k.check(c, "run "+w, func() (string, error) {
