@@ -163,11 +163,10 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	res.Redact = sec.String
 	out := sec.Writer(f.Out)
-	var progress io.Writer
+	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter}
 	if !opts.Quiet {
-		progress = sec.Writer(f.Err)
+		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
 	}
-	runner := &engine.Runner{Plan: plan, Progress: progress, TempDir: f.TempDir, Instructions: counter}
 	if plan.Isolation == config.IsolationProcess {
 		if err := spawnWorkers(runner, opts); err != nil {
 			return err

@@ -27,15 +27,15 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads"
 )
 
 // Runner runs a plan.
 type Runner struct {
 	Plan *config.Plan
-	// Progress receives progress lines (nil: silent).
-	Progress io.Writer
+	// Events receives the run's progress as it goes (nil: none); see progress.go. The engine sends
+	// them from the goroutine running the plan, and adapters' log lines from wherever they log.
+	Events func(Event)
 	// TempDir is where the run's temporary stores go ("" = the system temp dir).
 	TempDir string
 	// Environment describes the machine; nil uses report.CollectEnvironment.
@@ -58,7 +58,7 @@ type Runner struct {
 	Clock func() time.Time
 
 	// observeETA, in tests, sees every estimate of the time left.
-	observeETA func(p *progress, left time.Duration, ok bool)
+	observeETA func(p *tracker, left time.Duration, ok bool)
 	pace       *gcPace // the current dataset size's GC pacing per target; nil without re-warming
 	// partial builds the report of the results so far (set by Run).
 	partial func(runErr *RunError) *report.Report
@@ -105,7 +105,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if r.Instructions != nil && interleave(p) == config.InterleaveOps {
 		return nil, exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops")
 	}
-	prog := newProgress(r.Progress, r.Clock)
+	prog := newTracker(r.Events, r.Clock)
 	prog.observe = r.observeETA
 	envf := r.Environment
 	if envf == nil {
@@ -298,7 +298,7 @@ func Verdict(r *report.Report) string {
 }
 
 // runSize opens, loads and measures every target at one dataset size, then closes them.
-func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *progress, runErr *RunError) (err error) {
+func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *tracker, runErr *RunError) (err error) {
 	p := r.Plan
 	prog.sizeStart(size)
 	ds, err := dataset.Generate(size, p.Seed)
@@ -368,7 +368,7 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 
 // open opens and loads one target. A missing-infrastructure error skips an optional target; any other
 // failure stops the run.
-func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, sh *shared, ds *dataset.Persons, prog *progress) error {
+func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir string, sh *shared, ds *dataset.Persons, prog *tracker) error {
 	prog.loading(s.plan.Name)
 	dir, err := os.MkdirTemp(runDir, sanitize(s.plan.Name)+"-")
 	if err != nil {
@@ -424,7 +424,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 	s.rep.Instances = append(s.rep.Instances, report.Instance{
 		Size: size, LoadNs: d.Nanoseconds(), LoadRowsS: float64(size) / d.Seconds(),
 	})
-	prog.printf("loaded %s in %s (%s persons)", s.plan.Name, render.Duration(d), render.Rate(float64(size)/d.Seconds()))
+	prog.loaded(s.plan.Name, size, d)
 	return nil
 }
 
@@ -440,7 +440,7 @@ func sanitize(name string) string {
 
 // runWorkload runs one workload on every target that has it: preparation, warm-up, then the repeats
 // interleaved across targets, then the cross-target checks.
-func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *progress) error {
+func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size int, ds *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *tracker) error {
 	p := r.Plan
 	rows, ops, readers := w.Params(size)
 	run := workloads.Resolve(w.Name, rows, ops, readers, ds, p.Seed)

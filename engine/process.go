@@ -67,7 +67,7 @@ type worker struct {
 // runProcesses runs the plan with a worker process per target and merges their reports.
 func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	p := r.Plan
-	prog := newProgress(r.Progress, r.Clock)
+	prog := newTracker(r.Events, r.Clock)
 	base := r.TempDir
 	if base == "" {
 		base = os.TempDir()

@@ -2,27 +2,90 @@ package engine
 
 import (
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/config"
-	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/report/render"
 )
 
-// progress prints what the engine is doing to the user (stderr). On a terminal one line updates in
-// place with the position (workload k of n, target, repeat) and an ETA, cut to the terminal's width;
-// otherwise there is one line per finished workload, which suits CI logs. Every line fits 120 columns.
-type progress struct {
-	w       io.Writer
-	tty     bool
-	width   int              // the widest line: the terminal's width, at most render.DefaultWidth
+// The engine prints nothing: it reports what it is doing as typed events to Runner.Events, and the
+// command prints them (commands/progress.go). The events say where the run is (workload run k of n,
+// target, repeat) and carry the estimate of the time left, which the engine makes (eta.go).
+
+// Event is one piece of a run's progress: Started, Message, Loaded, Turn, WorkloadDone or Finished.
+type Event interface{ event() }
+
+// Started: the run of a plan begins.
+type Started struct{ Plan *config.Plan }
+
+// Message is a line for the user: a note of the engine's, or, with Source set, a line that a
+// target's adapter or the run's shared PostgreSQL server ("postgres") logged. Adapters may log from
+// their own goroutines.
+type Message struct {
+	Source string
+	Text   string
+}
+
+// Loaded: a target loaded the dataset of one size.
+type Loaded struct {
+	Target string
+	Size   int
+	Took   time.Duration
+}
+
+// Position is where a run is: workload run Run of Runs (a workload at one dataset size).
+type Position struct {
+	Run, Runs int
+	Workload  string
+	Size      int
+}
+
+// Turn: a target's turn in a repeat of a workload begins; Repeat counts the warm-ups first.
+type Turn struct {
+	Position
+	Target                  string
+	Repeat, Warmup, Repeats int
+	ETA                     ETA
+}
+
+// WorkloadDone: a workload finished at one size on every target that runs it.
+type WorkloadDone struct {
+	Position
+	Results []TargetTime // in the order the targets ran
+	ETA     ETA
+}
+
+// TargetTime is one target's outcome of a workload: failed, or the median time of its repeats.
+type TargetTime struct {
+	Target   string
+	Failed   bool
+	MedianNs float64
+}
+
+// Finished: the run ended (not after an error); Took is its whole time.
+type Finished struct{ Took time.Duration }
+
+// ETA is the estimated time left and the time spent measuring so far (since the first repeat
+// began); OK is false before there is anything to go on.
+type ETA struct {
+	Elapsed, Left time.Duration
+	OK            bool
+}
+
+func (Started) event()      {}
+func (Message) event()      {}
+func (Loaded) event()       {}
+func (Turn) event()         {}
+func (WorkloadDone) event() {}
+func (Finished) event()     {}
+
+// tracker follows a run's position (workload k of n, target, repeat) and what its work cost, and
+// sends the events. Without a receiver (emit nil) it sends nothing and estimates nothing.
+type tracker struct {
+	emit    func(Event)
 	now     func() time.Time // the clock (a fake one in tests)
 	started time.Time
-	inLine  bool
 
 	// position: workload runs (workload x size) and target-repeats, done and planned
 	runs, run       int
@@ -36,59 +99,40 @@ type progress struct {
 	targets []string   // the plan's, in order
 	est     *estimator // nil before start
 	// observe, in tests, sees every estimate of the time left as it is made.
-	observe func(p *progress, left time.Duration, ok bool)
+	observe func(p *tracker, left time.Duration, ok bool)
 }
 
-func newProgress(w io.Writer, now func() time.Time) *progress {
+func newTracker(emit func(Event), now func() time.Time) *tracker {
 	if now == nil {
 		now = time.Now
 	}
-	p := &progress{w: w, now: now, started: now(), tty: term.IsTerminal(w), width: render.DefaultWidth}
-	if c := term.Columns(w); c > 0 && p.tty {
-		p.width = min(c, render.DefaultWidth)
-	}
-	return p
+	return &tracker{emit: emit, now: now, started: now()}
 }
 
-func (p *progress) clearLine() {
-	if p.inLine {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.inLine = false
+// printf sends a note of the engine's.
+func (p *tracker) printf(format string, args ...any) {
+	if p.emit != nil {
+		p.emit(Message{Text: fmt.Sprintf(format, args...)})
 	}
 }
 
-func (p *progress) printf(format string, args ...any) {
-	if p.w == nil {
-		return
-	}
-	p.clearLine()
-	for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
-		fmt.Fprintln(p.w, render.Wrap("  "+l, p.width, "    "))
+// logf is the log function of source (a target, or "postgres"), for adapters.Env.Logf.
+func (p *tracker) logf(source string) func(string, ...any) {
+	return func(format string, args ...any) {
+		if p.emit != nil {
+			p.emit(Message{Source: source, Text: fmt.Sprintf(format, args...)})
+		}
 	}
 }
 
-func (p *progress) logf(target string) func(string, ...any) {
-	return func(format string, args ...any) { p.printf(target+": "+format, args...) }
-}
-
-func (p *progress) start(pl *config.Plan) {
-	if p.w == nil {
+func (p *tracker) start(pl *config.Plan) {
+	if p.emit == nil {
 		return
 	}
 	p.est = newEstimator(pl, p.now())
 	for _, t := range pl.Targets {
 		p.targets = append(p.targets, t.Name)
 	}
-	sizes := make([]string, len(pl.Sizes))
-	for i, s := range pl.Sizes {
-		sizes[i] = fmt.Sprint(s)
-	}
-	mode := ""
-	if pl.CI {
-		mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
-	}
-	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s persons, warm-up %d, repeats %d%s",
-		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode), p.width, "  "))
 	p.runs = len(pl.Sizes) * len(pl.Workloads)
 	for _, w := range pl.Workloads {
 		n := 0
@@ -99,38 +143,46 @@ func (p *progress) start(pl *config.Plan) {
 		}
 		p.units += len(pl.Sizes) * n * (pl.Warmup + pl.Repeats)
 	}
+	p.emit(Started{Plan: pl})
 }
 
 // sizeStart starts a dataset size: its dataset is generated, then its targets opened and loaded.
-func (p *progress) sizeStart(size int) {
+func (p *tracker) sizeStart(size int) {
 	if p.est != nil {
 		p.est.sizeStart(p.now(), size)
 	}
 }
 
 // loading starts opening and loading a target.
-func (p *progress) loading(target string) {
+func (p *tracker) loading(target string) {
 	if p.est != nil {
 		p.est.loading(p.now(), slices.Index(p.targets, target))
 	}
 }
 
+// loaded says a target loaded a size's dataset in took.
+func (p *tracker) loaded(target string, size int, took time.Duration) {
+	if p.emit != nil {
+		p.emit(Loaded{Target: target, Size: size, Took: took})
+	}
+}
+
 // skipped says a target runs nothing more (unavailable, or stalled).
-func (p *progress) skipped(target string) {
+func (p *tracker) skipped(target string) {
 	if p.est != nil {
 		p.est.skipped(slices.Index(p.targets, target))
 	}
 }
 
 // closing starts closing the targets of a dataset size.
-func (p *progress) closing() {
+func (p *tracker) closing() {
 	if p.est != nil {
 		p.est.closing(p.now())
 	}
 }
 
 // step starts repeat rep (warm-ups first) of a workload.
-func (p *progress) step(workload string, size, rep, warmup, repeats int) {
+func (p *tracker) step(workload string, size, rep, warmup, repeats int) {
 	if key := fmt.Sprintf("%s@%d", workload, size); key != p.cur {
 		p.cur = key
 		p.run++
@@ -142,47 +194,33 @@ func (p *progress) step(workload string, size, rep, warmup, repeats int) {
 }
 
 // target starts one target's turn in the current repeat.
-func (p *progress) target(name string) {
+func (p *tracker) target(name string) {
 	p.ticks++
 	if p.est != nil {
 		p.est.turn(p.now(), p.wl, p.rep, slices.Index(p.targets, name))
 	}
-	if p.observe != nil {
-		p.estimate()
-	}
-	if p.w == nil || !p.tty {
+	if p.emit == nil {
+		if p.observe != nil {
+			p.estimate()
+		}
 		return
 	}
-	p.clearLine()
-	phase := fmt.Sprintf("repeat %d/%d", p.rep-p.warm+1, p.reps)
-	if p.rep < p.warm {
-		phase = fmt.Sprintf("warm-up %d/%d", p.rep+1, p.warm)
-	}
-	line := fmt.Sprintf("  [%d/%d] %s (size %d) %s: %s%s", p.run, p.runs, p.wl, p.size, name, phase, p.eta())
-	// one column short of the width: a terminal that wraps at its last column would start a new line
-	fmt.Fprint(p.w, render.Shorten(line, p.width-1))
-	p.inLine = true
+	p.emit(Turn{
+		Position: Position{Run: p.run, Runs: p.runs, Workload: p.wl, Size: p.size},
+		Target:   name, Repeat: p.rep, Warmup: p.warm, Repeats: p.reps, ETA: p.eta(),
+	})
 }
 
-// eta says the time spent measuring and the estimated time left: ", 12s elapsed, ETA 40s".
-func (p *progress) eta() string {
-	left := p.left()
-	if left == "" {
-		return ""
-	}
-	return fmt.Sprintf(", %s elapsed, ETA %s", roundDur(p.now().Sub(p.measuring)), left)
-}
-
-// left is the estimated time left (estimator): "" before there is anything to go on.
-func (p *progress) left() string {
-	d, ok := p.estimate()
+// eta is the estimated time left with the time spent measuring so far.
+func (p *tracker) eta() ETA {
+	left, ok := p.estimate()
 	if !ok || p.measuring.IsZero() {
-		return ""
+		return ETA{}
 	}
-	return roundDur(d)
+	return ETA{Elapsed: p.now().Sub(p.measuring), Left: left, OK: true}
 }
 
-func (p *progress) estimate() (time.Duration, bool) {
+func (p *tracker) estimate() (time.Duration, bool) {
 	if p.est == nil {
 		return 0, false
 	}
@@ -193,46 +231,37 @@ func (p *progress) estimate() (time.Duration, bool) {
 	return d, ok
 }
 
-func roundDur(d time.Duration) string {
-	if d < time.Minute {
-		return d.Round(time.Second).String()
-	}
-	return d.Round(10 * time.Second).String()
-}
-
-func (p *progress) done(workload string, size int, accs []*resultAcc) {
-	if p.w == nil {
+func (p *tracker) done(workload string, size int, accs []*resultAcc) {
+	if p.emit == nil {
 		return
 	}
 	if p.est != nil {
 		p.est.done(p.now(), workload)
 	}
-	var parts []string
+	var results []TargetTime
 	for _, a := range accs {
 		if a.failed() {
-			parts = append(parts, a.key.target+" FAILED")
+			results = append(results, TargetTime{Target: a.key.target, Failed: true})
 			continue
 		}
 		var el []float64
 		for _, r := range a.repeats {
 			el = append(el, float64(r.ElapsedNs))
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", a.key.target, render.Ns(report.Median(el))))
+		results = append(results, TargetTime{Target: a.key.target, MedianNs: report.Median(el)})
 	}
-	pos := fmt.Sprintf("[%d/%d]", p.run, p.runs)
-	if left := p.left(); left != "" && p.run < p.runs {
-		pos = fmt.Sprintf("[%d/%d, ETA %s]", p.run, p.runs, left)
-	}
-	p.printf("%s %-12s size %-8d %s", pos, workload, size, strings.Join(parts, "  "))
+	p.emit(WorkloadDone{
+		Position: Position{Run: p.run, Runs: p.runs, Workload: workload, Size: size},
+		Results:  results, ETA: p.eta(),
+	})
 }
 
-func (p *progress) finish() {
-	if p.w == nil {
+func (p *tracker) finish() {
+	if p.emit == nil {
 		return
 	}
-	p.clearLine()
 	if p.est != nil {
 		p.est.finish(p.now())
 	}
-	fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(p.now().Sub(p.started).Round(time.Millisecond)))
+	p.emit(Finished{Took: p.now().Sub(p.started)})
 }
