@@ -193,7 +193,7 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// timedInsert is TimeInsert with the engine's injected slowdown, added once for the whole transaction,
+// timedInsert is timeInsert with the engine's injected slowdown, added once for the whole transaction,
 // not per insert: the clock reads a per-insert injection needs would cost more than a small fraction
 // of a sub-microsecond insert.
 func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown *slowdown) (time.Duration, error) {
@@ -201,14 +201,14 @@ func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dat
 	if slowdown != nil {
 		extra = func(d time.Duration) { slowdown.add(d, 1) }
 	}
-	return TimeInsert(ctx, sess, persons, extra)
+	return timeInsert(ctx, sess, persons, extra)
 }
 
-// TimeInsert is the insert workload's timed region: begin, the inserts and commit on the calling
+// timeInsert is the insert workload's timed region: begin, the inserts and commit on the calling
 // goroutine (adapters may rely on that to keep a write transaction on one OS thread), timed together.
-// extra, when not nil, runs inside the region after commit with the time so far. Clients in other
-// processes that wrap an in-process adapter (clients/go) call it to time exactly what the engine times.
-func TimeInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, extra func(time.Duration)) (time.Duration, error) {
+// extra, when not nil, runs inside the region after commit with the time so far. The Go client
+// (clients/go) times the same region with its own loop.
+func timeInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, extra func(time.Duration)) (time.Duration, error) {
 	start := time.Now()
 	if err := sess.Begin(ctx); err != nil {
 		return 0, fmt.Errorf("begin write transaction: %w", err)
@@ -244,7 +244,7 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	case adapters.ConcurrentScanner:
 		tallies, wall, err = t.ScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
 	default:
-		tallies, wall, err = ScanConcurrently(ctx, e.target.(adapters.Scanner), e.w.Readers, e.w.Rows, lat)
+		tallies, wall, err = scanConcurrently(ctx, e.target.(adapters.Scanner), e.w.Readers, e.w.Rows, lat)
 	}
 	if err != nil {
 		return nil, err
@@ -270,9 +270,9 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// ScanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
+// scanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
 // each scanning rows persons in its own read transaction.
-func ScanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
 	tallies := make([]adapters.Tally, readers)
 	errs := make([]error, readers)
 	var ready, done sync.WaitGroup

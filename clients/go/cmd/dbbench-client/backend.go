@@ -15,7 +15,6 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
-	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/workloads"
 )
 
@@ -206,7 +205,7 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
 	}
 	defer sess.Close()
-	d, err := engine.TimeInsert(ctx, sess, persons, nil) // the engine's own timed region
+	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -233,7 +232,7 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		if sc, err = capability[adapters.Scanner](b.t, workloads.Concurrent); err != nil {
 			return nil, 0, err
 		}
-		tallies, wall, err = engine.ScanConcurrently(ctx, sc, len(lat), rows, lat)
+		tallies, wall, err = scanConcurrently(ctx, sc, rows, lat)
 	}
 	if err != nil {
 		return nil, 0, err
