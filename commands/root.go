@@ -1,4 +1,4 @@
-// Package cli wires the dbbench commands. Each command has an options struct, a constructor that binds
+// Package commands wires the dbbench commands. Each command has an options struct, a constructor that binds
 // flags into it, and a run function that never touches cobra or os.Exit, so tests drive the real
 // commands through Main with their own writers.
 package commands

@@ -1,7 +1,8 @@
-// Package workloads is the dbbench engine: it opens the targets of a plan, loads the dataset into each,
-// runs every workload with warm-up and interleaved repeats (A B A B ...), times each operation into
-// HdrHistograms, verifies that the work was done (row counts and checksums) before the times count, and
-// assembles the report, assertions included.
+// Package engine runs a dbbench plan: it opens the targets, loads the dataset into each, runs every
+// workload with warm-up and interleaved repeats (A B A B ...), times each operation into
+// HdrHistograms, verifies that the work was done (row counts and checksums, as package workloads
+// defines them) before the times count, and assembles the report, assertions included. It prints
+// nothing: progress goes out as events (progress.go).
 package engine
 
 import (

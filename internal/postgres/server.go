@@ -44,7 +44,7 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Settings are extra server settings (postgresql.conf names), e.g. shared_buffers: "1GB". They
 	// override the throwaway defaults (fsync=off, ...). The listening address, port and socket
-	// directory belong to pgserver and are rejected.
+	// directory belong to this package and are rejected.
 	Settings map[string]string
 	// Mode is ModeAuto (""), ModeLocal or ModeContainer.
 	Mode string
@@ -141,7 +141,7 @@ var defaultSettings = map[string]string{
 	"full_page_writes":   "off",
 }
 
-// managedSettings are chosen by pgserver; letting a user set them would break DSN.
+// managedSettings are chosen here; letting a user set them would break DSN.
 var managedSettings = []string{"listen_addresses", "port", "unix_socket_directories", "data_directory",
 	"config_file", "hba_file", "ident_file"}
 

@@ -308,7 +308,7 @@ func TestPrivateSystemTempDir(t *testing.T) {
 	}
 }
 
-// TestBadSettings: settings pgserver owns or cannot pass are usage errors found before anything
+// TestBadSettings: settings the package owns or cannot pass are usage errors found before anything
 // starts; a setting PostgreSQL rejects fails the start with PostgreSQL's reason and leaves nothing.
 func TestBadSettings(t *testing.T) {
 	t.Parallel()

@@ -237,7 +237,7 @@ func TestChecksum(t *testing.T) {
 }
 
 // BenchmarkPing is the serving loop's own cost per request: decode, dispatch, encode, over in-memory
-// pipes (go test -bench Ping ./clients/go/protocol). A process round trip adds two pipe hops.
+// pipes (go test -bench Ping ./adapters/exec/protocol). A process round trip adds two pipe hops.
 func BenchmarkPing(b *testing.B) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
