@@ -10,12 +10,11 @@ package adapters
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // Adapter creates targets of one kind. Implementations must be safe to Open several times in one run
@@ -70,24 +69,13 @@ type WorkloadSpec struct {
 	Params []OptionSpec
 }
 
-// The four common workloads.
-const (
-	Scan       = "scan"
-	Lookup     = "lookup"
-	Insert     = "insert"
-	Concurrent = "concurrent"
-)
-
-// Builtins lists the common workloads in their canonical order.
-var Builtins = []string{Scan, Lookup, Insert, Concurrent}
-
-// ErrUnavailable marks an error caused by infrastructure this machine does not have.
-var ErrUnavailable = errors.New("unavailable on this machine")
+// ErrUnavailable marks an error caused by infrastructure this machine does not have. It is
+// exitcode.ErrUnavailable, the same value, so that the ground packages below the adapters
+// (internal/postgres) can say it too.
+var ErrUnavailable = exitcode.ErrUnavailable
 
 // Unavailable returns an error wrapping ErrUnavailable with a reason a user can act on.
-func Unavailable(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrUnavailable, fmt.Sprintf(format, args...))
-}
+func Unavailable(format string, args ...any) error { return exitcode.Unavailable(format, args...) }
 
 // Env is what the engine gives every target.
 type Env struct {

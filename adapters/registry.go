@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Registry maps adapter names to adapters. It is built explicitly by the command (no package-level
@@ -56,7 +58,7 @@ func (r *Registry) Names() []string {
 // the adapter's own (custom) workloads. An adapter with ClientWorkloads accepts any custom name (its
 // targets check them once started).
 func Supports(info Info, workload string) (ok, custom bool) {
-	if slices.Contains(Builtins, workload) {
+	if slices.Contains(workloads.Builtins, workload) {
 		return slices.Contains(info.Builtin, workload), false
 	}
 	for _, w := range info.Workloads {

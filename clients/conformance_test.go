@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/internal/clienttest"
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/commands/clienttest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 	"github.com/dbbench/dbbench/internal/term/termtest"
 )
 

@@ -15,10 +15,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgschema"
+	"github.com/dbbench/dbbench/internal/postgres"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -56,7 +57,7 @@ func (Adapter) Info() adapters.Info {
 			{Name: "postgres", Kind: adapters.Bool, Default: "false", Help: "give the client a new schema on the run's throwaway PostgreSQL server"},
 			{Name: "dsn", Kind: adapters.DSN, Help: "give the client a new schema on this PostgreSQL server (dropped at the end; nothing else is touched)"},
 		},
-		Builtin:         adapters.Builtins,
+		Builtin:         workloads.Builtins,
 		ClientWorkloads: true,
 	}
 }
@@ -170,7 +171,7 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// CreateSchema creates a new schema marked with its owner (internal/pgschema), the only thing dbbench
+// CreateSchema creates a new schema marked with its owner (internal/postgres), the only thing dbbench
 // creates on a server, after dropping those that dead runs left.
 func CreateSchema(ctx context.Context, dsn string) (string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
@@ -178,8 +179,8 @@ func CreateSchema(ctx context.Context, dsn string) (string, error) {
 		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
 	}
 	defer conn.Close(context.Background())
-	pgschema.Sweep(ctx, conn, schemaPrefix, nil)
-	name, err := pgschema.Create(ctx, conn, schemaPrefix)
+	postgres.SweepSchemas(ctx, conn, schemaPrefix, nil)
+	name, err := postgres.CreateSchema(ctx, conn, schemaPrefix)
 	if err != nil {
 		if name != "" {
 			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())

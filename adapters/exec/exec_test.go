@@ -16,9 +16,9 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) {

@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -49,7 +50,7 @@ func (Adapter) Info() adapters.Info {
 		Summary: "LMDB 0.9.33 through github.com/PowerDNS/lmdb-go v1.9.3 (cgo): plain lmdb-go calls, or " +
 			"batched C helpers with batch > 0",
 		Options: opts,
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // checkEvery is how many rows a scan reads between looks at its context.

@@ -11,7 +11,8 @@ import (
 	"sync"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter name.
@@ -26,7 +27,7 @@ func (adapter) Info() adapters.Info {
 	return adapters.Info{
 		Name:    Name,
 		Summary: "in-process sorted slice behind a RWMutex: the floor under every real adapter",
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 	}
 }
 

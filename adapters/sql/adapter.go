@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -51,7 +52,7 @@ func (Adapter) Info() adapters.Info {
 		Summary: "a person table through database/sql: SQLite (modernc.org/sqlite, file or memory) or PostgreSQL " +
 			"(pgx; a dsn or the run's throwaway server), the statements every SQL client runs (docs/protocol.md)",
 		Options: optionSpecs,
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 	}
 }
 

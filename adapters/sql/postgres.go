@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgschema"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/internal/postgres"
 )
 
 // dropTimeout bounds dropping a table or the schema, so that a server gone away cannot hang the run;
@@ -114,8 +114,8 @@ func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string
 		}
 		return name, false, nil
 	}
-	pgschema.Sweep(ctx, admin, schemaPrefix, nil)
-	if name, err = pgschema.Create(ctx, admin, schemaPrefix); err != nil {
+	postgres.SweepSchemas(ctx, admin, schemaPrefix, nil)
+	if name, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err != nil {
 		if name != "" {
 			admin.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
 		}

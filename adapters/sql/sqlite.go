@@ -12,8 +12,8 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // sqlitePragmas apply to every connection. File storage uses WAL, so concurrent readers do not block

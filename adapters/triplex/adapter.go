@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter name.
@@ -64,7 +65,7 @@ func (adapter) Info() adapters.Info {
 			"of Triplex's published layout, the baseline) and indexed (flat first pages); N persons -> N fixture entities, 3N facts",
 		Options:   optionSpecs,
 		Workloads: workloadSpecs(),
-		Builtin:   adapters.Builtins,
+		Builtin:   workloads.Builtins,
 	}
 }
 

@@ -24,8 +24,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/triplex/store"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgschema"
-	"github.com/dbbench/dbbench/internal/pgserver"
+	"github.com/dbbench/dbbench/internal/postgres"
 )
 
 // Driver versions as pinned in go.mod, for the report.
@@ -170,7 +169,7 @@ type pgBackend struct {
 	db      *sql.DB       // reads, DDL, the triplex layout's writes
 	pool    *pgxpool.Pool // the indexed layout's write transactions (COPY)
 	schema  string
-	server  *pgserver.Server // the throwaway server, when no dsn was given
+	server  *postgres.Server // the throwaway server, when no dsn was given
 	runCtx  context.Context  // the run's context: cleaning up after Ctrl-C gets a short deadline
 	pending func()           // marks the manual DROP SCHEMA step done
 	version string
@@ -192,7 +191,7 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, session 
 			"maintenance_work_mem": "512MB",
 			"max_wal_size":         "4GB",
 		}
-		srv, err := pgserver.Start(ctx, pgserver.Options{TempDir: env.dir(), Logf: logf, Settings: settings})
+		srv, err := postgres.Start(ctx, postgres.Options{TempDir: env.dir(), Logf: logf, Settings: settings})
 		if err != nil {
 			return nil, err // ErrUnavailable when this machine can run no server
 		}
@@ -223,9 +222,9 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, session 
 		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
 	}
 	if b.server == nil {
-		pgschema.Sweep(ctx, admin, schemaPrefix, logf)
+		postgres.SweepSchemas(ctx, admin, schemaPrefix, logf)
 	}
-	if b.schema, err = pgschema.Create(ctx, admin, schemaPrefix); err == nil && b.server == nil {
+	if b.schema, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err == nil && b.server == nil {
 		b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", b.schema, b.dsn))
 	}
 	if b.schema == "" || err != nil {

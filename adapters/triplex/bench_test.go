@@ -10,7 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
 // BenchmarkHarnessShare measures what an op's timed region costs beyond the read itself, on the

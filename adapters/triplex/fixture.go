@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/dbbench/dbbench/adapters/triplex/store"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // The bench fixture is Triplex's own (test/stress datalog-pagination): per entity i a name

@@ -7,7 +7,8 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // personDecoder turns a stream of facts in (entity, attribute) order into persons: three facts per
@@ -65,7 +66,7 @@ func (d *personDecoder) finish() error {
 // Scan reads the first n persons (in email order, which is entity order) in one statement.
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 	if t.persons == nil {
-		return adapters.Tally{}, errNoPersons(adapters.Scan)
+		return adapters.Tally{}, errNoPersons(workloads.Scan)
 	}
 	var d personDecoder
 	if err := t.persons.ScanCurrent(ctx, n*factsPerEntity, d.fact); err != nil {
@@ -83,7 +84,7 @@ func (t *target) ScansInKeyOrder() bool { return true }
 // Lookup reads one person by email: the entity whose :person/email holds it, and its facts.
 func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
 	if t.persons == nil {
-		return adapters.Tally{}, errNoPersons(adapters.Lookup)
+		return adapters.Tally{}, errNoPersons(workloads.Lookup)
 	}
 	var d personDecoder
 	v := store.Value{Kind: store.String, Str: email}

@@ -19,12 +19,12 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
-	dbconfig "github.com/dbbench/dbbench/internal/config"
+	dbconfig "github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 	"github.com/dbbench/dbbench/report"
-	"github.com/dbbench/dbbench/workloads"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -578,7 +578,7 @@ targets:
 	}
 	loseFact = true
 	t.Cleanup(func() { loseFact = false })
-	r := &workloads.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
+	r := &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 	rep, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/redact"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Lookup modes.
@@ -74,7 +75,7 @@ func (adapter) Info() adapters.Info {
 	return adapters.Info{
 		Name:    "typedb",
 		Summary: "TypeDB 3.x over its HTTP API (/v1): a running server (address, TYPEDB_ADDRESS) or a container",
-		Builtin: []string{adapters.Scan, adapters.Lookup, adapters.Insert, adapters.Concurrent},
+		Builtin: []string{workloads.Scan, workloads.Lookup, workloads.Insert, workloads.Concurrent},
 		Options: []adapters.OptionSpec{
 			{Name: "address", Kind: adapters.String, Help: "server HTTP address (host:port, http:// or https://); default $TYPEDB_ADDRESS, else a container is started"},
 			{Name: "username", Kind: adapters.String, Help: "TypeDB user (default $TYPEDB_USERNAME, else admin)"},

@@ -15,8 +15,8 @@ import (
 	"github.com/dbbench/dbbench/adapters/typedb"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func open(t *testing.T, raw map[string]any) (adapters.Target, error) {

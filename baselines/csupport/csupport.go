@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // CheckLookups checks a lookup batch before a C loop runs it: one latency slot per key, and every key

@@ -10,6 +10,7 @@ package lmdbc
 import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -31,7 +32,7 @@ func (Adapter) Info() adapters.Info {
 		Summary: "C baseline for LMDB: the common workloads in C (timed in C) on lmdb-go's vendored " +
 			"LMDB 0.9.33 and environment",
 		Options: store.Specs(),
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // The benchmarks report the per-pair cost of each path on 100,000 persons, so the Go binding's

@@ -13,8 +13,8 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func generate(t testing.TB, n int) *dataset.Persons {

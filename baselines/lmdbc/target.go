@@ -30,8 +30,8 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
 	"github.com/dbbench/dbbench/baselines/csupport"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // Open opens the environment through lmdb-go and binds the C code to its handle after the

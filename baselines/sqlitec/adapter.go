@@ -11,6 +11,7 @@ package sqlitec
 
 import (
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Name is the adapter's name in configs.
@@ -35,6 +36,6 @@ func (Adapter) Info() adapters.Info {
 			{Name: "path", Kind: adapters.String,
 				Help: "the database file to create; it must not exist (default: a file in the target's temp dir)"},
 		},
-		Builtin: adapters.Builtins,
+		Builtin: workloads.Builtins,
 	}
 }

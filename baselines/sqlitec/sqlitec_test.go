@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func open(t *testing.T, raw map[string]any) (*target, error) {

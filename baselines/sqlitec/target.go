@@ -32,8 +32,8 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/baselines/csupport"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 const (

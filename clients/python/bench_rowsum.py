@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dbbench_client import rowsum as rs  # noqa: E402
 from dbbench_client.persons import Persons  # noqa: E402
 
-DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "dataset",
-                       "testdata", "persons-1000-seed1.bin")
+DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "dataset", "testdata",
+                       "persons-1000-seed1.bin")
 
 
 def per_row(fold, rows, min_rows=20_000):

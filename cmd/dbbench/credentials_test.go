@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
 // TestRejectedCredentials: a server that refuses the configured credentials is the user's

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/internal/cli"
+	"github.com/dbbench/dbbench/commands"
 	"github.com/dbbench/dbbench/internal/examples"
 )
 
@@ -77,9 +77,9 @@ func TestReadmeExamples(t *testing.T) {
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	sort.Strings(docs)
 	docs = append([]string{filepath.Join(root, "README.md")}, docs...)
-	commands := map[string]bool{}
-	for _, c := range cli.NewRootCmd(&cli.Factory{}).Commands() {
-		commands[c.Name()] = true
+	subcommands := map[string]bool{}
+	for _, c := range commands.NewRootCmd(&commands.Factory{}).Commands() {
+		subcommands[c.Name()] = true
 	}
 	listed := map[string]bool{}
 	ran, skipped := 0, 0
@@ -104,7 +104,7 @@ func TestReadmeExamples(t *testing.T) {
 		want := 0
 		for i, l := range strings.Split(string(b), "\n") {
 			f := strings.Fields(strings.Replace(strings.TrimSpace(l), "go run ./cmd/dbbench ", "dbbench ", 1))
-			if len(f) >= 2 && f[0] == "dbbench" && (commands[f[1]] || strings.HasPrefix(f[1], "-")) {
+			if len(f) >= 2 && f[0] == "dbbench" && (subcommands[f[1]] || strings.HasPrefix(f[1], "-")) {
 				want++
 				if !inBlock[i+1] {
 					t.Errorf("%s:%d starts with a dbbench command outside a shell code block, where no test runs it: %s", name, i+1, l)

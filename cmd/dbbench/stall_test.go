@@ -16,7 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 	"github.com/dbbench/dbbench/internal/term/termtest"
 	"github.com/dbbench/dbbench/report"
 )

@@ -1,5 +1,5 @@
 // Package examples finds the dbbench commands that documentation shows: the invocations in one line
-// of shell, and the shell lines of a Markdown file's code blocks. Two tests share it: internal/cli's
+// of shell, and the shell lines of a Markdown file's code blocks. Two tests share it: commands'
 // check of every --help example and cmd/dbbench's run of every README example.
 package examples
 

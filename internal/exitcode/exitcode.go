@@ -65,6 +65,17 @@ func Of(err error) int {
 	return Infra
 }
 
+// ErrUnavailable marks an error caused by infrastructure this machine does not have (no Docker, no
+// PostgreSQL binaries): an optional target that meets it is skipped with the reason. It lives here, in
+// the ground layer, so that the adapters (adapters.ErrUnavailable is this value) and the packages
+// below them (internal/postgres) say it with one value.
+var ErrUnavailable = errors.New("unavailable on this machine")
+
+// Unavailable returns an error wrapping ErrUnavailable with a reason a user can act on.
+func Unavailable(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnavailable, fmt.Sprintf(format, args...))
+}
+
 // OneLine folds a multi-line message (drivers and container libraries like them) into the single
 // line every dbbench error is printed as.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

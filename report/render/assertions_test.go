@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/internal/assertion"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/assertion"
 )
 
 // oneResult is a report with targets a and b, each with one lookup result whose p50 and rows_per_s

@@ -12,7 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbbench/dbbench/internal/compare/comparetest"
+	"github.com/dbbench/dbbench/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/internal/browsertest"
-	"github.com/dbbench/dbbench/internal/compare/comparetest"
+	"github.com/dbbench/dbbench/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render/browsertest"
 )
 
 // historyDir writes four runs of one config, out of order on disk, the third without target b's

@@ -12,9 +12,9 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/baselines/lmdbc"
-	"github.com/dbbench/dbbench/internal/browsertest"
-	"github.com/dbbench/dbbench/internal/compare/comparetest"
+	"github.com/dbbench/dbbench/compare/comparetest"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render/browsertest"
 )
 
 // htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml)

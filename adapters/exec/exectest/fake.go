@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // FakeEnv names the environment variable that selects the behaviour.

@@ -3,8 +3,8 @@ package store
 import (
 	"sync"
 
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // LMDB's leaf node header (flags, key size, data size) plus the 2-byte slot in the page's index.

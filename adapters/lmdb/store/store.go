@@ -15,8 +15,8 @@ import (
 
 	lmdbgo "github.com/PowerDNS/lmdb-go/lmdb"
 
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // lmdbGoModule is the binding whose version the report records.

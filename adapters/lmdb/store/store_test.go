@@ -14,8 +14,8 @@ import (
 	lmdbgo "github.com/PowerDNS/lmdb-go/lmdb"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 func persons(t testing.TB, n int) *dataset.Persons {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // BenchmarkDecodeScan measures the client's cost per answer row: a fake endpoint serves a

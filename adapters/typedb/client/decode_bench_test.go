@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // BenchmarkDecodeInMemory is the decoder alone, on a 10,000-row answer held in memory: the part of

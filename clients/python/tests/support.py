@@ -7,7 +7,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT_DIR = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(CLIENT_DIR))
-TESTDATA = os.path.join(REPO, "workloads", "dataset", "testdata")
+TESTDATA = os.path.join(REPO, "dataset", "testdata")
 CLIENT = os.path.join(CLIENT_DIR, "dbbench-client.py")
 
 sys.path.insert(0, CLIENT_DIR)

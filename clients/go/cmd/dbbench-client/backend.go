@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/clients/go/protocol"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
-	"github.com/dbbench/dbbench/workloads/dataset"
 )
 
 // checkEvery is how many operations pass between looks at the context, as in the engine.
@@ -150,7 +150,7 @@ func (b *adapterBackend) Load(ctx context.Context) (int64, time.Duration, error)
 }
 
 func (b *adapterBackend) Scan(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
-	sc, err := capability[adapters.Scanner](b.t, adapters.Scan)
+	sc, err := capability[adapters.Scanner](b.t, workloads.Scan)
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -161,7 +161,7 @@ func (b *adapterBackend) Scan(ctx context.Context, rows int) (protocol.Tally, ti
 }
 
 func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Duration) (protocol.Tally, error) {
-	pr, err := capability[adapters.PointReader](b.t, adapters.Lookup)
+	pr, err := capability[adapters.PointReader](b.t, workloads.Lookup)
 	if err != nil {
 		return protocol.Tally{}, err
 	}
@@ -189,7 +189,7 @@ func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Dura
 }
 
 func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
-	in, err := capability[adapters.Inserter](b.t, adapters.Insert)
+	in, err := capability[adapters.Inserter](b.t, workloads.Insert)
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -205,7 +205,7 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
 	}
 	defer sess.Close()
-	d, err := workloads.TimeInsert(ctx, sess, persons, nil) // the engine's own timed region
+	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -229,10 +229,10 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		tallies, wall, err = cs.ScanConcurrently(ctx, len(lat), rows, lat)
 	} else {
 		var sc adapters.Scanner
-		if sc, err = capability[adapters.Scanner](b.t, adapters.Concurrent); err != nil {
+		if sc, err = capability[adapters.Scanner](b.t, workloads.Concurrent); err != nil {
 			return nil, 0, err
 		}
-		tallies, wall, err = workloads.ScanConcurrently(ctx, sc, len(lat), rows, lat)
+		tallies, wall, err = scanConcurrently(ctx, sc, rows, lat)
 	}
 	if err != nil {
 		return nil, 0, err

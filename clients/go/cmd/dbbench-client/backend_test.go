@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/clients/go/protocol"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/dataset"
 )
 
 // echoAdapter has one adapter-specific workload, echo, whose operation i returns i+rows rows.

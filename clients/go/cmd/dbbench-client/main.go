@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	sqladapter "github.com/dbbench/dbbench/adapters/sql"
-	"github.com/dbbench/dbbench/clients/go/protocol"
 )
 
 // libraries maps each LIBRARY argument to its backend.

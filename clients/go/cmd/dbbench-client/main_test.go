@@ -16,11 +16,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbbench/dbbench/internal/pgserver/pgtest"
-	"github.com/dbbench/dbbench/workloads/dataset"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
-var personFile = filepath.Join("..", "..", "..", "..", "workloads", "dataset", "testdata", "persons-1000-seed1.bin")
+var personFile = filepath.Join("..", "..", "..", "..", "dataset", "testdata", "persons-1000-seed1.bin")
 
 // client is the built dbbench-client, shared by the tests.
 var client string

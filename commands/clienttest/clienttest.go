@@ -1,0 +1,406 @@
+// Package clienttest is the conformance kit for protocol clients (`dbbench client-test`): it drives a
+// client through every message of docs/protocol.md at a small size with the exec adapter's own driver,
+// checks every answer exactly against the dataset, and reports one line per check.
+package clienttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report/render"
+	"github.com/dbbench/dbbench/workloads"
+)
+
+// Options says which client to check and how.
+type Options struct {
+	Command []string
+	Dir     string
+	Size    int            // persons in the dataset
+	Client  map[string]any // passed as open.options
+	// DSN, when set, is a PostgreSQL server on which a schema is created for the client (and dropped).
+	DSN     string
+	Timeout time.Duration // per request (hello included)
+	TempDir string        // where the dataset and the client's temp_dir go
+	Out     io.Writer     // one line per check
+	Logf    func(format string, args ...any)
+}
+
+// Result counts the checks.
+type Result struct {
+	Passed, Failed int
+	Failures       []string // "name: reason"
+}
+
+// ErrStart is returned (wrapped) when the client could not be started at all.
+var ErrStart = errors.New("the client could not be started")
+
+// checker runs the checks and prints their lines.
+type checker struct {
+	opts Options
+	res  Result
+	ds   *dataset.Persons
+}
+
+// Lines are at most render.DefaultWidth columns: a long detail wraps onto lines indented under the
+// check's name, and a detail of several lines (open's info) puts each on its own indented line.
+const (
+	indent     = "     "   // under the check's name
+	itemIndent = "       " // a detail line of its own
+)
+
+func (k *checker) line(verdict, name, detail string) {
+	head, rest, more := strings.Cut(detail, "\n")
+	s := verdict + name
+	if head != "" {
+		s += ": " + head
+	}
+	fmt.Fprintln(k.opts.Out, render.Wrap(s, render.DefaultWidth, indent))
+	if !more {
+		return
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		fmt.Fprintln(k.opts.Out, render.Wrap(itemIndent+l, render.DefaultWidth, itemIndent+"  "))
+	}
+}
+
+func (k *checker) pass(name, detail string) {
+	k.res.Passed++
+	k.line("ok   ", name, detail)
+}
+
+func (k *checker) fail(name string, err error) {
+	k.res.Failed++
+	k.res.Failures = append(k.res.Failures, name+": "+err.Error())
+	k.line("FAIL ", name, exitcode.OneLine(err.Error()))
+}
+
+func (k *checker) skip(name, why string) { k.line("skip ", name, why) }
+
+// check runs one check on the client, unless an earlier check already ended it.
+func (k *checker) check(c *exec.Client, name string, f func() (string, error)) bool {
+	if c.Err() != nil {
+		k.fail(name, fmt.Errorf("not run: the client was ended by an earlier check"))
+		return false
+	}
+	detail, err := f()
+	if err != nil {
+		k.fail(name, err)
+		return false
+	}
+	k.pass(name, detail)
+	return true
+}
+
+func (k *checker) start() (*exec.Client, error) {
+	c, err := exec.Start(exec.Config{
+		Command: k.opts.Command, Dir: k.opts.Dir, Timeout: k.opts.Timeout, StartupTimeout: k.opts.Timeout, Logf: k.opts.Logf,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	return c, nil
+}
+
+// Run checks the client. It returns an error wrapping ErrStart when the client cannot be started;
+// every other problem is a failed check in the Result.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Size <= 0 {
+		opts.Size = 1000
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	ds, err := dataset.Generate(opts.Size, 1)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(opts.TempDir, "dbbench-client-test-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "persons.bin")
+	if err := ds.WriteFile(file); err != nil {
+		return nil, err
+	}
+	store := filepath.Join(dir, "store")
+	if err := os.Mkdir(store, 0o755); err != nil {
+		return nil, err
+	}
+	k := &checker{opts: opts, ds: ds}
+	if err := k.session(ctx, file, store); err != nil {
+		return nil, err
+	}
+	if err := k.endOfInput(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(opts.Out, "%d passed, %d failed\n", k.res.Passed, k.res.Failed)
+	return &k.res, nil
+}
+
+// session is a whole session, hello to close, with every request of the protocol.
+func (k *checker) session(ctx context.Context, file, store string) error {
+	c, err := k.start()
+	if err != nil {
+		return err
+	}
+	defer c.Kill()
+	ds, n := k.ds, k.ds.Len()
+	var hello *exec.Hello
+	if !k.check(c, "hello", func() (string, error) {
+		var err error
+		if hello, err = c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
+			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
+	}) {
+		return nil
+	}
+	declared := func(w string) bool { return slices.Contains(*hello.Workloads, w) }
+
+	req := exec.OpenRequest{Options: k.opts.Client, Size: n, Seed: 1, TempDir: store, Dataset: file}
+	if k.opts.DSN != "" {
+		schema, err := exec.CreateSchema(ctx, k.opts.DSN)
+		if err != nil {
+			return err
+		}
+		defer exec.DropSchema(k.opts.DSN, schema)
+		req.Postgres = &exec.Postgres{DSN: k.opts.DSN, Schema: schema}
+	}
+	var opened *exec.Opened
+	k.check(c, "open", func() (string, error) {
+		var err error
+		if opened, err = c.Open(ctx, req); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("scans_in_key_order %v%s", *opened.ScansInKeyOrder, infoLines(*opened.Info)), nil
+	})
+	k.check(c, "load", func() (string, error) {
+		start := time.Now()
+		rows, err := c.Load(ctx)
+		if err != nil {
+			return "", err
+		}
+		if rows != int64(n) {
+			return "", fmt.Errorf("stored %d persons, the dataset has %d", rows, n)
+		}
+		return fmt.Sprintf("%d persons in %s", n, render.Duration(time.Since(start))), nil
+	})
+	k.check(c, "ping", func() (string, error) {
+		var d []time.Duration
+		for i := 0; i < 200; i++ {
+			rtt, err := c.Ping(ctx)
+			if err != nil {
+				return "", err
+			}
+			d = append(d, rtt)
+		}
+		slices.Sort(d)
+		return fmt.Sprintf("200 round trips, p50 %s", render.Duration(d[len(d)/2])), nil
+	})
+
+	want := func(what string, got adapters.Tally, rows int, sum uint64) error {
+		if got.Rows != int64(rows) || got.Sum != sum {
+			return fmt.Errorf("%s: %d rows, checksum %016x; want %d rows, checksum %016x", what, got.Rows, got.Sum, rows, sum)
+		}
+		return nil
+	}
+	if declared(workloads.Scan) {
+		k.check(c, "scan all", func() (string, error) {
+			t, d, err := c.Scan(ctx, n)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%d rows in %s", n, render.Duration(d)), want("scan", t, n, ds.SumFirst(n))
+		})
+		part := min(10, n)
+		k.check(c, "scan partial", func() (string, error) {
+			t, _, err := c.Scan(ctx, part)
+			if err != nil {
+				return "", err
+			}
+			if opened != nil && *opened.ScansInKeyOrder {
+				return "the first persons in email order", want("scan", t, part, ds.SumSortedPrefix(part))
+			}
+			again, _, err := c.Scan(ctx, part)
+			if err != nil {
+				return "", err
+			}
+			if err := want("scan", t, part, again.Sum); err != nil {
+				return "", fmt.Errorf("two scans of %d rows differ: %v", part, err)
+			}
+			return "rows only (not in key order)", nil
+		})
+	} else {
+		k.skip("scan", "not declared by the client")
+	}
+	if declared(workloads.Lookup) {
+		k.check(c, "lookup", func() (string, error) {
+			keys := append([]int32{0, int32(n - 1)}, ds.Sample(min(100, n), 7)...)
+			lat := make([]time.Duration, len(keys))
+			t, err := c.Lookup(ctx, keys, lat)
+			if err != nil {
+				return "", err
+			}
+			slices.Sort(lat)
+			return fmt.Sprintf("%d keys, p50 %s", len(keys), render.Duration(lat[len(lat)/2])), want("lookup", t, len(keys), ds.SumOf(keys))
+		})
+	} else {
+		k.skip("lookup", "not declared by the client")
+	}
+	if declared(workloads.Insert) {
+		rows := min(100, n)
+		for _, name := range []string{"insert", "insert again (a fresh store each time)"} {
+			k.check(c, name, func() (string, error) {
+				t, d, err := c.Insert(ctx, rows)
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("%d persons in %s, read back", rows, render.Duration(d)), want("insert read-back", t, rows, ds.SumFirst(rows))
+			})
+		}
+	} else {
+		k.skip("insert", "not declared by the client")
+	}
+	if declared(workloads.Concurrent) {
+		k.check(c, "concurrent", func() (string, error) {
+			const readers = 4
+			lat := make([]time.Duration, readers)
+			ts, wall, err := c.Concurrent(ctx, readers, n, lat)
+			if err != nil {
+				return "", err
+			}
+			for i, t := range ts {
+				if err := want(fmt.Sprintf("reader %d", i), t, n, ds.SumFirst(n)); err != nil {
+					return "", err
+				}
+			}
+			return fmt.Sprintf("%d readers of %d rows, wall %s", readers, n, render.Duration(wall)), nil
+		})
+	} else {
+		k.skip("concurrent", "not declared by the client")
+	}
+	for _, w := range *hello.Workloads {
+		if slices.Contains(workloads.Builtins, w) {
+			continue
+		}
+		k.check(c, "run "+w, func() (string, error) {
+			const ops = 10
+			lat := make([]time.Duration, ops)
+			t, err := c.Run(ctx, w, nil, lat)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%d operations, %d rows, checksum %016x", ops, t.Rows, t.Sum), nil
+		})
+	}
+
+	usable := func() error {
+		if _, err := c.Ping(ctx); err != nil {
+			return fmt.Errorf("not usable after the error reply: %v", err)
+		}
+		return nil
+	}
+	k.check(c, "unknown op", func() (string, error) {
+		err := c.Call(ctx, "frobnicate", nil, &struct{}{})
+		var re *exec.ReplyError
+		if !errors.As(err, &re) {
+			return "", fmt.Errorf("want an error reply, got %s", gotReply(err))
+		}
+		return fmt.Sprintf("error reply %q", re.Msg), usable()
+	})
+	k.check(c, "malformed request", func() (string, error) {
+		err := c.Raw(ctx, []byte(`{"id": 1, "op": "scan", "rows": `), 0, &struct{}{})
+		var re *exec.ReplyError
+		if !errors.As(err, &re) {
+			return "", fmt.Errorf(`want {"id": 0, "error": ...}, got %s`, gotReply(err))
+		}
+		return fmt.Sprintf("error reply %q", re.Msg), usable()
+	})
+	k.check(c, "close", func() (string, error) {
+		pgid := c.PGID()
+		if err := c.Close(ctx); err != nil {
+			return "", err
+		}
+		if exec.GroupAlive(pgid) {
+			return "", fmt.Errorf("its process group is still alive")
+		}
+		return "exited 0 at the end of its input", nil
+	})
+	return nil
+}
+
+// endOfInput checks, in a second process, that an unsupported protocol version is refused with an
+// error reply and that the client exits when its input ends without a close.
+func (k *checker) endOfInput(ctx context.Context) error {
+	c, err := k.start()
+	if err != nil {
+		return err
+	}
+	defer c.Kill()
+	k.check(c, "hello with protocol 99", func() (string, error) {
+		_, err := c.Hello(ctx, 99, exec.DBBenchVersion())
+		var re *exec.ReplyError
+		if !errors.As(err, &re) {
+			return "", fmt.Errorf("want an error reply refusing the version, got %s", gotReply(err))
+		}
+		return fmt.Sprintf("refused: %q", re.Msg), nil
+	})
+	k.check(c, "end of input", func() (string, error) {
+		if _, err := c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
+			return "", err
+		}
+		pgid := c.PGID()
+		if !c.EndInput() {
+			return "", fmt.Errorf("did not exit within 5s after its stdin closed (killed)")
+		}
+		if exec.GroupAlive(pgid) {
+			return "", fmt.Errorf("its process group is still alive")
+		}
+		return "exited within 5s", nil
+	})
+	return nil
+}
+
+// gotReply says what came instead of an error reply: a normal reply (err is nil) or the error.
+func gotReply(err error) string {
+	if err == nil {
+		return "a normal reply"
+	}
+	return err.Error()
+}
+
+// list names what a client declares: "scan, lookup" ("none" for nothing).
+func list(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// infoLines is a client's info, one "key: value" line each, in key order, each line starting with
+// "\n"; "" when it is empty.
+func infoLines(info map[string]any) string {
+	if len(info) == 0 {
+		return ", info empty"
+	}
+	var b strings.Builder
+	b.WriteString(", info:")
+	for _, key := range slices.Sorted(maps.Keys(info)) {
+		b.WriteString("\n" + key + ": " + exitcode.OneLine(render.Value(info[key])))
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbbench/dbbench/engine"
+	"github.com/dbbench/dbbench/internal/term"
+	"github.com/dbbench/dbbench/report/render"
+)
+
+// progressPrinter prints a run's progress events (engine.Event) to the user (stderr). On a terminal
+// one line updates in place with the position (workload k of n, target, repeat) and the ETA the
+// engine estimated, cut to the terminal's width; otherwise there is one line per finished workload,
+// which suits CI logs. Every line fits 120 columns.
+type progressPrinter struct {
+	mu     sync.Mutex // adapters may log from their own goroutines
+	w      io.Writer
+	tty    bool
+	width  int // the widest line: the terminal's width, at most render.DefaultWidth
+	inLine bool
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	p := &progressPrinter{w: w, tty: term.IsTerminal(w), width: render.DefaultWidth}
+	if c := term.Columns(w); c > 0 && p.tty {
+		p.width = min(c, render.DefaultWidth)
+	}
+	return p
+}
+
+// print prints one event; it is the engine's Runner.Events.
+func (p *progressPrinter) print(ev engine.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case engine.Started:
+		p.started(e)
+	case engine.Message:
+		text := e.Text
+		if e.Source != "" {
+			text = e.Source + ": " + text
+		}
+		p.printf("%s", text)
+	case engine.Loaded:
+		p.printf("loaded %s in %s (%s persons)", e.Target, render.Duration(e.Took), render.Rate(float64(e.Size)/e.Took.Seconds()))
+	case engine.Turn:
+		p.turn(e)
+	case engine.WorkloadDone:
+		p.done(e)
+	case engine.Finished:
+		p.clearLine()
+		fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(e.Took.Round(time.Millisecond)))
+	}
+}
+
+func (p *progressPrinter) clearLine() {
+	if p.inLine {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.inLine = false
+	}
+}
+
+// printf prints one or more lines, each indented and wrapped to the width.
+func (p *progressPrinter) printf(format string, args ...any) {
+	p.clearLine()
+	for _, l := range strings.Split(strings.TrimRight(fmt.Sprintf(format, args...), "\n"), "\n") {
+		fmt.Fprintln(p.w, render.Wrap("  "+l, p.width, "    "))
+	}
+}
+
+func (p *progressPrinter) started(e engine.Started) {
+	pl := e.Plan
+	sizes := make([]string, len(pl.Sizes))
+	for i, s := range pl.Sizes {
+		sizes[i] = fmt.Sprint(s)
+	}
+	mode := ""
+	if pl.CI {
+		mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
+	}
+	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s persons, warm-up %d, repeats %d%s",
+		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode), p.width, "  "))
+}
+
+// turn redraws the live line, on a terminal only.
+func (p *progressPrinter) turn(e engine.Turn) {
+	if !p.tty {
+		return
+	}
+	p.clearLine()
+	phase := fmt.Sprintf("repeat %d/%d", e.Repeat-e.Warmup+1, e.Repeats)
+	if e.Repeat < e.Warmup {
+		phase = fmt.Sprintf("warm-up %d/%d", e.Repeat+1, e.Warmup)
+	}
+	eta := ""
+	if e.ETA.OK {
+		eta = fmt.Sprintf(", %s elapsed, ETA %s", roundDur(e.ETA.Elapsed), roundDur(e.ETA.Left))
+	}
+	line := fmt.Sprintf("  [%d/%d] %s (size %d) %s: %s%s", e.Run, e.Runs, e.Workload, e.Size, e.Target, phase, eta)
+	// one column short of the width: a terminal that wraps at its last column would start a new line
+	fmt.Fprint(p.w, render.Shorten(line, p.width-1))
+	p.inLine = true
+}
+
+// done prints a finished workload's line: each target's median time, or FAILED.
+func (p *progressPrinter) done(e engine.WorkloadDone) {
+	var parts []string
+	for _, r := range e.Results {
+		if r.Failed {
+			parts = append(parts, r.Target+" FAILED")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", r.Target, render.Ns(r.MedianNs)))
+	}
+	pos := fmt.Sprintf("[%d/%d]", e.Run, e.Runs)
+	if e.ETA.OK && e.Run < e.Runs {
+		pos = fmt.Sprintf("[%d/%d, ETA %s]", e.Run, e.Runs, roundDur(e.ETA.Left))
+	}
+	p.printf("%s %-12s size %-8d %s", pos, e.Workload, e.Size, strings.Join(parts, "  "))
+}
+
+func roundDur(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(10 * time.Second).String()
+}

@@ -1,0 +1,383 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/engine"
+	"github.com/dbbench/dbbench/internal/buildinfo"
+	"github.com/dbbench/dbbench/internal/callgrind"
+	"github.com/dbbench/dbbench/internal/cleanup"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/redact"
+	"github.com/dbbench/dbbench/internal/term"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
+)
+
+// RunOptions are the flags of `dbbench run`.
+type RunOptions struct {
+	f      *Factory
+	Config string
+	CI     bool
+	Out    string
+	Quiet  bool
+	Force  bool
+	Args   []string
+	// Targets narrows the run to these targets (empty: all).
+	Targets []string
+	// Isolation overrides the config's isolation mode ("": the config's).
+	Isolation string
+	// Instructions counts instructions per operation under valgrind's callgrind.
+	Instructions bool
+	// Worker runs one target as a worker process of a run with isolation: process (hidden).
+	Worker string
+}
+
+// DefaultReportDir is where reports go when --out is not given.
+const DefaultReportDir = "reports"
+
+// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
+func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "run [-c CONFIG] [--ci] [--out FILE]",
+		Short: "Run a benchmark config and decide its assertions",
+		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
+interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
+writes the JSON report (by default to a new file reports/<config>-<time>.json). The report path is
+reserved when the run starts: it holds a small reservation record (run, host, pid, time) until the
+report replaces it. --out writes a new file, takes over the reservation of a run that is gone from
+this host (saying so), or, with --force, replaces an earlier dbbench report or any run's
+reservation; it never replaces anything else (a device, a symbolic link, the config).
+
+Without -c it runs the built-in default config (LMDB through lmdb-go against the same work in C:
+no server needed). -c takes a file path or the name of a built-in config (see 'dbbench list').
+--ci uses the config's ci: section: reduced sizes and every threshold relaxed.
+--targets runs only the named targets (assertions naming others are left out, and said so), to see a
+target's figures without its neighbours. --isolation overrides the config's isolation: none, rewarm
+(a GC and an untimed run of the workload before each timed repeat of a target), or process (rewarm,
+and every target in a worker process of its own, run one step at a time in the same order).
+--instructions also counts the instructions of every timed repeat with valgrind's callgrind
+(figures instr_per_op and instr_per_row, beside the times): deterministic, so a shared machine's
+noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a small config); it
+needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
+a server in another process (PostgreSQL, TypeDB) is not.
+
+Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
+3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, and the report
+keeps what was measured until then).`,
+		Example: `  dbbench run
+  dbbench run -c configs/lmdb.yaml
+  dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
+  dbbench run -c configs/triplex-sqlite.yaml -q
+  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = os.Args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Config, "config", "c", "", "config file or built-in config name (default: the built-in default)")
+	cmd.Flags().BoolVar(&opts.CI, "ci", false, "use the config's CI sizes and relaxed thresholds")
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines on stderr")
+	_ = cmd.RegisterFlagCompletionFunc("config", completeConfig)
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report or a run's reservation (never any other file)")
+	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
+	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
+	_ = cmd.Flags().MarkHidden("worker")
+	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
+	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, opts *RunOptions) error {
+	f := opts.f
+	var counter *callgrind.Counter
+	if opts.Instructions {
+		var err error
+		if counter, err = callgrind.New(); errors.Is(err, callgrind.ErrUnavailable) {
+			return underCallgrind(cmd, opts)
+		}
+	}
+	c, err := loadConfig(opts.Config)
+	if err != nil {
+		return err
+	}
+	if opts.Isolation != "" {
+		if !slices.Contains(config.IsolationModes, opts.Isolation) {
+			return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
+		}
+		c.Isolation = opts.Isolation
+	}
+	if opts.Worker != "" {
+		opts.Targets, opts.Quiet, c.Isolation = []string{opts.Worker}, true, config.IsolationRewarm
+	}
+	if len(opts.Targets) > 0 {
+		dropped, err := c.KeepTargets(opts.Targets)
+		if err != nil {
+			return exitcode.Usagef("%v", err)
+		}
+		if len(dropped) > 0 && !opts.Quiet {
+			fmt.Fprintf(f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+		}
+	}
+	plan, _, err := resolve(f, c, opts.CI)
+	if err != nil {
+		return err
+	}
+	if opts.Instructions && plan.Interleave == config.InterleaveOps {
+		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
+	}
+	res, err := reserveReport(opts, plan)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	if res.Replaced != "" {
+		fmt.Fprintln(f.Err, "dbbench: "+res.Replaced)
+	}
+	defer res.Release() // the placeholder of a run that wrote no report
+	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
+
+	// Every secret of the config is masked in whatever the run prints or stores, including what
+	// drivers put in their errors.
+	sec := plan.Secrets
+	for _, env := range secretEnv {
+		sec.AddSecret(os.Getenv(env))
+	}
+	res.Redact = sec.String
+	out := sec.Writer(f.Out)
+	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter}
+	if !opts.Quiet {
+		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
+	}
+	if plan.Isolation == config.IsolationProcess {
+		if err := spawnWorkers(runner, opts); err != nil {
+			return err
+		}
+	}
+	if opts.Worker != "" {
+		runner.Step = engine.WorkerStep(os.Stdin, f.Out)
+		out = io.Discard // stdout is the step protocol: no summary
+	}
+	fin := &finisher{opts: opts, out: out, style: render.Style{Color: term.Color(f.Out, os.Getenv)}, res: res}
+	// On Ctrl-C the summary and the report of the results so far come out before the targets are
+	// cleaned up: if cleaning up outlasts InterruptGrace, the report is on disk all the same.
+	runner.Interrupted = func(rep *report.Report) { fin.publish(rep) }
+	rep, runErr := runner.Run(cmd.Context())
+	if rep == nil {
+		return redactErr(runErr, sec)
+	}
+	return redactErr(fin.finish(rep, runErr), sec)
+}
+
+// spawnWorkers lets the runner start one worker process per target (isolation: process): this very
+// binary, running one target with --worker.
+func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
+	if opts.Instructions {
+		return exitcode.Usagef("--instructions counts one process: it does not combine with isolation: process")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
+	}
+	runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
+		args := []string{"run", "-q", "--worker", target, "--out", out}
+		if opts.Config != "" {
+			args = append(args, "-c", opts.Config)
+		}
+		if opts.CI {
+			args = append(args, "--ci")
+		}
+		return exec.CommandContext(ctx, self, args...)
+	}
+	return nil
+}
+
+// secretEnv are environment variables adapters read credentials from.
+var secretEnv = []string{"TYPEDB_PASSWORD", "PGPASSWORD"}
+
+// redactErr masks the secrets in an error's message, keeping its exit code.
+func redactErr(err error, sec *redact.Set) error {
+	if err == nil {
+		return nil
+	}
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return &silentError{code: silent.code, msg: sec.String(silent.msg)}
+	}
+	return &exitcode.Error{Code: exitcode.Of(err), Err: errors.New(sec.String(err.Error()))}
+}
+
+// finisher prints a run's summary and writes its report, once the run ends or, on Ctrl-C, as soon as
+// it stops (then again at the end with what cleaning up added, without a second summary).
+type finisher struct {
+	opts  *RunOptions
+	out   io.Writer
+	style render.Style
+	res   *report.Reservation
+
+	shown  bool  // the summary and the report path were printed
+	sumErr error // printing the summary failed
+}
+
+// publish prints the summary (the first time) and then writes the report. The figures go to the
+// terminal before the report is written, so that a full disk loses neither. A run that measured
+// nothing (it stopped before the first result, or every target was skipped) writes no report: there
+// would be nothing in it to compare or gate on.
+func (f *finisher) publish(rep *report.Report) (writeErr error) {
+	bi := buildinfo.Read()
+	rep.Tool = report.Tool{Name: "dbbench", Version: bi.Version, Commit: bi.Commit}
+	rep.Run.CommandLine = commandLine(f.opts.Args)
+	if !f.shown {
+		f.sumErr = render.SummaryStyled(f.out, rep, f.style)
+	}
+	if len(rep.Results) > 0 {
+		if writeErr = f.res.Write(rep); writeErr == nil && !f.shown {
+			fmt.Fprintf(f.out, "report: %s\n", f.res.Path)
+		}
+	}
+	f.shown = true
+	return writeErr
+}
+
+// finish publishes the final report and turns the outcome into the command's error: every failure
+// is reported, the first one first.
+func (f *finisher) finish(rep *report.Report, runErr error) error {
+	res := f.res
+	writeErr := f.publish(rep)
+	sumErr := f.sumErr
+	// A failed workload is recorded in its result, not in the run's error: when only cleaning up
+	// failed after it, the workload's failure still comes first.
+	var re *engine.RunError
+	if errors.As(runErr, &re) && re.Err == nil {
+		if first := firstFailure(rep); first != "" {
+			runErr = exitcode.AsInfra(fmt.Errorf("%s; then %w", first, runErr))
+		}
+	}
+	switch {
+	case runErr != nil && writeErr != nil:
+		return exitcode.AsInfra(fmt.Errorf("%w; and the report was not written: %v", runErr, writeErr))
+	case runErr != nil && len(rep.Results) == 0:
+		return exitcode.AsInfra(fmt.Errorf("%w (nothing was measured: no report written)", runErr))
+	case runErr != nil:
+		return exitcode.AsInfra(fmt.Errorf("%w (the results measured until then are in %s)", runErr, res.Path))
+	case writeErr != nil:
+		return exitcode.Infraf("%v", writeErr)
+	case sumErr != nil:
+		return exitcode.Infraf("write summary: %v", sumErr)
+	}
+	return verdictError(rep)
+}
+
+// reserveReport claims the report path before the run: --out (a new file, the reservation of a run
+// that is gone, or with --force an earlier report or any reservation; never the config itself) or a
+// new name under reports/.
+func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, error) {
+	if opts.Out == "" {
+		suffix := ""
+		if opts.CI {
+			suffix = "-ci"
+		}
+		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405"))))
+	}
+	var protect []string
+	if opts.Config != "" {
+		protect = append(protect, opts.Config)
+	}
+	return report.Reserve(opts.Out, report.ReserveOptions{Force: opts.Force, Protect: protect})
+}
+
+// verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
+// stdout has the details; under -q that line is all there is).
+func verdictError(rep *report.Report) error {
+	switch rep.Verdict {
+	case "error":
+		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
+	case "fail":
+		failed, first := 0, ""
+		for _, a := range rep.Assertions {
+			if a.Verdict == "fail" {
+				if failed == 0 {
+					first = a.Expr + ": " + render.DecidedOn(a)
+				}
+				failed++
+			}
+		}
+		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
+	}
+	return nil
+}
+
+// errorReason says in one line why a report's verdict is "error".
+func errorReason(rep *report.Report) string {
+	if len(rep.Run.Errors) > 0 {
+		return rep.Run.Errors[0]
+	}
+	if first := firstFailure(rep); first != "" {
+		return first
+	}
+	if len(rep.Results) == 0 {
+		return "nothing was measured: every target was skipped"
+	}
+	return "the run failed (see the report)"
+}
+
+// firstFailure names the first failed result or target of a report, or "".
+func firstFailure(rep *report.Report) string {
+	for _, x := range rep.Results {
+		if x.Status != "ok" {
+			return fmt.Sprintf("workload %s failed on target %s: %s", x.Workload, x.Target, exitcode.OneLine(x.Error))
+		}
+	}
+	for _, t := range rep.Targets {
+		if t.Status == "failed" {
+			return fmt.Sprintf("target %s failed: %s", t.Name, exitcode.OneLine(t.Reason))
+		}
+	}
+	return ""
+}
+
+func commandLine(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return "dbbench " + strings.Join(args[1:], " ")
+}
+
+// planSummary is one line describing a resolved plan.
+func planSummary(p *config.Plan) string {
+	sizes := make([]string, len(p.Sizes))
+	for i, s := range p.Sizes {
+		sizes[i] = fmt.Sprint(s)
+	}
+	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s persons, warm-up %d, repeats %d",
+		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), p.Warmup, p.Repeats)
+}
+
+// completeConfig offers the built-in config names and YAML files for -c.
+func completeConfig(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, n := range configs.Names() {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveDefault // and files
+}

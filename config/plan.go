@@ -1,0 +1,491 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/redact"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/assertion"
+	"github.com/dbbench/dbbench/workloads"
+)
+
+// Plan is a config resolved against the registry, with CI overrides applied: what the engine runs.
+type Plan struct {
+	Source      string
+	Name        string
+	Description string
+	Seed        int64
+	Sizes       []int
+	Warmup      int
+	Repeats     int
+	Isolation   string // one of IsolationModes
+	Interleave  string // one of InterleaveModes ("" in a plan built in code: InterleaveRepeats)
+	Baseline    string // the baseline target, "" for none
+	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
+	// StallTimeout is how long a target may go without finishing an operation of a running workload
+	// before the engine gives up on it (0 in a plan built in code: DefaultStallTimeout).
+	StallTimeout time.Duration
+	Workloads    []WorkloadPlan
+	Targets      []TargetPlan
+	Assertions   []assertion.Assertion
+	CI           bool
+	Relax        float64
+	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
+	AsRun map[string]any
+	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
+	// to be masked wherever the run prints or stores text.
+	Secrets *redact.Set
+}
+
+// WorkloadPlan is a workload with its parameters; a zero Rows/Ops/Readers means "the default for the
+// dataset size", resolved per size by Params.
+type WorkloadPlan struct {
+	Name       string
+	Custom     bool
+	Rows       int
+	Ops        int
+	Readers    int
+	CrossCheck bool
+}
+
+// Params resolves a workload's sizes for a dataset of size persons (workloads.Params).
+func (w WorkloadPlan) Params(size int) (rows, ops, readers int) {
+	return workloads.Params(w.Name, w.Rows, w.Ops, w.Readers, size)
+}
+
+// TargetPlan is a target with its adapter and validated options.
+type TargetPlan struct {
+	Name     string
+	Adapter  adapters.Adapter
+	Options  adapters.Options
+	Optional bool
+	Slowdown float64
+	// Workloads is the set of workloads this target runs.
+	Workloads []string
+	// Params holds the validated params of each adapter-specific workload.
+	Params map[string]adapters.Options
+}
+
+// Runs reports whether the target runs the workload.
+func (t TargetPlan) Runs(workload string) bool { return slices.Contains(t.Workloads, workload) }
+
+// Resolve validates the config against the adapters and applies the CI overrides when ci is set.
+func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
+	p, err := c.resolve(reg, ci)
+	if err != nil {
+		return nil, located(c.Source, err)
+	}
+	return p, nil
+}
+
+func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
+	p := &Plan{
+		Secrets: &redact.Set{},
+		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
+		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
+		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
+	}
+	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
+		return nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
+	}
+	overrides := map[string]workloadOverride{}
+	if ci {
+		if c.CI == nil {
+			return nil, fmt.Errorf("--ci needs a ci: section in the config (reduced sizes and a relax factor); this config has none")
+		}
+		if c.CI.Sizes != nil {
+			p.Sizes = c.CI.Sizes
+		}
+		if c.CI.Warmup != nil {
+			p.Warmup = *c.CI.Warmup
+		}
+		if c.CI.Repeats != nil {
+			p.Repeats = *c.CI.Repeats
+		}
+		p.Relax = c.CI.Relax
+		overrides = c.CI.Workloads
+		for name, o := range overrides {
+			if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
+				return nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
+			}
+		}
+	}
+
+	known := knownWorkloads(reg)
+	clientWorkloads := false // a target whose client declares its own workloads accepts any name
+	for _, t := range c.Targets {
+		if a, ok := reg.Lookup(t.Adapter); ok && a.Info().ClientWorkloads {
+			clientWorkloads = true
+		}
+	}
+	for _, w := range c.Workloads {
+		if !slices.Contains(known, w.Name) && !clientWorkloads {
+			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
+		}
+	}
+
+	// Targets and their options.
+	for _, t := range c.Targets {
+		a, ok := reg.Lookup(t.Adapter)
+		if !ok {
+			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("unknown adapter %q (known: %s)", t.Adapter, strings.Join(reg.Names(), ", "))}
+		}
+		info := a.Info()
+		opts, err := adapters.ParseOptions(info.Options, t.Options)
+		if err != nil {
+			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
+		}
+		tp := TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}}
+		for _, sec := range opts.Secrets() {
+			p.Secrets.AddSecret(sec)
+		}
+		if t.Workloads != nil {
+			for _, w := range t.Workloads {
+				if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
+					return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s lists workload %q, which is not in workloads", t.Name, w)}
+				}
+			}
+		}
+		p.Targets = append(p.Targets, tp)
+	}
+
+	// Workloads: known, supported by every target that runs them, parameters valid.
+	for _, w := range c.Workloads {
+		wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
+		if o, ok := overrides[w.Name]; ok {
+			if o.rows != nil {
+				wp.Rows = *o.rows
+			}
+			if o.ops != nil {
+				wp.Ops = *o.ops
+			}
+			if o.readers != nil {
+				wp.Readers = *o.readers
+			}
+		}
+		wp.Custom = !slices.Contains(workloads.Builtins, w.Name)
+		if err := checkWorkloadParams(w, wp); err != nil {
+			return nil, err
+		}
+		runners := 0
+		for i, t := range c.Targets {
+			tp := &p.Targets[i]
+			if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
+				continue
+			}
+			info := tp.Adapter.Info()
+			ok, custom := adapters.Supports(info, w.Name)
+			if !ok {
+				if t.Workloads == nil && wp.Custom {
+					continue // an adapter's own workload runs on the targets of that adapter only
+				}
+				return nil, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supported(info), ", "))}
+			}
+			if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(known, w.Name) {
+				continue // another adapter's workload: a client runs it only when its target lists it
+			}
+			if custom {
+				var params adapters.Options
+				var err error
+				if spec, ok := adapters.CustomSpec(info, w.Name); ok {
+					params, err = adapters.ParseOptions(spec.Params, w.Params)
+				} else {
+					params, err = adapters.FreeOptions(w.Params) // the client checks them
+				}
+				if err != nil {
+					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s on target %s: %v", w.Name, t.Name, err)}
+				}
+				tp.Params[w.Name] = params
+			} else if len(w.Params) > 0 {
+				return nil, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes no params (use rows, ops or readers)", w.Name)}
+			}
+			tp.Workloads = append(tp.Workloads, w.Name)
+			runners++
+		}
+		if runners == 0 {
+			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
+		}
+		p.Workloads = append(p.Workloads, wp)
+	}
+
+	// Sizes against workload parameters: a workload cannot read more persons than were loaded.
+	for _, size := range p.Sizes {
+		for _, w := range c.Workloads {
+			wp := p.workload(w.Name)
+			rows, ops, _ := wp.Params(size)
+			switch w.Name {
+			case workloads.Scan, workloads.Concurrent:
+				if rows > size {
+					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)}
+				}
+			case workloads.Insert:
+				if ops > size {
+					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
+				}
+			}
+		}
+	}
+
+	// What the adapters would refuse when opening a target or preparing a workload, found now, so
+	// that validate and run agree.
+	var paths []storePath
+	for i, tp := range p.Targets {
+		line := c.Targets[i].Line
+		if ck, ok := tp.Adapter.(adapters.Checker); ok {
+			for _, size := range p.Sizes {
+				if err := ck.Check(tp.Options, adapters.DatasetSpec{Size: size, Seed: p.Seed}, tp.Params); err != nil {
+					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
+				}
+			}
+		}
+		if path := tp.Options.String("path"); path != "" {
+			sp := storePath{target: tp.Name, path: path, resolved: resolvePath(path)}
+			for _, other := range paths {
+				if msg := overlap(other, sp); msg != "" {
+					return nil, &lineError{line: line, msg: msg}
+				}
+			}
+			paths = append(paths, sp)
+		}
+	}
+
+	// Assertions: parse, and check every ref against targets, workloads, figures and sizes.
+	for _, s := range c.Assertions {
+		a, err := parseAssertion(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range a.Refs() {
+			if err := p.checkRef(ref); err != nil {
+				return nil, &lineError{line: s.Line, msg: err.Error()}
+			}
+		}
+		p.Assertions = append(p.Assertions, a)
+	}
+
+	p.AsRun = c.asRun(p)
+	return p, nil
+}
+
+// storePath is the path option of a target: an LMDB directory or a SQLite file.
+type storePath struct {
+	target, path string
+	resolved     string // absolute, cleaned, symbolic links resolved where it exists
+}
+
+// overlap says, in one line, why two targets' paths cannot both be used, or "": one path, or one
+// inside the other, would have one target's store put into, refused by or removed with the other's.
+func overlap(a, b storePath) string {
+	switch {
+	case a.resolved == b.resolved:
+		return fmt.Sprintf("targets %s and %s both use path %s: give each its own", a.target, b.target, b.path)
+	case inside(b.resolved, a.resolved):
+		return fmt.Sprintf("targets %s and %s have overlapping paths: %s's path %s is inside %s's path %s: give each its own",
+			a.target, b.target, b.target, b.path, a.target, a.path)
+	case inside(a.resolved, b.resolved):
+		return fmt.Sprintf("targets %s and %s have overlapping paths: %s's path %s is inside %s's path %s: give each its own",
+			a.target, b.target, a.target, a.path, b.target, b.path)
+	}
+	return ""
+}
+
+// inside reports whether path p lies under directory dir (both absolute and clean).
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolvePath makes a path absolute and clean and resolves the symbolic links of its longest part
+// that exists, so that two spellings of one place (a relative path, a link to a directory) compare
+// equal.
+func resolvePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
+}
+
+func (p *Plan) workload(name string) WorkloadPlan {
+	for _, w := range p.Workloads {
+		if w.Name == name {
+			return w
+		}
+	}
+	return WorkloadPlan{Name: name}
+}
+
+func checkWorkloadParams(w Workload, wp WorkloadPlan) error {
+	bad := func(param string) error {
+		return &lineError{line: w.Line, msg: fmt.Sprintf("workload %s has no parameter %q", w.Name, param)}
+	}
+	switch w.Name {
+	case workloads.Scan:
+		if wp.Ops != 0 {
+			return bad("ops")
+		}
+		if wp.Readers != 0 {
+			return bad("readers")
+		}
+	case workloads.Lookup, workloads.Insert:
+		if wp.Rows != 0 {
+			return bad("rows")
+		}
+		if wp.Readers != 0 {
+			return bad("readers")
+		}
+	case workloads.Concurrent:
+		if wp.Ops != 0 {
+			return bad("ops")
+		}
+	default:
+		if wp.Rows != 0 {
+			return bad("rows")
+		}
+		if wp.Readers != 0 {
+			return bad("readers")
+		}
+	}
+	return nil
+}
+
+func supported(info adapters.Info) []string {
+	out := append([]string{}, info.Builtin...)
+	for _, w := range info.Workloads {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+func (p *Plan) checkRef(ref assertion.Ref) error {
+	var t *TargetPlan
+	for i := range p.Targets {
+		if p.Targets[i].Name == ref.Target {
+			t = &p.Targets[i]
+		}
+	}
+	if t == nil {
+		names := make([]string, len(p.Targets))
+		for i, x := range p.Targets {
+			names[i] = x.Name
+		}
+		return fmt.Errorf("assertion names unknown target %q (targets: %s)", ref.Target, strings.Join(names, ", "))
+	}
+	if !slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.Name == ref.Workload }) {
+		names := make([]string, len(p.Workloads))
+		for i, x := range p.Workloads {
+			names[i] = x.Name
+		}
+		return fmt.Errorf("assertion names workload %q, which is not in workloads (%s)", ref.Workload, strings.Join(names, ", "))
+	}
+	if !t.Runs(ref.Workload) {
+		return fmt.Errorf("assertion reads %s, but target %s does not run %s", ref, ref.Target, ref.Workload)
+	}
+	if _, ok := report.LookupFigure(ref.Figure); !ok {
+		return fmt.Errorf("unknown figure %q in %s (figures: %s)", ref.Figure, ref, strings.Join(report.FigureNames(), ", "))
+	}
+	if ref.Size != "" && ref.Size != "min" && ref.Size != "max" {
+		n, _ := strconv.Atoi(strings.ReplaceAll(ref.Size, "_", ""))
+		if !slices.Contains(p.Sizes, n) {
+			return fmt.Errorf("%s names size %s, which this run does not load (sizes: %v)", ref, ref.Size, p.Sizes)
+		}
+	}
+	return nil
+}
+
+// asRun rebuilds the config as run for the report: CI overrides applied, options redacted.
+func (c *Config) asRun(p *Plan) map[string]any {
+	out := map[string]any{
+		"name":    p.Name,
+		"seed":    p.Seed,
+		"warmup":  p.Warmup,
+		"repeats": p.Repeats,
+	}
+	if p.Isolation != "" && p.Isolation != IsolationNone {
+		out["isolation"] = p.Isolation
+		out["rewarm"] = p.Rewarm
+	}
+	if p.Interleave != "" && p.Interleave != InterleaveRepeats {
+		out["interleave"] = p.Interleave
+	}
+	if p.StallTimeout != 0 && p.StallTimeout != DefaultStallTimeout {
+		out["stall_timeout"] = p.StallTimeout.String()
+	}
+	if p.Baseline != "" {
+		out["baseline"] = p.Baseline
+	}
+	if p.Description != "" {
+		out["description"] = p.Description
+	}
+	if len(p.Sizes) == 1 {
+		out["dataset"] = map[string]any{"persons": p.Sizes[0]}
+	} else {
+		out["dataset"] = map[string]any{"sizes": p.Sizes}
+	}
+	var ws []any
+	for i, w := range p.Workloads {
+		m := map[string]any{"name": w.Name}
+		if w.Rows != 0 {
+			m["rows"] = w.Rows
+		}
+		if w.Ops != 0 {
+			m["ops"] = w.Ops
+		}
+		if w.Readers != 0 {
+			m["readers"] = w.Readers
+		}
+		if len(c.Workloads[i].Params) > 0 {
+			m["params"] = c.Workloads[i].Params
+		}
+		if !w.CrossCheck {
+			m["cross_check"] = false
+		}
+		ws = append(ws, m)
+	}
+	out["workloads"] = ws
+	var ts []any
+	for i, t := range p.Targets {
+		m := map[string]any{"name": t.Name, "adapter": c.Targets[i].Adapter, "options": t.Options.Redacted()}
+		if t.Optional {
+			m["optional"] = true
+		}
+		if t.Slowdown != 0 {
+			m["slowdown"] = t.Slowdown
+		}
+		if c.Targets[i].Workloads != nil {
+			m["workloads"] = c.Targets[i].Workloads
+		}
+		ts = append(ts, m)
+	}
+	out["targets"] = ts
+	var as []any
+	for _, a := range c.Assertions {
+		if a.Name != "" {
+			as = append(as, map[string]any{"name": a.Name, "check": a.Check})
+		} else {
+			as = append(as, a.Check)
+		}
+	}
+	if as != nil {
+		out["assertions"] = as
+	}
+	if p.CI {
+		out["ci"] = map[string]any{"relax": p.Relax}
+	}
+	return out
+}

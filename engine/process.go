@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/report"
+)
+
+// A run with isolation: process gives every target a process of its own (the same dbbench, started
+// by Runner.Spawn with the config narrowed to that target), so that targets share no heap, no
+// allocator, no runtime and no address space. The processes still run one step at a time, in the
+// order one process would have run them (every target loaded, then each workload's repeats
+// interleaved A B A B ...): each worker announces its next step on stdout ("step WORKLOAD SIZE REP",
+// or "step load SIZE") and waits for "go" on stdin. Inside each worker the repeats are re-warmed as
+// with isolation: rewarm. The workers' reports are merged into one, and the assertions decided on it.
+
+// WorkerStep is Runner.Step for a worker process: it announces the step on out and waits for the
+// go-ahead on in.
+func WorkerStep(in io.Reader, out io.Writer) func(step string) error {
+	r := bufio.NewReader(in)
+	return func(step string) error {
+		if _, err := fmt.Fprintf(out, "step %s\n", step); err != nil {
+			return err
+		}
+		line, err := r.ReadString('\n')
+		if err != nil || strings.TrimSpace(line) != "go" {
+			return exitcode.Infraf("worker: the parent dbbench went away before step %s", step)
+		}
+		return nil
+	}
+}
+
+// step announces a step to the parent in a worker; a no-op otherwise.
+func (r *Runner) step(format string, args ...any) error {
+	if r.Step == nil {
+		return nil
+	}
+	return r.Step(fmt.Sprintf(format, args...))
+}
+
+type worker struct {
+	index  int
+	name   string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	report string
+	next   []int // the pending step's order key; nil when the worker is done
+	step   string
+	stderr bytes.Buffer // its error line, if it fails
+}
+
+// runProcesses runs the plan with a worker process per target and merges their reports.
+func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
+	p := r.Plan
+	prog := newTracker(r.Events, r.Clock)
+	base := r.TempDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(base, "dbbench-workers-")
+	if err != nil {
+		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
+	defer os.RemoveAll(dir)
+	started := time.Now().UTC()
+	harness := calibrate()
+
+	var workers []*worker
+	defer func() {
+		for _, w := range workers {
+			w.in.Close() // a worker still waiting for a step reads EOF and stops
+			if w.cmd.ProcessState == nil {
+				w.cmd.Wait()
+			}
+		}
+	}()
+	for i, t := range p.Targets {
+		w := &worker{index: i, name: t.Name, report: filepath.Join(dir, fmt.Sprintf("target-%d.json", i))}
+		w.cmd = r.Spawn(ctx, t.Name, w.report)
+		w.cmd.Stderr = &w.stderr
+		if w.in, err = w.cmd.StdinPipe(); err != nil {
+			return nil, exitcode.Infraf("worker for %s: %v", t.Name, err)
+		}
+		stdout, err := w.cmd.StdoutPipe()
+		if err != nil {
+			return nil, exitcode.Infraf("worker for %s: %v", t.Name, err)
+		}
+		w.out = bufio.NewReader(stdout)
+		if err := w.cmd.Start(); err != nil {
+			return nil, exitcode.Infraf("start the worker process for %s: %v", t.Name, err)
+		}
+		workers = append(workers, w)
+	}
+	prog.printf("isolation: process: %d worker processes, one per target", len(workers))
+	for _, w := range workers {
+		if err := r.readStep(w); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if ctx.Err() != nil {
+			return nil, exitcode.Infraf("interrupted: stopped the run, removed its temporary stores, wrote no report")
+		}
+		var w *worker
+		for _, c := range workers {
+			if c.next != nil && (w == nil || slices.Compare(c.next, w.next) < 0) {
+				w = c
+			}
+		}
+		if w == nil {
+			break
+		}
+		if _, err := io.WriteString(w.in, "go\n"); err != nil {
+			return nil, workerFailed(w, w.cmd.Wait())
+		}
+		if err := r.readStep(w); err != nil {
+			return nil, err
+		}
+	}
+
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion, Environment: r.environment(), Config: p.AsRun,
+		Run: report.Run{
+			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
+			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats,
+			Order:     "interleaved ABAB (targets in config order, each repeat), one process per target",
+			Isolation: config.IsolationProcess, Baseline: p.Baseline, Rewarm: rewarmRuns(p), StartedAt: started, Harness: harness,
+		},
+		Results: []report.Result{}, Assertions: []report.Assertion{},
+	}
+	for _, w := range workers {
+		wr, err := report.Read(w.report)
+		if err != nil {
+			return nil, exitcode.Infraf("worker for %s: %v", w.name, err)
+		}
+		rep.Targets = append(rep.Targets, wr.Targets...)
+		rep.Results = append(rep.Results, wr.Results...)
+		rep.Run.PeakRSSBytes = max(rep.Run.PeakRSSBytes, wr.Run.PeakRSSBytes)
+	}
+	// The order one process would have produced: by size, then workload, then target.
+	order := func(x report.Result) []int {
+		return []int{slices.Index(p.Sizes, x.Size), workloadIndex(p, x.Workload), slices.IndexFunc(p.Targets, func(t config.TargetPlan) bool { return t.Name == x.Target })}
+	}
+	slices.SortStableFunc(rep.Results, func(a, b report.Result) int { return slices.Compare(order(a), order(b)) })
+	for _, a := range p.Assertions {
+		rep.Assertions = append(rep.Assertions, a.Evaluate(rep, p.Relax)...)
+	}
+	rep.Verdict = Verdict(rep)
+	rep.Run.FinishedAt = time.Now().UTC()
+	prog.finish()
+	return rep, nil
+}
+
+func (r *Runner) environment() report.Environment {
+	if r.Environment != nil {
+		return r.Environment()
+	}
+	return report.CollectEnvironment()
+}
+
+func workloadIndex(p *config.Plan, name string) int {
+	return slices.IndexFunc(p.Workloads, func(w config.WorkloadPlan) bool { return w.Name == name })
+}
+
+// readStep reads a worker's next announcement: a step (its order key is set) or the end of its
+// output (it is done; its exit code is checked).
+func (r *Runner) readStep(w *worker) error {
+	line, err := w.out.ReadString('\n')
+	if errors.Is(err, io.EOF) && line == "" {
+		w.next = nil
+		w.in.Close()
+		err := w.cmd.Wait()
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed) {
+			return workerFailed(w, err) // exit 1 is its own assertions failing: the merged report decides
+		}
+		return nil
+	}
+	if err != nil {
+		return workerFailed(w, w.cmd.Wait())
+	}
+	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "step "))
+	p := r.Plan
+	size := func(s string) int { n, _ := strconv.Atoi(s); return slices.Index(p.Sizes, n) }
+	switch {
+	case len(f) == 2 && f[0] == "load":
+		w.next = []int{size(f[1]), -1, 0, w.index}
+	case len(f) == 3:
+		rep, _ := strconv.Atoi(f[2])
+		w.next = []int{size(f[1]), workloadIndex(p, f[0]), rep, w.index}
+	default:
+		return exitcode.Infraf("worker for %s said %q, not a step", w.name, strings.TrimSpace(line))
+	}
+	w.step = strings.Join(f, " ")
+	return nil
+}
+
+// workerFailed turns a worker's end (the error of its Wait) into the run's error.
+func workerFailed(w *worker, err error) error {
+	w.next = nil
+	code := exitcode.Infra
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		code = ee.ExitCode()
+	}
+	last := strings.TrimSpace(w.stderr.String())
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	last = strings.TrimPrefix(last, "dbbench: ")
+	if last == "" {
+		last = fmt.Sprint(err)
+	}
+	msg := fmt.Sprintf("the worker process for target %s failed: %s", w.name, last)
+	if code == exitcode.Usage {
+		return exitcode.Usagef("%s", msg)
+	}
+	return exitcode.Infraf("%s", msg)
+}

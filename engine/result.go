@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
+)
+
+// resultAcc accumulates one result over its repeats.
+type resultAcc struct {
+	key          resultKey
+	unit         string
+	params       map[string]any
+	verification workloads.Expectation // what the result must show before its times count
+	merged       *hdrhistogram.Histogram
+	errMerged    *hdrhistogram.Histogram
+	repeats      []report.Repeat
+	sums         []uint64 // checksum of each measured repeat, for cross-checks
+	seenSum      *uint64  // sameAcross: the first checksum seen (warm-up included)
+	err          error
+	info         map[string]any
+	warnings     []string
+}
+
+func newResultAcc(k resultKey, unit string, params map[string]any) *resultAcc {
+	return &resultAcc{key: k, unit: unit, params: params, merged: report.NewHistogram(), errMerged: report.NewHistogram()}
+}
+
+func (a *resultAcc) failed() bool { return a.err != nil }
+
+func (a *resultAcc) fail(err error) {
+	if a.err == nil {
+		a.err = err
+	}
+}
+
+// verify checks one execution against the expectation.
+func (a *resultAcc) verify(m *measurement, w workloads.Run) error {
+	v := a.verification
+	if v.Rows < 0 {
+		return nil // adapter-checked workload
+	}
+	if v.PerReader {
+		for i, t := range m.readers {
+			if t.Rows != v.Rows {
+				return fmt.Errorf("verification failed: reader %d read %d rows, want %d", i+1, t.Rows, v.Rows)
+			}
+			if v.HasSum && t.Sum != v.Sum {
+				return fmt.Errorf("verification failed: reader %d checksum %016x, want %016x: the rows read are not the dataset's", i+1, t.Sum, v.Sum)
+			}
+			if v.SameAcross && t.Sum != m.readers[0].Sum {
+				return fmt.Errorf("verification failed: readers disagree (checksums %016x and %016x) on the same snapshot", m.readers[0].Sum, t.Sum)
+			}
+		}
+		if v.SameAcross {
+			return a.sameAsBefore(m.readers[0].Sum)
+		}
+		return nil
+	}
+	if m.rows != v.Rows {
+		what := "rows"
+		switch w.Name {
+		case "lookup":
+			what = "persons found"
+		case "insert":
+			what = "persons read back"
+		}
+		return fmt.Errorf("verification failed: %d %s, want %d", m.rows, what, v.Rows)
+	}
+	if v.HasSum && m.sum != v.Sum {
+		return fmt.Errorf("verification failed: checksum %016x, want %016x: the rows are not the dataset's", m.sum, v.Sum)
+	}
+	if v.SameAcross {
+		return a.sameAsBefore(m.sum)
+	}
+	return nil
+}
+
+func (a *resultAcc) sameAsBefore(sum uint64) error {
+	if a.seenSum == nil {
+		a.seenSum = &sum
+		return nil
+	}
+	if *a.seenSum != sum {
+		return fmt.Errorf("verification failed: checksum %016x differs from an earlier run's %016x on unchanged data", sum, *a.seenSum)
+	}
+	return nil
+}
+
+// add records one measured repeat.
+func (a *resultAcc) add(index int, m *measurement) {
+	a.merged.Merge(m.hist)
+	a.errMerged.Merge(m.errHist)
+	enc, _ := report.EncodeHistogram(m.hist)
+	figs := report.Percentiles(m.hist)
+	figs["ops"] = float64(m.ops)
+	figs["rows"] = float64(m.rows)
+	figs["errors"] = float64(m.errors)
+	figs["elapsed"] = float64(m.elapsed.Nanoseconds())
+	if s := m.elapsed.Seconds(); s > 0 {
+		figs["ops_per_s"] = float64(m.ops) / s
+		if m.rows > 0 {
+			figs["rows_per_s"] = float64(m.rows) / s
+		}
+	}
+	if m.ops > 0 {
+		figs["ns_per_op"] = float64(m.elapsed.Nanoseconds()) / float64(m.ops)
+	}
+	if m.rows > 0 {
+		figs["ns_per_row"] = float64(m.elapsed.Nanoseconds()) / float64(m.rows)
+	}
+	if m.instructions > 0 {
+		if m.ops > 0 {
+			figs["instr_per_op"] = float64(m.instructions) / float64(m.ops)
+		}
+		if m.rows > 0 {
+			figs["instr_per_row"] = float64(m.instructions) / float64(m.rows)
+		}
+	}
+	a.repeats = append(a.repeats, report.Repeat{
+		Index: index, ElapsedNs: m.elapsed.Nanoseconds(), Ops: m.ops, Rows: m.rows, Errors: m.errors,
+		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,
+	})
+	a.sums = append(a.sums, m.sum)
+}
+
+func (a *resultAcc) describe(info map[string]any) {
+	if len(info) == 0 {
+		return
+	}
+	a.info = map[string]any{}
+	for _, k := range sortedKeys(info) {
+		if k == "warnings" {
+			switch w := info[k].(type) {
+			case []string:
+				a.warnings = append(a.warnings, w...)
+			case string:
+				a.warnings = append(a.warnings, w)
+			}
+			continue
+		}
+		a.info[k] = info[k]
+	}
+}
+
+// crossCheck requires every target of a workload to produce the same checksum in each repeat; a
+// target that disagrees with the majority (or all of them, when there is no majority) fails.
+func crossCheck(accs []*resultAcc) {
+	var ok []*resultAcc
+	for _, a := range accs {
+		if !a.failed() {
+			ok = append(ok, a)
+		}
+	}
+	if len(ok) < 2 {
+		return
+	}
+	n := len(ok[0].sums)
+	for _, a := range ok[1:] {
+		n = min(n, len(a.sums))
+	}
+	for i := 0; i < n; i++ {
+		counts := map[uint64]int{}
+		for _, a := range ok {
+			counts[a.sums[i]]++
+		}
+		if len(counts) == 1 {
+			continue
+		}
+		var best uint64
+		bestN := 0
+		for s, c := range counts {
+			if c > bestN {
+				best, bestN = s, c
+			}
+		}
+		majority := bestN*2 > len(ok)
+		var parts []string
+		for _, a := range ok {
+			parts = append(parts, fmt.Sprintf("%s=%016x", a.key.target, a.sums[i]))
+		}
+		for _, a := range ok {
+			if !majority || a.sums[i] != best {
+				a.fail(fmt.Errorf("verification failed: targets disagree in repeat %d (%s)", i+1, strings.Join(parts, ", ")))
+			}
+		}
+		return
+	}
+}
+
+// finish turns the accumulated repeats into a report result.
+func (a *resultAcc) finish() report.Result {
+	r := report.Result{
+		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
+		Status: "ok", Figures: map[string]float64{}, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
+	}
+	if r.Repeats == nil {
+		r.Repeats = []report.Repeat{}
+	}
+	if a.err != nil {
+		r.Status, r.Error = "failed", a.err.Error()
+	}
+	v := a.verification
+	r.Verification = report.Verification{ExpectedRows: v.Rows, Method: v.Method, OK: a.err == nil}
+	if v.HasSum {
+		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
+	}
+	// Figures: median over repeats of each per-repeat figure.
+	names := map[string]bool{}
+	for _, rep := range a.repeats {
+		for k := range rep.Figures {
+			names[k] = true
+		}
+	}
+	for k := range names {
+		var xs []float64
+		for _, rep := range a.repeats {
+			if x, ok := rep.Figures[k]; ok {
+				xs = append(xs, x)
+			}
+		}
+		r.Figures[k] = report.Median(xs)
+	}
+	r.Merged = report.Percentiles(a.merged)
+	r.Histogram, _ = report.EncodeHistogram(a.merged)
+	if a.errMerged.TotalCount() > 0 {
+		r.ErrorHistogram, _ = report.EncodeHistogram(a.errMerged)
+	}
+	return r
+}

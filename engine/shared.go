@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/postgres"
+)
+
+// shared holds what the targets of one run share: the person files handed to clients in other
+// processes, and one throwaway PostgreSQL server, so that targets compared on PostgreSQL meet the
+// same server. Everything is created on first use and removed by stop.
+type shared struct {
+	dir  string // the run directory
+	logf func(format string, args ...any)
+
+	mu     sync.Mutex
+	files  map[int]string // size -> person file
+	pg     *postgres.Server
+	pgErr  error
+	pgDone bool
+}
+
+func newShared(dir string, logf func(string, ...any)) *shared {
+	return &shared{dir: dir, logf: logf, files: map[int]string{}}
+}
+
+// datasetFile writes ds to a person file once per size and returns its path.
+func (s *shared) datasetFile(ds *dataset.Persons) func() (string, error) {
+	return func() (string, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if p, ok := s.files[ds.Len()]; ok {
+			return p, nil
+		}
+		p := filepath.Join(s.dir, fmt.Sprintf("persons-%d.bin", ds.Len()))
+		if err := ds.WriteFile(p); err != nil {
+			return "", fmt.Errorf("write the person file: %w", err)
+		}
+		s.files[ds.Len()] = p
+		return p, nil
+	}
+}
+
+// postgreSQL starts the run's throwaway server on first use (a failure is remembered, so every
+// target gets the same answer) and returns its DSN.
+func (s *shared) postgreSQL(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pgDone {
+		s.pg, s.pgErr = postgres.Start(ctx, postgres.Options{TempDir: s.dir, Logf: s.logf})
+		s.pgDone = s.pgErr == nil || ctx.Err() == nil
+	}
+	if s.pgErr != nil {
+		return "", s.pgErr
+	}
+	return s.pg.DSN("postgres"), nil
+}
+
+// stop stops the shared server and removes the person files.
+func (s *shared) stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.pg != nil {
+		err = s.pg.Stop()
+		s.pg = nil
+	}
+	for _, p := range s.files {
+		os.Remove(p)
+	}
+	s.files = map[int]string{}
+	return err
+}
