@@ -172,7 +172,7 @@ func (c *comparer) notes() {
 	for _, t := range n.Targets {
 		ot := o.TargetByName(t.Name)
 		if ot == nil {
-			if t.Status == "skipped" {
+			if t.Status == report.StatusSkipped {
 				add("%s skipped %s: %s", c.newName, t.Name, t.Reason)
 			}
 			continue
@@ -180,10 +180,10 @@ func (c *comparer) notes() {
 		if ot.Slowdown != t.Slowdown {
 			add("injected slowdown of %s differs: %s %s, %s %s", t.Name, c.oldName, slowdown(ot.Slowdown), c.newName, slowdown(t.Slowdown))
 		}
-		if ot.Status == "skipped" && t.Status != "skipped" {
+		if ot.Status == report.StatusSkipped && t.Status != report.StatusSkipped {
 			add("%s skipped %s: %s", c.oldName, t.Name, ot.Reason)
 		}
-		if t.Status == "skipped" && ot.Status != "skipped" {
+		if t.Status == report.StatusSkipped && ot.Status != report.StatusSkipped {
 			add("%s skipped %s: %s", c.newName, t.Name, t.Reason)
 		}
 	}

@@ -161,7 +161,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		tp := &p.Targets[i]
 		rep.Targets[i] = report.Target{
 			Name: tp.Name, Adapter: tp.Adapter.Info().Name, Options: tp.Options.Redacted(),
-			Optional: tp.Optional, Slowdown: tp.Slowdown, Status: "ok", Instances: []report.Instance{},
+			Optional: tp.Optional, Slowdown: tp.Slowdown, Status: report.StatusOK, Instances: []report.Instance{},
 		}
 		states[i] = &targetState{plan: tp, rep: &rep.Targets[i], slow: newSlowdown(tp.Slowdown)}
 	}
@@ -197,8 +197,8 @@ func complete(p *config.Plan, base *report.Report, results []*resultAcc, runErr 
 	for i := range rep.Targets {
 		t := &rep.Targets[i]
 		markSkipped(t)
-		if t.Status == "ok" && anyFailed(rep.Results, t.Name) {
-			t.Status = "failed"
+		if t.Status == report.StatusOK && anyFailed(rep.Results, t.Name) {
+			t.Status = report.StatusFailed
 			t.Reason = "a workload failed; see its result"
 		}
 	}
@@ -211,7 +211,7 @@ func complete(p *config.Plan, base *report.Report, results []*resultAcc, runErr 
 	rep.Run.PeakRSSBytes = report.PeakRSS()
 	rep.Run.Errors = nil
 	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
-		rep.Verdict = "error"
+		rep.Verdict = report.VerdictError
 		rep.Run.Interrupted = interrupted
 		for _, e := range runErr.Unwrap() {
 			rep.Run.Errors = append(rep.Run.Errors, e.Error())
@@ -262,40 +262,41 @@ func markSkipped(t *report.Target) {
 			return
 		}
 	}
-	t.Status, t.Reason = "skipped", t.Instances[0].Skipped
+	t.Status, t.Reason = report.StatusSkipped, t.Instances[0].Skipped
 }
 
 func anyFailed(rs []report.Result, target string) bool {
 	for _, r := range rs {
-		if r.Target == target && r.Status != "ok" {
+		if r.Target == target && r.Status != report.StatusOK {
 			return true
 		}
 	}
 	return false
 }
 
-// Verdict is "error" when a target or result failed, or when nothing ran at all (every target was
-// skipped: a run that measured nothing must not pass), else "fail" when an assertion failed, else "pass".
-func Verdict(r *report.Report) string {
+// Verdict is VerdictError when a target or result failed, or when nothing ran at all (every target
+// was skipped: a run that measured nothing must not pass), else VerdictFail when an assertion failed,
+// else VerdictPass.
+func Verdict(r *report.Report) report.Verdict {
 	if len(r.Results) == 0 {
-		return "error"
+		return report.VerdictError
 	}
 	for _, t := range r.Targets {
-		if t.Status == "failed" {
-			return "error"
+		if t.Status == report.StatusFailed {
+			return report.VerdictError
 		}
 	}
 	for _, x := range r.Results {
-		if x.Status != "ok" {
-			return "error"
+		if x.Status != report.StatusOK {
+			return report.VerdictError
 		}
 	}
 	for _, a := range r.Assertions {
-		if a.Verdict == "fail" {
-			return "fail"
+		if a.Verdict == report.VerdictFail {
+			return report.VerdictFail
 		}
 	}
-	return "pass"
+	return report.VerdictPass
 }
 
 // runSize opens, loads and measures every target at one dataset size, then closes them.
@@ -689,7 +690,7 @@ func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
 	acc.fail(se)
 	if s.stalled == nil {
 		s.stalled = se
-		s.rep.Status = "failed"
+		s.rep.Status = report.StatusFailed
 		s.rep.Reason = se.Error() + "; its remaining workloads were not run"
 	}
 	return true

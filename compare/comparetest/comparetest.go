@@ -20,7 +20,7 @@ type Result struct {
 	Figures map[string][]float64
 	// Latencies optionally holds each repeat's recorded latencies (ns) for its histogram.
 	Latencies [][]int64
-	Status    string // default "ok"
+	Status    report.Status // default ok
 	Error     string
 	Params    map[string]any
 }
@@ -45,7 +45,7 @@ func Report(config string, results ...Result) *report.Report {
 		Config:     map[string]any{"name": config},
 		Results:    []report.Result{},
 		Assertions: []report.Assertion{},
-		Verdict:    "pass",
+		Verdict:    report.VerdictPass,
 	}
 	for _, x := range results {
 		if x.Size == 0 {
@@ -55,13 +55,13 @@ func Report(config string, results ...Result) *report.Report {
 			x.Unit = "lookup"
 		}
 		if x.Status == "" {
-			x.Status = "ok"
+			x.Status = report.StatusOK
 		}
 		if !slices.Contains(r.Run.Sizes, x.Size) {
 			r.Run.Sizes = append(r.Run.Sizes, x.Size)
 		}
 		if r.TargetByName(x.Target) == nil {
-			r.Targets = append(r.Targets, report.Target{Name: x.Target, Adapter: "memory", Options: map[string]any{}, Status: "ok"})
+			r.Targets = append(r.Targets, report.Target{Name: x.Target, Adapter: "memory", Options: map[string]any{}, Status: report.StatusOK})
 		}
 		res := report.Result{
 			Target: x.Target, Workload: x.Workload, Size: x.Size, Unit: x.Unit, Params: x.Params,
