@@ -92,13 +92,14 @@ type Config struct {
 	Sizes       []int
 	Warmup      int
 	Repeats     int
-	Isolation   string // one of IsolationModes
-	Interleave  string // one of InterleaveModes
+	Isolation   string // one of IsolationModes ("": not given)
+	Interleave  string // one of InterleaveModes ("": not given)
 	// interleaveLine is the line of `interleave` (0: not given), for errors found in Resolve.
 	interleaveLine int
 	Baseline       string // the target the others are measured against ("": none)
-	Rewarm         int    // untimed runs before each timed repeat (isolation rewarm or process)
-	// StallTimeout is how long a target may go without finishing an operation of a running workload.
+	Rewarm         int    // untimed runs before each timed repeat (isolation rewarm or process; 0: not given)
+	// StallTimeout is how long a target may go without finishing an operation of a running workload
+	// (0: not given).
 	StallTimeout time.Duration
 	Workloads    []Workload
 	Targets      []Target
@@ -206,7 +207,9 @@ func parse(data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}
+	// Isolation, interleave, rewarm and stall_timeout stay zero when not given: Plan.Normalize decides
+	// their defaults, for configs and plans built in code alike.
+	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats}
 	f, ok := fields["name"]
 	if !ok {
 		return nil, errAt(root, "missing name: give the config a name")

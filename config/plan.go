@@ -25,11 +25,13 @@ type Plan struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
-	Interleave  string // one of InterleaveModes ("" in a plan built in code: InterleaveRepeats)
+	Interleave  string // one of InterleaveModes
 	Baseline    string // the baseline target, "" for none
-	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
+	// Rewarm is the untimed runs before each timed repeat when they are re-warmed (isolation rewarm
+	// or process; see RewarmRuns).
+	Rewarm int
 	// StallTimeout is how long a target may go without finishing an operation of a running workload
-	// before the engine gives up on it (0 in a plan built in code: DefaultStallTimeout).
+	// before the engine gives up on it.
 	StallTimeout time.Duration
 	Workloads    []WorkloadPlan
 	Targets      []TargetPlan
@@ -41,6 +43,61 @@ type Plan struct {
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
 	// to be masked wherever the run prints or stores text.
 	Secrets *redact.Set
+}
+
+// Normalize gives what a plan leaves zero its default (isolation, interleave, re-warm runs, stall
+// timeout): the one place these defaults are decided, for a plan resolved from a config (Resolve
+// normalizes it) and for one built in code (the engine normalizes the plan it runs). It changes
+// nothing a config gave, and returns p.
+func (p *Plan) Normalize() *Plan {
+	if p.Isolation == "" {
+		p.Isolation = IsolationNone
+	}
+	if p.Interleave == "" {
+		p.Interleave = InterleaveRepeats
+	}
+	if p.Rewarm <= 0 {
+		p.Rewarm = DefaultRewarm
+	}
+	if p.StallTimeout <= 0 {
+		p.StallTimeout = DefaultStallTimeout
+	}
+	return p
+}
+
+// RewarmRuns is how many untimed runs precede each timed repeat of a target: Rewarm with isolation
+// rewarm or process, else 0.
+func (p *Plan) RewarmRuns() int {
+	if p.Isolation != IsolationRewarm && p.Isolation != IsolationProcess {
+		return 0
+	}
+	return p.Rewarm
+}
+
+// How the report's run.order describes the targets' alternation.
+const (
+	orderRepeats = "interleaved ABAB (targets in config order, each repeat)"
+	orderOps     = "interleaved per operation where the engine times each operation (lookup and adapter workloads: op 0 of every target, then op 1, ..., the targets in a seeded shuffled order for each operation), else per repeat (ABAB, targets in config order, each repeat)"
+	// isolation: process runs per repeat (Resolve refuses interleave: ops with it).
+	orderProcesses = orderRepeats + ", one process per target"
+)
+
+// RunInfo is the plan's part of a report's run: the config's name and path, CI mode and relax, seed,
+// sizes, warm-up and repeats, how the targets alternate, isolation, re-warm runs and baseline, as
+// they were resolved. The engine adds what happened (times, harness, peak RSS, errors).
+func (p *Plan) RunInfo() report.Run {
+	order := orderRepeats
+	switch {
+	case p.Isolation == IsolationProcess:
+		order = orderProcesses
+	case p.Interleave == InterleaveOps:
+		order = orderOps
+	}
+	return report.Run{
+		ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
+		Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: order,
+		Isolation: p.Isolation, Rewarm: p.RewarmRuns(), Baseline: p.Baseline,
+	}
 }
 
 // WorkloadPlan is a workload with its parameters; a zero Rows/Ops/Readers means "the default for the
@@ -91,6 +148,7 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
 		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
 	}
+	p.Normalize()
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
 		return nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
 	}
@@ -416,14 +474,14 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		"warmup":  p.Warmup,
 		"repeats": p.Repeats,
 	}
-	if p.Isolation != "" && p.Isolation != IsolationNone {
+	if p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
 		out["rewarm"] = p.Rewarm
 	}
-	if p.Interleave != "" && p.Interleave != InterleaveRepeats {
+	if p.Interleave != InterleaveRepeats {
 		out["interleave"] = p.Interleave
 	}
-	if p.StallTimeout != 0 && p.StallTimeout != DefaultStallTimeout {
+	if p.StallTimeout != DefaultStallTimeout {
 		out["stall_timeout"] = p.StallTimeout.String()
 	}
 	if p.Baseline != "" {
