@@ -34,13 +34,8 @@ type CompareOptions struct {
 	alphaSet           bool // --alpha was given (0 then is an error, not the default)
 }
 
-// NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
-func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
-		Short: "Compare reports and gate on significant regressions",
-		Long: `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
+// compareLong is the help of `dbbench compare`.
+const compareLong = `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
 figure, prints the median in OLD and NEW, the change in percent with its confidence interval, the
 p-value of the Mann-Whitney U test (benchstat's statistics, from golang.org/x/perf/benchmath) and a
 verdict: better, worse, ~ (no significant change) or "? one run". Latency percentiles also show the
@@ -87,26 +82,40 @@ benchmark, even with --force.
 Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure got significantly worse beyond
 its threshold, or a result failed in NEW); 2 unusable input (missing or corrupt report, a report from
 a newer dbbench, incompatible reports, unknown --normalize-by target, bad threshold or figure) or a
-gate that cannot decide (too few runs, a result failed in OLD).`,
-		Example: `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
+gate that cannot decide (too few runs, a result failed in OLD).`
+
+// compareExample is its examples.
+const compareExample = `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
   dbbench compare base-1.json base-2.json base-3.json base-4.json base-5.json -- new-*.json
   dbbench compare baselines/gate-ci/ reports/gate/ --threshold 5%
   dbbench compare old.json new.json --threshold 10% --threshold p99=25%
   dbbench compare laptop.json ci.json --normalize-by lmdb-c --format markdown >> "$GITHUB_STEP_SUMMARY"
   dbbench compare old.json new.json --figures ns_per_op,p999 --format json
-  dbbench compare old.json new.json --format html > compare.html`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash == 0 || dash == len(args) {
-					return fmt.Errorf("give reports on both sides of --: OLD... -- NEW...")
-				}
-				return nil
-			}
-			if len(args) != 2 {
-				return fmt.Errorf("want OLD and NEW (or OLD... -- NEW...), got %d arguments", len(args))
-			}
-			return nil
-		},
+  dbbench compare old.json new.json --format html > compare.html`
+
+// compareArgs takes OLD and NEW, or several reports a side separated by --.
+func compareArgs(cmd *cobra.Command, args []string) error {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash == 0 || dash == len(args) {
+			return fmt.Errorf("give reports on both sides of --: OLD... -- NEW...")
+		}
+		return nil
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("want OLD and NEW (or OLD... -- NEW...), got %d arguments", len(args))
+	}
+	return nil
+}
+
+// NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
+func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
+		Short:   "Compare reports and gate on significant regressions",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    compareArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			split := cmd.ArgsLenAtDash()
 			if split < 0 {
