@@ -548,6 +548,27 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	} else {
 		out["dataset"] = map[string]any{"sizes": p.Sizes}
 	}
+	out["workloads"] = c.asRunWorkloads(p)
+	out["targets"] = c.asRunTargets(p)
+	var as []any
+	for _, a := range c.Assertions {
+		if a.Name != "" {
+			as = append(as, map[string]any{"name": a.Name, "check": a.Check})
+		} else {
+			as = append(as, a.Check)
+		}
+	}
+	if as != nil {
+		out["assertions"] = as
+	}
+	if p.CI {
+		out["ci"] = map[string]any{"relax": p.Relax}
+	}
+	return out
+}
+
+// asRunWorkloads is the workloads as run: the sizes given (CI overrides applied) and the params.
+func (c *Config) asRunWorkloads(p *Plan) []any {
 	var ws []any
 	for i, w := range p.Workloads {
 		m := map[string]any{"name": w.Name}
@@ -568,7 +589,11 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		}
 		ws = append(ws, m)
 	}
-	out["workloads"] = ws
+	return ws
+}
+
+// asRunTargets is the targets as run, their options redacted.
+func (c *Config) asRunTargets(p *Plan) []any {
 	var ts []any
 	for i, t := range p.Targets {
 		m := map[string]any{"name": t.Name, "adapter": c.Targets[i].Adapter, "options": t.Options.Redacted()}
@@ -583,20 +608,5 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		}
 		ts = append(ts, m)
 	}
-	out["targets"] = ts
-	var as []any
-	for _, a := range c.Assertions {
-		if a.Name != "" {
-			as = append(as, map[string]any{"name": a.Name, "check": a.Check})
-		} else {
-			as = append(as, a.Check)
-		}
-	}
-	if as != nil {
-		out["assertions"] = as
-	}
-	if p.CI {
-		out["ci"] = map[string]any{"relax": p.Relax}
-	}
-	return out
+	return ts
 }
