@@ -34,6 +34,49 @@ type CompareOptions struct {
 	alphaSet           bool // --alpha was given (0 then is an error, not the default)
 }
 
+// NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
+func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
+	opts := &CompareOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
+		Short:   "Compare reports and gate on significant regressions",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    compareArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			split := cmd.ArgsLenAtDash()
+			if split < 0 {
+				split = 1
+			}
+			opts.OldPaths, opts.NewPaths = args[:split], args[split:]
+			opts.alphaSet = cmd.Flags().Changed("alpha")
+			opts.OldPath, opts.NewPath = strings.Join(opts.OldPaths, " "), strings.Join(opts.NewPaths, " ")
+			if runF != nil {
+				return runF(opts)
+			}
+			return compareRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
+	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
+	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
+	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
+	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
+	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
+	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
+	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
+	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
+	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
+	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
+	formats := make([]string, len(compare.Formats))
+	for i, f := range compare.Formats {
+		formats[i] = string(f)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
 // compareLong is the help of `dbbench compare`.
 const compareLong = `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
 figure, prints the median in OLD and NEW, the change in percent with its confidence interval, the
@@ -105,49 +148,6 @@ func compareArgs(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("want OLD and NEW (or OLD... -- NEW...), got %d arguments", len(args))
 	}
 	return nil
-}
-
-// NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
-func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
-	opts := &CompareOptions{f: f}
-	cmd := &cobra.Command{
-		Use:     "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
-		Short:   "Compare reports and gate on significant regressions",
-		Long:    compareLong,
-		Example: compareExample,
-		Args:    compareArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			split := cmd.ArgsLenAtDash()
-			if split < 0 {
-				split = 1
-			}
-			opts.OldPaths, opts.NewPaths = args[:split], args[split:]
-			opts.alphaSet = cmd.Flags().Changed("alpha")
-			opts.OldPath, opts.NewPath = strings.Join(opts.OldPaths, " "), strings.Join(opts.NewPaths, " ")
-			if runF != nil {
-				return runF(opts)
-			}
-			return compareRun(opts)
-		},
-	}
-	fl := cmd.Flags()
-	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
-	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
-	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
-	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
-	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
-	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
-	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
-	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
-	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
-	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
-	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
-	formats := make([]string, len(compare.Formats))
-	for i, f := range compare.Formats {
-		formats[i] = string(f)
-	}
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
 }
 
 func compareRun(opts *CompareOptions) error {

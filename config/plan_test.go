@@ -8,6 +8,38 @@ import (
 	"github.com/dbbench/dbbench/report"
 )
 
+// TestRunInfo: the report's run takes every field of the plan it describes, and its order says
+// how the targets alternate under each isolation and interleave.
+func TestRunInfo(t *testing.T) {
+	p := (&Plan{
+		Source: "x.yaml", Name: "x", Seed: 9, Sizes: []int{10, 20}, Warmup: 2, Repeats: 7,
+		Isolation: IsolationRewarm, Rewarm: 3, Baseline: "a", CI: true, Relax: 0.1,
+	}).Normalize()
+	want := report.Run{
+		ConfigName: "x", ConfigPath: "x.yaml", CI: true, Relax: 0.1, Seed: 9, Sizes: []int{10, 20},
+		Warmup: 2, Repeats: 7, Order: orderRepeats, Isolation: IsolationRewarm, Rewarm: 3, Baseline: "a",
+	}
+	if got := p.RunInfo(); !reflect.DeepEqual(got, want) {
+		t.Errorf("RunInfo = %+v\nwant      %+v", got, want)
+	}
+	for _, tt := range []struct {
+		isolation, interleave string
+		order                 string
+		rewarm                int
+	}{
+		{IsolationNone, InterleaveRepeats, "interleaved ABAB (targets in config order, each repeat)", 0},
+		{IsolationNone, InterleaveOps, orderOps, 0},
+		{IsolationRewarm, InterleaveOps, orderOps, DefaultRewarm},
+		{IsolationProcess, InterleaveRepeats, "interleaved ABAB (targets in config order, each repeat), one process per target", DefaultRewarm},
+	} {
+		p := (&Plan{Isolation: tt.isolation, Interleave: tt.interleave}).Normalize()
+		got := p.RunInfo()
+		if got.Order != tt.order || got.Isolation != tt.isolation || got.Rewarm != tt.rewarm {
+			t.Errorf("%s/%s: order %q, isolation %q, rewarm %d; want %q, %q, %d", tt.isolation, tt.interleave, got.Order, got.Isolation, got.Rewarm, tt.order, tt.isolation, tt.rewarm)
+		}
+	}
+}
+
 // TestNormalize: a plan built in code gets the config's defaults for what it leaves zero, keeps
 // what it gives, and says how many re-warm runs precede a timed repeat only when it re-warms.
 func TestNormalize(t *testing.T) {
@@ -43,37 +75,5 @@ func TestNormalize(t *testing.T) {
 				t.Errorf("RewarmRuns = %d, want %d", got, tt.rewarmRuns)
 			}
 		})
-	}
-}
-
-// TestRunInfo: the report's run takes every field of the plan it describes, and its order says
-// how the targets alternate under each isolation and interleave.
-func TestRunInfo(t *testing.T) {
-	p := (&Plan{
-		Source: "x.yaml", Name: "x", Seed: 9, Sizes: []int{10, 20}, Warmup: 2, Repeats: 7,
-		Isolation: IsolationRewarm, Rewarm: 3, Baseline: "a", CI: true, Relax: 0.1,
-	}).Normalize()
-	want := report.Run{
-		ConfigName: "x", ConfigPath: "x.yaml", CI: true, Relax: 0.1, Seed: 9, Sizes: []int{10, 20},
-		Warmup: 2, Repeats: 7, Order: orderRepeats, Isolation: IsolationRewarm, Rewarm: 3, Baseline: "a",
-	}
-	if got := p.RunInfo(); !reflect.DeepEqual(got, want) {
-		t.Errorf("RunInfo = %+v\nwant      %+v", got, want)
-	}
-	for _, tt := range []struct {
-		isolation, interleave string
-		order                 string
-		rewarm                int
-	}{
-		{IsolationNone, InterleaveRepeats, "interleaved ABAB (targets in config order, each repeat)", 0},
-		{IsolationNone, InterleaveOps, orderOps, 0},
-		{IsolationRewarm, InterleaveOps, orderOps, DefaultRewarm},
-		{IsolationProcess, InterleaveRepeats, "interleaved ABAB (targets in config order, each repeat), one process per target", DefaultRewarm},
-	} {
-		p := (&Plan{Isolation: tt.isolation, Interleave: tt.interleave}).Normalize()
-		got := p.RunInfo()
-		if got.Order != tt.order || got.Isolation != tt.isolation || got.Rewarm != tt.rewarm {
-			t.Errorf("%s/%s: order %q, isolation %q, rewarm %d; want %q, %q, %d", tt.isolation, tt.interleave, got.Order, got.Isolation, got.Rewarm, tt.order, tt.isolation, tt.rewarm)
-		}
 	}
 }
