@@ -154,7 +154,7 @@ func (c *comparer) notes() {
 	if c.out.NormalizedByDefault {
 		add("normalized by %s, the baseline target both sides name (--normalize-by none compares raw figures)", c.opts.NormalizeBy)
 	}
-	if oi, ni := isolationOf(o), isolationOf(n); oi != ni {
+	if oi, ni := o.Run.IsolationMode(), n.Run.IsolationMode(); oi != ni {
 		add("isolation differs: %s %s, %s %s", c.oldName, oi, c.newName, ni)
 	}
 	if o.Run.CI != n.Run.CI {
@@ -198,13 +198,6 @@ func (c *comparer) notes() {
 			add("%s parameters differ: %s %s, %s %s", r.Workload, c.oldName, params(or.Params), c.newName, params(nr.Params))
 		}
 	}
-}
-
-func isolationOf(r *report.Report) string {
-	if r.Run.Isolation == "" {
-		return "none"
-	}
-	return r.Run.Isolation
 }
 
 func slowdown(f float64) string {

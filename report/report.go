@@ -103,6 +103,15 @@ type Run struct {
 	Instructions string `json:"instructions,omitempty"`
 }
 
+// IsolationMode is the run's isolation as recorded; a report from before the field existed ran
+// without any ("none").
+func (r Run) IsolationMode() string {
+	if r.Isolation == "" {
+		return "none"
+	}
+	return r.Isolation
+}
+
 // Harness is the measured overhead of the engine's timing around one operation.
 type Harness struct {
 	// TimerNs is the median latency the engine records for an operation that does nothing: the floor
