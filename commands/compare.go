@@ -38,9 +38,47 @@ type CompareOptions struct {
 func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command {
 	opts := &CompareOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
-		Short: "Compare reports and gate on significant regressions",
-		Long: `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
+		Use:     "compare OLD.json NEW.json | OLD... -- NEW... [--threshold 10%] [--normalize-by TARGET]",
+		Short:   "Compare reports and gate on significant regressions",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    compareArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			split := cmd.ArgsLenAtDash()
+			if split < 0 {
+				split = 1
+			}
+			opts.OldPaths, opts.NewPaths = args[:split], args[split:]
+			opts.alphaSet = cmd.Flags().Changed("alpha")
+			opts.OldPath, opts.NewPath = strings.Join(opts.OldPaths, " "), strings.Join(opts.NewPaths, " ")
+			if runF != nil {
+				return runF(opts)
+			}
+			return compareRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
+	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
+	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
+	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
+	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
+	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
+	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
+	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
+	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
+	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
+	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
+	formats := make([]string, len(compare.Formats))
+	for i, f := range compare.Formats {
+		formats[i] = string(f)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// compareLong is the help of `dbbench compare`.
+const compareLong = `Compare pairs the results of OLD and NEW by target, workload and dataset size and, for each
 figure, prints the median in OLD and NEW, the change in percent with its confidence interval, the
 p-value of the Mann-Whitney U test (benchstat's statistics, from golang.org/x/perf/benchmath) and a
 verdict: better, worse, ~ (no significant change) or "? one run". Latency percentiles also show the
@@ -87,58 +125,29 @@ benchmark, even with --force.
 Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure got significantly worse beyond
 its threshold, or a result failed in NEW); 2 unusable input (missing or corrupt report, a report from
 a newer dbbench, incompatible reports, unknown --normalize-by target, bad threshold or figure) or a
-gate that cannot decide (too few runs, a result failed in OLD).`,
-		Example: `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
+gate that cannot decide (too few runs, a result failed in OLD).`
+
+// compareExample is its examples.
+const compareExample = `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
   dbbench compare base-1.json base-2.json base-3.json base-4.json base-5.json -- new-*.json
   dbbench compare baselines/gate-ci/ reports/gate/ --threshold 5%
   dbbench compare old.json new.json --threshold 10% --threshold p99=25%
   dbbench compare laptop.json ci.json --normalize-by lmdb-c --format markdown >> "$GITHUB_STEP_SUMMARY"
   dbbench compare old.json new.json --figures ns_per_op,p999 --format json
-  dbbench compare old.json new.json --format html > compare.html`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash == 0 || dash == len(args) {
-					return fmt.Errorf("give reports on both sides of --: OLD... -- NEW...")
-				}
-				return nil
-			}
-			if len(args) != 2 {
-				return fmt.Errorf("want OLD and NEW (or OLD... -- NEW...), got %d arguments", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			split := cmd.ArgsLenAtDash()
-			if split < 0 {
-				split = 1
-			}
-			opts.OldPaths, opts.NewPaths = args[:split], args[split:]
-			opts.alphaSet = cmd.Flags().Changed("alpha")
-			opts.OldPath, opts.NewPath = strings.Join(opts.OldPaths, " "), strings.Join(opts.NewPaths, " ")
-			if runF != nil {
-				return runF(opts)
-			}
-			return compareRun(opts)
-		},
+  dbbench compare old.json new.json --format html > compare.html`
+
+// compareArgs takes OLD and NEW, or several reports a side separated by --.
+func compareArgs(cmd *cobra.Command, args []string) error {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash == 0 || dash == len(args) {
+			return fmt.Errorf("give reports on both sides of --: OLD... -- NEW...")
+		}
+		return nil
 	}
-	fl := cmd.Flags()
-	fl.Var(&thresholdFlag{&opts.Thresholds}, "threshold", "gate: fail on a significant change worse than this (10%, p99=20%, lookup.p99=30%)")
-	fl.StringVar(&opts.ThresholdFile, "threshold-file", "", "gate thresholds from a YAML file (keys: default, FIGURE, WORKLOAD.FIGURE)")
-	fl.StringVar(&opts.NormalizeBy, "normalize-by", "", "compare every target's figures divided by this target's figures of the same repeat")
-	fl.StringVarP(&opts.Format, "format", "f", "text", "output format: text, markdown, json or html")
-	fl.StringSliceVar(&opts.Figures, "figures", nil, "figures to compare (default rows_per_s or ops_per_s, p50, p99)")
-	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
-	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
-	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
-	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
-	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
-	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
-	formats := make([]string, len(compare.Formats))
-	for i, f := range compare.Formats {
-		formats[i] = string(f)
+	if len(args) != 2 {
+		return fmt.Errorf("want OLD and NEW (or OLD... -- NEW...), got %d arguments", len(args))
 	}
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
+	return nil
 }
 
 func compareRun(opts *CompareOptions) error {

@@ -308,12 +308,12 @@ func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, er
 // stdout has the details; under -q that line is all there is).
 func verdictError(rep *report.Report) error {
 	switch rep.Verdict {
-	case "error":
+	case report.VerdictError:
 		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
-	case "fail":
+	case report.VerdictFail:
 		failed, first := 0, ""
 		for _, a := range rep.Assertions {
-			if a.Verdict == "fail" {
+			if a.Verdict == report.VerdictFail {
 				if failed == 0 {
 					first = a.Expr + ": " + render.DecidedOn(a)
 				}
@@ -342,12 +342,12 @@ func errorReason(rep *report.Report) string {
 // firstFailure names the first failed result or target of a report, or "".
 func firstFailure(rep *report.Report) string {
 	for _, x := range rep.Results {
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			return fmt.Sprintf("workload %s failed on target %s: %s", x.Workload, x.Target, exitcode.OneLine(x.Error))
 		}
 	}
 	for _, t := range rep.Targets {
-		if t.Status == "failed" {
+		if t.Status == report.StatusFailed {
 			return fmt.Sprintf("target %s failed: %s", t.Name, exitcode.OneLine(t.Reason))
 		}
 	}

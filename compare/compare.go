@@ -392,7 +392,7 @@ func (c *comparer) defaultNormalize() bool {
 		return false
 	}
 	for _, r := range append(slices.Clone(c.olds), c.news...) {
-		if t := r.TargetByName(b); t == nil || t.Status == "skipped" || r.Run.Baseline != b {
+		if t := r.TargetByName(b); t == nil || t.Status == report.StatusSkipped || r.Run.Baseline != b {
 			return false
 		}
 	}
@@ -480,7 +480,7 @@ func (c *comparer) checkCompatible() error {
 			if t == nil {
 				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(targetNames(side.r), ", "))
 			}
-			if t.Status == "skipped" {
+			if t.Status == report.StatusSkipped {
 				return fmt.Errorf("--normalize-by %s: the target was skipped in %s (%s)", ref, side.name, t.Reason)
 			}
 		}
@@ -684,7 +684,7 @@ func (c *comparer) failedEither(or, nr *report.Result) bool {
 		in string
 		r  *report.Result
 	}{{"old", or}, {"new", nr}} {
-		if x.r == nil || x.r.Status == "ok" {
+		if x.r == nil || x.r.Status == report.StatusOK {
 			continue
 		}
 		failed = true
@@ -695,7 +695,7 @@ func (c *comparer) failedEither(or, nr *report.Result) bool {
 		}
 		msg := x.r.Error
 		if msg == "" {
-			msg = "status " + x.r.Status
+			msg = "status " + string(x.r.Status)
 		}
 		c.out.Failed = append(c.out.Failed, Failed{Target: x.r.Target, Workload: x.r.Workload, Size: x.r.Size, In: x.in, Error: msg})
 	}

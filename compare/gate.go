@@ -154,7 +154,7 @@ func (c *comparer) notes() {
 	if c.out.NormalizedByDefault {
 		add("normalized by %s, the baseline target both sides name (--normalize-by none compares raw figures)", c.opts.NormalizeBy)
 	}
-	if oi, ni := isolationOf(o), isolationOf(n); oi != ni {
+	if oi, ni := o.Run.IsolationMode(), n.Run.IsolationMode(); oi != ni {
 		add("isolation differs: %s %s, %s %s", c.oldName, oi, c.newName, ni)
 	}
 	if o.Run.CI != n.Run.CI {
@@ -172,7 +172,7 @@ func (c *comparer) notes() {
 	for _, t := range n.Targets {
 		ot := o.TargetByName(t.Name)
 		if ot == nil {
-			if t.Status == "skipped" {
+			if t.Status == report.StatusSkipped {
 				add("%s skipped %s: %s", c.newName, t.Name, t.Reason)
 			}
 			continue
@@ -180,10 +180,10 @@ func (c *comparer) notes() {
 		if ot.Slowdown != t.Slowdown {
 			add("injected slowdown of %s differs: %s %s, %s %s", t.Name, c.oldName, slowdown(ot.Slowdown), c.newName, slowdown(t.Slowdown))
 		}
-		if ot.Status == "skipped" && t.Status != "skipped" {
+		if ot.Status == report.StatusSkipped && t.Status != report.StatusSkipped {
 			add("%s skipped %s: %s", c.oldName, t.Name, ot.Reason)
 		}
-		if t.Status == "skipped" && ot.Status != "skipped" {
+		if t.Status == report.StatusSkipped && ot.Status != report.StatusSkipped {
 			add("%s skipped %s: %s", c.newName, t.Name, t.Reason)
 		}
 	}
@@ -198,13 +198,6 @@ func (c *comparer) notes() {
 			add("%s parameters differ: %s %s, %s %s", r.Workload, c.oldName, params(or.Params), c.newName, params(nr.Params))
 		}
 	}
-}
-
-func isolationOf(r *report.Report) string {
-	if r.Run.Isolation == "" {
-		return "none"
-	}
-	return r.Run.Isolation
 }
 
 func slowdown(f float64) string {

@@ -104,81 +104,99 @@ func ChangeCharts(c *Comparison) []render.Chart {
 			figures = append(figures, r.Figure)
 		}
 	}
+	var out []render.Chart
+	for _, fig := range figures {
+		if ch, ok := changeChart(c, fig); ok {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// changeChart is the chart of one figure's changes; false when no row of it has a change.
+func changeChart(c *Comparison, fig string) (render.Chart, bool) {
+	var cats, targets []string
+	var rows []Row
+	for _, r := range c.Rows {
+		if r.Figure != fig || math.IsNaN(float64(r.Change)) {
+			continue
+		}
+		rows = append(rows, r)
+		if cat := category(c, r); !slices.Contains(cats, cat) {
+			cats = append(cats, cat)
+		}
+		if !slices.Contains(targets, r.Target) {
+			targets = append(targets, r.Target)
+		}
+	}
+	if len(rows) == 0 {
+		return render.Chart{}, false
+	}
+	name := fig
+	if c.NormalizeBy != "" {
+		name += "/" + c.NormalizeBy
+	}
+	better := "lower is better"
+	if rows[0].HigherBetter {
+		better = "higher is better"
+	}
 	xLabel := "workload"
 	if c.Sweep {
 		xLabel = "workload @ dataset size (persons)"
 	}
-	var out []render.Chart
-	for _, fig := range figures {
-		var cats, targets []string
-		var rows []Row
-		for _, r := range c.Rows {
-			if r.Figure != fig || math.IsNaN(float64(r.Change)) {
-				continue
-			}
-			rows = append(rows, r)
-			if cat := category(c, r); !slices.Contains(cats, cat) {
-				cats = append(cats, cat)
-			}
-			if !slices.Contains(targets, r.Target) {
-				targets = append(targets, r.Target)
-			}
-		}
-		if len(rows) == 0 {
+	ch := render.Chart{
+		ID:          "change-" + fig,
+		Title:       fmt.Sprintf("%s: change from OLD to NEW (%s)", name, better),
+		XLabel:      xLabel,
+		YLabel:      fmt.Sprintf("%s change (%%)", name),
+		XCategories: cats,
+		Dodge:       true,
+		YFormat:     func(v float64) string { return FormatChange(v / 100) },
+		Marks:       []render.Mark{{X0: math.NaN(), X1: math.NaN(), Y: 0}},
+	}
+	for _, t := range targets {
+		ch.Series = append(ch.Series, changeSeries(c, fig, t, cats, rows))
+	}
+	ch.Marks = append(ch.Marks, gateMarks(c, cats, rows)...)
+	return ch, true
+}
+
+// changeSeries is target t's changes of a figure, one point per category with its interval.
+func changeSeries(c *Comparison, fig, t string, cats []string, rows []Row) render.Series {
+	s := render.Series{Name: t}
+	for _, r := range rows {
+		if r.Target != t {
 			continue
 		}
-		name := fig
-		if c.NormalizeBy != "" {
-			name += "/" + c.NormalizeBy
+		p := render.Pt(float64(slices.Index(cats, category(c, r))), 100*float64(r.Change),
+			fmt.Sprintf("%s %s %s → %s, %s %s, %s", r.Workload, fig, value(r, float64(r.Old.Median)), value(r, float64(r.New.Median)), FormatChange(float64(r.Change)), ci(r), r.Verdict.Label()))
+		if lo, hi := float64(r.ChangeLo), float64(r.ChangeHi); !math.IsNaN(lo) && !math.IsNaN(hi) {
+			p.Lo, p.Hi = 100*lo, 100*hi
 		}
-		better := "lower is better"
-		if rows[0].HigherBetter {
-			better = "higher is better"
-		}
-		ch := render.Chart{
-			ID:          "change-" + fig,
-			Title:       fmt.Sprintf("%s: change from OLD to NEW (%s)", name, better),
-			XLabel:      xLabel,
-			YLabel:      fmt.Sprintf("%s change (%%)", name),
-			XCategories: cats,
-			Dodge:       true,
-			YFormat:     func(v float64) string { return FormatChange(v / 100) },
-			Marks:       []render.Mark{{X0: math.NaN(), X1: math.NaN(), Y: 0}},
-		}
-		for _, t := range targets {
-			s := render.Series{Name: t}
-			for _, r := range rows {
-				if r.Target != t {
-					continue
-				}
-				p := render.Pt(float64(slices.Index(cats, category(c, r))), 100*float64(r.Change),
-					fmt.Sprintf("%s %s %s → %s, %s %s, %s", r.Workload, fig, value(r, float64(r.Old.Median)), value(r, float64(r.New.Median)), FormatChange(float64(r.Change)), ci(r), r.Verdict.Label()))
-				if lo, hi := float64(r.ChangeLo), float64(r.ChangeHi); !math.IsNaN(lo) && !math.IsNaN(hi) {
-					p.Lo, p.Hi = 100*lo, 100*hi
-				}
-				s.Points = append(s.Points, p)
-			}
-			ch.Series = append(ch.Series, s)
-		}
-		// the gate's threshold over each workload whose rows share one
-		for i, cat := range cats {
-			var in []Row
-			for _, r := range rows {
-				if category(c, r) == cat {
-					in = append(in, r)
-				}
-			}
-			if th, ok := commonThreshold(in); ok {
-				y := 100 * th
-				if in[0].HigherBetter {
-					y = -y
-				}
-				ch.Marks = append(ch.Marks, render.Mark{X0: float64(i) - 0.45, X1: float64(i) + 0.45, Y: y, Label: "gate " + FormatPercent(th), Bad: true})
-			}
-		}
-		out = append(out, ch)
+		s.Points = append(s.Points, p)
 	}
-	return out
+	return s
+}
+
+// gateMarks draws the gate's threshold over each category whose rows share one.
+func gateMarks(c *Comparison, cats []string, rows []Row) []render.Mark {
+	var marks []render.Mark
+	for i, cat := range cats {
+		var in []Row
+		for _, r := range rows {
+			if category(c, r) == cat {
+				in = append(in, r)
+			}
+		}
+		if th, ok := commonThreshold(in); ok {
+			y := 100 * th
+			if in[0].HigherBetter {
+				y = -y
+			}
+			marks = append(marks, render.Mark{X0: float64(i) - 0.45, X1: float64(i) + 0.45, Y: y, Label: "gate " + FormatPercent(th), Bad: true})
+		}
+	}
+	return marks
 }
 
 func category(c *Comparison, r Row) string {

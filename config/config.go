@@ -92,13 +92,14 @@ type Config struct {
 	Sizes       []int
 	Warmup      int
 	Repeats     int
-	Isolation   string // one of IsolationModes
-	Interleave  string // one of InterleaveModes
+	Isolation   string // one of IsolationModes ("": not given)
+	Interleave  string // one of InterleaveModes ("": not given)
 	// interleaveLine is the line of `interleave` (0: not given), for errors found in Resolve.
 	interleaveLine int
 	Baseline       string // the target the others are measured against ("": none)
-	Rewarm         int    // untimed runs before each timed repeat (isolation rewarm or process)
-	// StallTimeout is how long a target may go without finishing an operation of a running workload.
+	Rewarm         int    // untimed runs before each timed repeat (isolation rewarm or process; 0: not given)
+	// StallTimeout is how long a target may go without finishing an operation of a running workload
+	// (0: not given).
 	StallTimeout time.Duration
 	Workloads    []Workload
 	Targets      []Target
@@ -185,6 +186,32 @@ func located(source string, err error) error {
 }
 
 func parse(data []byte) (*Config, error) {
+	root, err := document(data)
+	if err != nil {
+		return nil, err
+	}
+	fields, _, err := mapping(root, "the config",
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
+	if err != nil {
+		return nil, err
+	}
+	// Isolation, interleave, rewarm and stall_timeout stay zero when not given: Plan.Normalize decides
+	// their defaults, for configs and plans built in code alike.
+	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats}
+	if err := c.parseSettings(root, fields); err != nil {
+		return nil, err
+	}
+	if err := c.parseIsolation(fields); err != nil {
+		return nil, err
+	}
+	if err := c.parseSections(root, fields); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// document reads the config's one YAML document and returns its root.
+func document(data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -200,118 +227,130 @@ func parse(data []byte) (*Config, error) {
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("the config is empty")
 	}
-	root := doc.Content[0]
-	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
-	if err != nil {
-		return nil, err
-	}
-	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats, Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}
+	return doc.Content[0], nil
+}
+
+// parseSettings reads the run's settings: name, description, seed, dataset, warmup and repeats.
+func (c *Config) parseSettings(root *yaml.Node, fields map[string]field) error {
+	var err error
 	f, ok := fields["name"]
 	if !ok {
-		return nil, errAt(root, "missing name: give the config a name")
+		return errAt(root, "missing name: give the config a name")
 	}
 	if c.Name, err = scalarString(f.value, "name"); err != nil {
-		return nil, err
+		return err
 	}
 	if !namePattern.MatchString(c.Name) {
-		return nil, errAt(f.value, "name %q may only hold letters, digits, '.', '-' and '_'", c.Name)
+		return errAt(f.value, "name %q may only hold letters, digits, '.', '-' and '_'", c.Name)
 	}
 	if f, ok := fields["description"]; ok {
 		if c.Description, err = scalarString(f.value, "description"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f, ok := fields["seed"]; ok {
 		n, err := wholeNumber(f.value, "seed")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Seed = int64(n)
 	}
 	f, ok = fields["dataset"]
 	if !ok {
-		return nil, errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})")
+		return errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})")
 	}
 	if c.Sizes, err = parseDataset(f.value); err != nil {
-		return nil, err
+		return err
 	}
 	if f, ok := fields["warmup"]; ok {
 		if c.Warmup, err = boundedInt(f.value, "warmup", 0, MaxWarmup); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f, ok := fields["repeats"]; ok {
 		if c.Repeats, err = positiveInt(f.value, "repeats"); err != nil {
-			return nil, err
+			return err
 		}
 		if c.Repeats > MaxRepeats {
-			return nil, errAt(f.value, "repeats must be at most %d", MaxRepeats)
+			return errAt(f.value, "repeats must be at most %d", MaxRepeats)
 		}
 	}
+	return nil
+}
+
+// parseIsolation reads how targets are kept apart and watched: isolation, interleave, rewarm and
+// stall_timeout.
+func (c *Config) parseIsolation(fields map[string]field) error {
+	var err error
 	if f, ok := fields["isolation"]; ok {
 		if c.Isolation, err = scalarString(f.value, "isolation"); err != nil {
-			return nil, err
+			return err
 		}
 		if !slices.Contains(IsolationModes, c.Isolation) {
-			return nil, errAt(f.value, "isolation %q: want one of %s", c.Isolation, strings.Join(IsolationModes, ", "))
+			return errAt(f.value, "isolation %q: want one of %s", c.Isolation, strings.Join(IsolationModes, ", "))
 		}
 	}
 	if f, ok := fields["interleave"]; ok {
 		if c.Interleave, err = scalarString(f.value, "interleave"); err != nil {
-			return nil, err
+			return err
 		}
 		if !slices.Contains(InterleaveModes, c.Interleave) {
-			return nil, errAt(f.value, "interleave %q: want one of %s", c.Interleave, strings.Join(InterleaveModes, ", "))
+			return errAt(f.value, "interleave %q: want one of %s", c.Interleave, strings.Join(InterleaveModes, ", "))
 		}
 		c.interleaveLine = f.value.Line
 	}
 	if f, ok := fields["rewarm"]; ok {
 		if c.Rewarm, err = positiveInt(f.value, "rewarm"); err != nil {
-			return nil, err
+			return err
 		}
 		if c.Rewarm > 10 {
-			return nil, errAt(f.value, "rewarm must be at most 10 (untimed runs before each timed repeat)")
+			return errAt(f.value, "rewarm must be at most 10 (untimed runs before each timed repeat)")
 		}
 	}
 	if f, ok := fields["stall_timeout"]; ok {
 		if c.StallTimeout, err = stallTimeout(f.value); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	f, ok = fields["workloads"]
+	return nil
+}
+
+// parseSections reads the workloads, the targets, the baseline, the assertions and the ci section.
+func (c *Config) parseSections(root *yaml.Node, fields map[string]field) error {
+	var err error
+	f, ok := fields["workloads"]
 	if !ok {
-		return nil, errAt(root, "missing workloads: list at least one (scan, lookup, insert, concurrent)")
+		return errAt(root, "missing workloads: list at least one (scan, lookup, insert, concurrent)")
 	}
 	if c.Workloads, err = parseWorkloads(f.value); err != nil {
-		return nil, err
+		return err
 	}
 	f, ok = fields["targets"]
 	if !ok {
-		return nil, errAt(root, "missing targets: list at least one (see `dbbench list` for adapters)")
+		return errAt(root, "missing targets: list at least one (see `dbbench list` for adapters)")
 	}
 	if c.Targets, err = parseTargets(f.value); err != nil {
-		return nil, err
+		return err
 	}
 	if f, ok := fields["baseline"]; ok {
 		if c.Baseline, err = scalarString(f.value, "baseline"); err != nil {
-			return nil, err
+			return err
 		}
 		if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Name == c.Baseline }) {
-			return nil, errAt(f.value, "baseline %q is not one of the targets", c.Baseline)
+			return errAt(f.value, "baseline %q is not one of the targets", c.Baseline)
 		}
 	}
 	if f, ok := fields["assertions"]; ok {
 		if c.Assertions, err = parseAssertions(f.value); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f, ok := fields["ci"]; ok {
 		if c.CI, err = parseCI(f.value); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return c, nil
+	return nil
 }
 
 func parseDataset(n *yaml.Node) ([]int, error) {

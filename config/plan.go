@@ -25,11 +25,13 @@ type Plan struct {
 	Warmup      int
 	Repeats     int
 	Isolation   string // one of IsolationModes
-	Interleave  string // one of InterleaveModes ("" in a plan built in code: InterleaveRepeats)
+	Interleave  string // one of InterleaveModes
 	Baseline    string // the baseline target, "" for none
-	Rewarm      int    // untimed runs before each timed repeat (isolation rewarm or process)
+	// Rewarm is the untimed runs before each timed repeat when they are re-warmed (isolation rewarm
+	// or process; see RewarmRuns).
+	Rewarm int
 	// StallTimeout is how long a target may go without finishing an operation of a running workload
-	// before the engine gives up on it (0 in a plan built in code: DefaultStallTimeout).
+	// before the engine gives up on it.
 	StallTimeout time.Duration
 	Workloads    []WorkloadPlan
 	Targets      []TargetPlan
@@ -41,6 +43,61 @@ type Plan struct {
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
 	// to be masked wherever the run prints or stores text.
 	Secrets *redact.Set
+}
+
+// Normalize gives what a plan leaves zero its default (isolation, interleave, re-warm runs, stall
+// timeout): the one place these defaults are decided, for a plan resolved from a config (Resolve
+// normalizes it) and for one built in code (the engine normalizes the plan it runs). It changes
+// nothing a config gave, and returns p.
+func (p *Plan) Normalize() *Plan {
+	if p.Isolation == "" {
+		p.Isolation = IsolationNone
+	}
+	if p.Interleave == "" {
+		p.Interleave = InterleaveRepeats
+	}
+	if p.Rewarm <= 0 {
+		p.Rewarm = DefaultRewarm
+	}
+	if p.StallTimeout <= 0 {
+		p.StallTimeout = DefaultStallTimeout
+	}
+	return p
+}
+
+// RewarmRuns is how many untimed runs precede each timed repeat of a target: Rewarm with isolation
+// rewarm or process, else 0.
+func (p *Plan) RewarmRuns() int {
+	if p.Isolation != IsolationRewarm && p.Isolation != IsolationProcess {
+		return 0
+	}
+	return p.Rewarm
+}
+
+// How the report's run.order describes the targets' alternation.
+const (
+	orderRepeats = "interleaved ABAB (targets in config order, each repeat)"
+	orderOps     = "interleaved per operation where the engine times each operation (lookup and adapter workloads: op 0 of every target, then op 1, ..., the targets in a seeded shuffled order for each operation), else per repeat (ABAB, targets in config order, each repeat)"
+	// isolation: process runs per repeat (Resolve refuses interleave: ops with it).
+	orderProcesses = orderRepeats + ", one process per target"
+)
+
+// RunInfo is the plan's part of a report's run: the config's name and path, CI mode and relax, seed,
+// sizes, warm-up and repeats, how the targets alternate, isolation, re-warm runs and baseline, as
+// they were resolved. The engine adds what happened (times, harness, peak RSS, errors).
+func (p *Plan) RunInfo() report.Run {
+	order := orderRepeats
+	switch {
+	case p.Isolation == IsolationProcess:
+		order = orderProcesses
+	case p.Interleave == InterleaveOps:
+		order = orderOps
+	}
+	return report.Run{
+		ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
+		Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: order,
+		Isolation: p.Isolation, Rewarm: p.RewarmRuns(), Baseline: p.Baseline,
+	}
 }
 
 // WorkloadPlan is a workload with its parameters; a zero Rows/Ops/Readers means "the default for the
@@ -85,162 +142,214 @@ func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 }
 
 func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
+	p, overrides, err := c.newPlan(ci)
+	if err != nil {
+		return nil, err
+	}
+	known, err := c.checkWorkloadNames(reg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.resolveTargets(p, reg); err != nil {
+		return nil, err
+	}
+	for _, w := range c.Workloads {
+		wp, err := c.resolveWorkload(p, w, overrides[w.Name], known)
+		if err != nil {
+			return nil, err
+		}
+		p.Workloads = append(p.Workloads, wp)
+	}
+	if err := c.checkSizes(p); err != nil {
+		return nil, err
+	}
+	if err := c.checkStores(p); err != nil {
+		return nil, err
+	}
+	if err := c.resolveAssertions(p); err != nil {
+		return nil, err
+	}
+	p.AsRun = c.asRun(p)
+	return p, nil
+}
+
+// newPlan starts the plan from the config's settings, with the CI overrides of settings applied
+// when ci is set, and defaults decided (Normalize); it returns the CI overrides of workloads.
+func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 	p := &Plan{
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
 		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
 	}
+	p.Normalize()
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
-		return nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
+		return nil, nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
 	}
-	overrides := map[string]workloadOverride{}
-	if ci {
-		if c.CI == nil {
-			return nil, fmt.Errorf("--ci needs a ci: section in the config (reduced sizes and a relax factor); this config has none")
-		}
-		if c.CI.Sizes != nil {
-			p.Sizes = c.CI.Sizes
-		}
-		if c.CI.Warmup != nil {
-			p.Warmup = *c.CI.Warmup
-		}
-		if c.CI.Repeats != nil {
-			p.Repeats = *c.CI.Repeats
-		}
-		p.Relax = c.CI.Relax
-		overrides = c.CI.Workloads
-		for name, o := range overrides {
-			if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
-				return nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
-			}
+	if !ci {
+		return p, map[string]workloadOverride{}, nil
+	}
+	if c.CI == nil {
+		return nil, nil, fmt.Errorf("--ci needs a ci: section in the config (reduced sizes and a relax factor); this config has none")
+	}
+	if c.CI.Sizes != nil {
+		p.Sizes = c.CI.Sizes
+	}
+	if c.CI.Warmup != nil {
+		p.Warmup = *c.CI.Warmup
+	}
+	if c.CI.Repeats != nil {
+		p.Repeats = *c.CI.Repeats
+	}
+	p.Relax = c.CI.Relax
+	for name, o := range c.CI.Workloads {
+		if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
+			return nil, nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
 		}
 	}
+	return p, c.CI.Workloads, nil
+}
 
+// checkWorkloadNames refuses a workload no adapter knows, unless a target's client declares its
+// own workloads (it accepts any name); it returns the known names.
+func (c *Config) checkWorkloadNames(reg *adapters.Registry) ([]string, error) {
 	known := knownWorkloads(reg)
-	clientWorkloads := false // a target whose client declares its own workloads accepts any name
 	for _, t := range c.Targets {
 		if a, ok := reg.Lookup(t.Adapter); ok && a.Info().ClientWorkloads {
-			clientWorkloads = true
+			return known, nil
 		}
 	}
 	for _, w := range c.Workloads {
-		if !slices.Contains(known, w.Name) && !clientWorkloads {
+		if !slices.Contains(known, w.Name) {
 			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
 		}
 	}
+	return known, nil
+}
 
-	// Targets and their options.
+// resolveTargets gives the plan its targets: each one's adapter, its options parsed against the
+// adapter's spec (their secrets noted), and its list of workloads checked against the config's.
+func (c *Config) resolveTargets(p *Plan, reg *adapters.Registry) error {
 	for _, t := range c.Targets {
 		a, ok := reg.Lookup(t.Adapter)
 		if !ok {
-			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("unknown adapter %q (known: %s)", t.Adapter, strings.Join(reg.Names(), ", "))}
+			return &lineError{line: t.Line, msg: fmt.Sprintf("unknown adapter %q (known: %s)", t.Adapter, strings.Join(reg.Names(), ", "))}
 		}
-		info := a.Info()
-		opts, err := adapters.ParseOptions(info.Options, t.Options)
+		opts, err := adapters.ParseOptions(a.Info().Options, t.Options)
 		if err != nil {
-			return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
+			return &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
 		}
-		tp := TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}}
 		for _, sec := range opts.Secrets() {
 			p.Secrets.AddSecret(sec)
 		}
-		if t.Workloads != nil {
-			for _, w := range t.Workloads {
-				if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
-					return nil, &lineError{line: t.Line, msg: fmt.Sprintf("target %s lists workload %q, which is not in workloads", t.Name, w)}
-				}
+		for _, w := range t.Workloads {
+			if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
+				return &lineError{line: t.Line, msg: fmt.Sprintf("target %s lists workload %q, which is not in workloads", t.Name, w)}
 			}
 		}
-		p.Targets = append(p.Targets, tp)
+		p.Targets = append(p.Targets, TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}})
 	}
+	return nil
+}
 
-	// Workloads: known, supported by every target that runs them, parameters valid.
-	for _, w := range c.Workloads {
-		wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
-		if o, ok := overrides[w.Name]; ok {
-			if o.rows != nil {
-				wp.Rows = *o.rows
-			}
-			if o.ops != nil {
-				wp.Ops = *o.ops
-			}
-			if o.readers != nil {
-				wp.Readers = *o.readers
-			}
+// resolveWorkload resolves one workload: its sizes with the CI override o applied, its parameters
+// checked, and the targets that run it (each must support it; at least one must run it).
+func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known []string) (WorkloadPlan, error) {
+	wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
+	for dst, v := range map[*int]*int{&wp.Rows: o.rows, &wp.Ops: o.ops, &wp.Readers: o.readers} {
+		if v != nil {
+			*dst = *v
 		}
-		wp.Custom = !slices.Contains(workloads.Builtins, w.Name)
-		if err := checkWorkloadParams(w, wp); err != nil {
-			return nil, err
+	}
+	wp.Custom = !slices.Contains(workloads.Builtins, w.Name)
+	if err := checkWorkloadParams(w, wp); err != nil {
+		return wp, err
+	}
+	runners := 0
+	for i, t := range c.Targets {
+		runs, err := assignWorkload(&p.Targets[i], t, w, wp, known)
+		if err != nil {
+			return wp, err
 		}
-		runners := 0
-		for i, t := range c.Targets {
-			tp := &p.Targets[i]
-			if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
-				continue
-			}
-			info := tp.Adapter.Info()
-			ok, custom := adapters.Supports(info, w.Name)
-			if !ok {
-				if t.Workloads == nil && wp.Custom {
-					continue // an adapter's own workload runs on the targets of that adapter only
-				}
-				return nil, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supported(info), ", "))}
-			}
-			if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(known, w.Name) {
-				continue // another adapter's workload: a client runs it only when its target lists it
-			}
-			if custom {
-				var params adapters.Options
-				var err error
-				if spec, ok := adapters.CustomSpec(info, w.Name); ok {
-					params, err = adapters.ParseOptions(spec.Params, w.Params)
-				} else {
-					params, err = adapters.FreeOptions(w.Params) // the client checks them
-				}
-				if err != nil {
-					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s on target %s: %v", w.Name, t.Name, err)}
-				}
-				tp.Params[w.Name] = params
-			} else if len(w.Params) > 0 {
-				return nil, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes no params (use rows, ops or readers)", w.Name)}
-			}
-			tp.Workloads = append(tp.Workloads, w.Name)
+		if runs {
 			runners++
 		}
-		if runners == 0 {
-			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
-		}
-		p.Workloads = append(p.Workloads, wp)
 	}
+	if runners == 0 {
+		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
+	}
+	return wp, nil
+}
 
-	// Sizes against workload parameters: a workload cannot read more persons than were loaded.
+// assignWorkload gives target tp (configured as t) the workload when it runs it, with the params
+// of an adapter's own workload parsed against its spec; it reports whether the target runs it.
+// A target that names the workload, or runs every workload, must support it, bar an adapter's own
+// workload, which runs on the targets of that adapter only.
+func assignWorkload(tp *TargetPlan, t Target, w Workload, wp WorkloadPlan, known []string) (bool, error) {
+	if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
+		return false, nil
+	}
+	info := tp.Adapter.Info()
+	ok, custom := adapters.Supports(info, w.Name)
+	if !ok {
+		if t.Workloads == nil && wp.Custom {
+			return false, nil // an adapter's own workload runs on the targets of that adapter only
+		}
+		return false, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supported(info), ", "))}
+	}
+	if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(known, w.Name) {
+		return false, nil // another adapter's workload: a client runs it only when its target lists it
+	}
+	if custom {
+		var params adapters.Options
+		var err error
+		if spec, ok := adapters.CustomSpec(info, w.Name); ok {
+			params, err = adapters.ParseOptions(spec.Params, w.Params)
+		} else {
+			params, err = adapters.FreeOptions(w.Params) // the client checks them
+		}
+		if err != nil {
+			return false, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s on target %s: %v", w.Name, t.Name, err)}
+		}
+		tp.Params[w.Name] = params
+	} else if len(w.Params) > 0 {
+		return false, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes no params (use rows, ops or readers)", w.Name)}
+	}
+	tp.Workloads = append(tp.Workloads, w.Name)
+	return true, nil
+}
+
+// checkSizes refuses a workload that reads or writes more persons than a dataset size loads.
+func (c *Config) checkSizes(p *Plan) error {
 	for _, size := range p.Sizes {
 		for _, w := range c.Workloads {
-			wp := p.workload(w.Name)
-			rows, ops, _ := wp.Params(size)
+			rows, ops, _ := p.workload(w.Name).Params(size)
 			switch w.Name {
 			case workloads.Scan, workloads.Concurrent:
 				if rows > size {
-					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)}
+					return &lineError{line: w.Line, msg: fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)}
 				}
 			case workloads.Insert:
 				if ops > size {
-					return nil, &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
+					return &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
 				}
 			}
 		}
 	}
+	return nil
+}
 
-	// What the adapters would refuse when opening a target or preparing a workload, found now, so
-	// that validate and run agree.
+// checkStores finds now what the adapters would refuse when opening a target or preparing a
+// workload (adapters.Checker), so that validate and run agree, and refuses two targets whose store
+// paths are one or overlap.
+func (c *Config) checkStores(p *Plan) error {
 	var paths []storePath
 	for i, tp := range p.Targets {
 		line := c.Targets[i].Line
 		if ck, ok := tp.Adapter.(adapters.Checker); ok {
 			for _, size := range p.Sizes {
 				if err := ck.Check(tp.Options, adapters.DatasetSpec{Size: size, Seed: p.Seed}, tp.Params); err != nil {
-					return nil, &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
+					return &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
 				}
 			}
 		}
@@ -248,29 +357,31 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 			sp := storePath{target: tp.Name, path: path, resolved: resolvePath(path)}
 			for _, other := range paths {
 				if msg := overlap(other, sp); msg != "" {
-					return nil, &lineError{line: line, msg: msg}
+					return &lineError{line: line, msg: msg}
 				}
 			}
 			paths = append(paths, sp)
 		}
 	}
+	return nil
+}
 
-	// Assertions: parse, and check every ref against targets, workloads, figures and sizes.
+// resolveAssertions parses the assertions and checks every ref against the plan's targets,
+// workloads, figures and sizes.
+func (c *Config) resolveAssertions(p *Plan) error {
 	for _, s := range c.Assertions {
 		a, err := parseAssertion(s)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, ref := range a.Refs() {
 			if err := p.checkRef(ref); err != nil {
-				return nil, &lineError{line: s.Line, msg: err.Error()}
+				return &lineError{line: s.Line, msg: err.Error()}
 			}
 		}
 		p.Assertions = append(p.Assertions, a)
 	}
-
-	p.AsRun = c.asRun(p)
-	return p, nil
+	return nil
 }
 
 // storePath is the path option of a target: an LMDB directory or a SQLite file.
@@ -416,14 +527,14 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		"warmup":  p.Warmup,
 		"repeats": p.Repeats,
 	}
-	if p.Isolation != "" && p.Isolation != IsolationNone {
+	if p.Isolation != IsolationNone {
 		out["isolation"] = p.Isolation
 		out["rewarm"] = p.Rewarm
 	}
-	if p.Interleave != "" && p.Interleave != InterleaveRepeats {
+	if p.Interleave != InterleaveRepeats {
 		out["interleave"] = p.Interleave
 	}
-	if p.StallTimeout != 0 && p.StallTimeout != DefaultStallTimeout {
+	if p.StallTimeout != DefaultStallTimeout {
 		out["stall_timeout"] = p.StallTimeout.String()
 	}
 	if p.Baseline != "" {
@@ -437,6 +548,27 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	} else {
 		out["dataset"] = map[string]any{"sizes": p.Sizes}
 	}
+	out["workloads"] = c.asRunWorkloads(p)
+	out["targets"] = c.asRunTargets(p)
+	var as []any
+	for _, a := range c.Assertions {
+		if a.Name != "" {
+			as = append(as, map[string]any{"name": a.Name, "check": a.Check})
+		} else {
+			as = append(as, a.Check)
+		}
+	}
+	if as != nil {
+		out["assertions"] = as
+	}
+	if p.CI {
+		out["ci"] = map[string]any{"relax": p.Relax}
+	}
+	return out
+}
+
+// asRunWorkloads is the workloads as run: the sizes given (CI overrides applied) and the params.
+func (c *Config) asRunWorkloads(p *Plan) []any {
 	var ws []any
 	for i, w := range p.Workloads {
 		m := map[string]any{"name": w.Name}
@@ -457,7 +589,11 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		}
 		ws = append(ws, m)
 	}
-	out["workloads"] = ws
+	return ws
+}
+
+// asRunTargets is the targets as run, their options redacted.
+func (c *Config) asRunTargets(p *Plan) []any {
 	var ts []any
 	for i, t := range p.Targets {
 		m := map[string]any{"name": t.Name, "adapter": c.Targets[i].Adapter, "options": t.Options.Redacted()}
@@ -472,20 +608,5 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		}
 		ts = append(ts, m)
 	}
-	out["targets"] = ts
-	var as []any
-	for _, a := range c.Assertions {
-		if a.Name != "" {
-			as = append(as, map[string]any{"name": a.Name, "check": a.Check})
-		} else {
-			as = append(as, a.Check)
-		}
-	}
-	if as != nil {
-		out["assertions"] = as
-	}
-	if p.CI {
-		out["ci"] = map[string]any{"relax": p.Relax}
-	}
-	return out
+	return ts
 }

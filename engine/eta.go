@@ -132,7 +132,7 @@ type estimator struct {
 
 func newEstimator(p *config.Plan, now time.Time) *estimator {
 	e := &estimator{
-		sizes: p.Sizes, warmup: p.Warmup, repeats: p.Repeats, rewarm: rewarmRuns(p),
+		sizes: p.Sizes, warmup: p.Warmup, repeats: p.Repeats, rewarm: p.RewarmRuns(),
 		load: make([]costs, len(p.Targets)), gone: make([]bool, len(p.Targets)), mark: now,
 	}
 	for _, w := range p.Workloads {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -64,21 +63,17 @@ type worker struct {
 	stderr bytes.Buffer // its error line, if it fails
 }
 
-// runProcesses runs the plan with a worker process per target and merges their reports.
+// runProcesses runs the plan with a worker process per target, one step at a time, and merges
+// their reports into the run's.
 func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
-	p := r.Plan
 	prog := newTracker(r.Events, r.Clock)
-	base := r.TempDir
-	if base == "" {
-		base = os.TempDir()
-	}
+	base := r.tempBase()
 	dir, err := os.MkdirTemp(base, "dbbench-workers-")
 	if err != nil {
 		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
 	}
 	defer os.RemoveAll(dir)
-	started := time.Now().UTC()
-	harness := calibrate()
+	head := r.header()
 
 	var workers []*worker
 	defer func() {
@@ -89,32 +84,57 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 			}
 		}
 	}()
-	for i, t := range p.Targets {
-		w := &worker{index: i, name: t.Name, report: filepath.Join(dir, fmt.Sprintf("target-%d.json", i))}
-		w.cmd = r.Spawn(ctx, t.Name, w.report)
-		w.cmd.Stderr = &w.stderr
-		if w.in, err = w.cmd.StdinPipe(); err != nil {
-			return nil, exitcode.Infraf("worker for %s: %v", t.Name, err)
-		}
-		stdout, err := w.cmd.StdoutPipe()
+	for i, t := range r.Plan.Targets {
+		w, err := r.startWorker(ctx, i, t.Name, dir)
 		if err != nil {
-			return nil, exitcode.Infraf("worker for %s: %v", t.Name, err)
-		}
-		w.out = bufio.NewReader(stdout)
-		if err := w.cmd.Start(); err != nil {
-			return nil, exitcode.Infraf("start the worker process for %s: %v", t.Name, err)
+			return nil, err
 		}
 		workers = append(workers, w)
 	}
 	prog.printf("isolation: process: %d worker processes, one per target", len(workers))
+	if err := r.stepWorkers(ctx, workers); err != nil {
+		return nil, err
+	}
+	m, err := r.mergeWorkers(workers)
+	if err != nil {
+		return nil, err
+	}
+	rep := r.complete(head, m, &RunError{}, false)
+	prog.finish()
+	return rep, nil
+}
+
+// startWorker starts the worker process of target i, writing its report into dir.
+func (r *Runner) startWorker(ctx context.Context, i int, target, dir string) (*worker, error) {
+	w := &worker{index: i, name: target, report: filepath.Join(dir, fmt.Sprintf("target-%d.json", i))}
+	w.cmd = r.Spawn(ctx, target, w.report)
+	w.cmd.Stderr = &w.stderr
+	var err error
+	if w.in, err = w.cmd.StdinPipe(); err != nil {
+		return nil, exitcode.Infraf("worker for %s: %v", target, err)
+	}
+	stdout, err := w.cmd.StdoutPipe()
+	if err != nil {
+		return nil, exitcode.Infraf("worker for %s: %v", target, err)
+	}
+	w.out = bufio.NewReader(stdout)
+	if err := w.cmd.Start(); err != nil {
+		return nil, exitcode.Infraf("start the worker process for %s: %v", target, err)
+	}
+	return w, nil
+}
+
+// stepWorkers lets the workers take their steps in the order one process would: each announces its
+// next step, and the one whose step comes first goes ahead, until every worker is done.
+func (r *Runner) stepWorkers(ctx context.Context, workers []*worker) error {
 	for _, w := range workers {
 		if err := r.readStep(w); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for {
 		if ctx.Err() != nil {
-			return nil, exitcode.Infraf("interrupted: stopped the run, removed its temporary stores, wrote no report")
+			return exitcode.Infraf("interrupted: stopped the run, removed its temporary stores, wrote no report")
 		}
 		var w *worker
 		for _, c := range workers {
@@ -123,54 +143,36 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 			}
 		}
 		if w == nil {
-			break
+			return nil
 		}
 		if _, err := io.WriteString(w.in, "go\n"); err != nil {
-			return nil, workerFailed(w, w.cmd.Wait())
+			return workerFailed(w, w.cmd.Wait())
 		}
 		if err := r.readStep(w); err != nil {
-			return nil, err
+			return err
 		}
 	}
+}
 
-	rep := &report.Report{
-		SchemaVersion: report.SchemaVersion, Environment: r.environment(), Config: p.AsRun,
-		Run: report.Run{
-			ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
-			Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats,
-			Order:     "interleaved ABAB (targets in config order, each repeat), one process per target",
-			Isolation: config.IsolationProcess, Baseline: p.Baseline, Rewarm: rewarmRuns(p), StartedAt: started, Harness: harness,
-		},
-		Results: []report.Result{}, Assertions: []report.Assertion{},
-	}
+// mergeWorkers reads the workers' reports: their targets, their results in the order one process
+// would have produced (by size, then workload, then target), and the largest peak RSS among them.
+func (r *Runner) mergeWorkers(workers []*worker) (measured, error) {
+	p := r.Plan
+	var m measured
 	for _, w := range workers {
 		wr, err := report.Read(w.report)
 		if err != nil {
-			return nil, exitcode.Infraf("worker for %s: %v", w.name, err)
+			return measured{}, exitcode.Infraf("worker for %s: %v", w.name, err)
 		}
-		rep.Targets = append(rep.Targets, wr.Targets...)
-		rep.Results = append(rep.Results, wr.Results...)
-		rep.Run.PeakRSSBytes = max(rep.Run.PeakRSSBytes, wr.Run.PeakRSSBytes)
+		m.targets = append(m.targets, wr.Targets...)
+		m.results = append(m.results, wr.Results...)
+		m.peakRSS = max(m.peakRSS, wr.Run.PeakRSSBytes)
 	}
-	// The order one process would have produced: by size, then workload, then target.
 	order := func(x report.Result) []int {
 		return []int{slices.Index(p.Sizes, x.Size), workloadIndex(p, x.Workload), slices.IndexFunc(p.Targets, func(t config.TargetPlan) bool { return t.Name == x.Target })}
 	}
-	slices.SortStableFunc(rep.Results, func(a, b report.Result) int { return slices.Compare(order(a), order(b)) })
-	for _, a := range p.Assertions {
-		rep.Assertions = append(rep.Assertions, a.Evaluate(rep, p.Relax)...)
-	}
-	rep.Verdict = Verdict(rep)
-	rep.Run.FinishedAt = time.Now().UTC()
-	prog.finish()
-	return rep, nil
-}
-
-func (r *Runner) environment() report.Environment {
-	if r.Environment != nil {
-		return r.Environment()
-	}
-	return report.CollectEnvironment()
+	slices.SortStableFunc(m.results, func(a, b report.Result) int { return slices.Compare(order(a), order(b)) })
+	return m, nil
 }
 
 func workloadIndex(p *config.Plan, name string) int {

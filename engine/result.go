@@ -196,13 +196,13 @@ func crossCheck(accs []*resultAcc) {
 func (a *resultAcc) finish() report.Result {
 	r := report.Result{
 		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
-		Status: "ok", Figures: map[string]float64{}, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
+		Status: report.StatusOK, Figures: map[string]float64{}, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
 	}
 	if r.Repeats == nil {
 		r.Repeats = []report.Repeat{}
 	}
 	if a.err != nil {
-		r.Status, r.Error = "failed", a.err.Error()
+		r.Status, r.Error = report.StatusFailed, a.err.Error()
 	}
 	v := a.verification
 	r.Verification = report.Verification{ExpectedRows: v.Rows, Method: v.Method, OK: a.err == nil}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	"github.com/dbbench/dbbench/config"
 )
 
 // A stalled target: its server (or client process) stopped answering in the middle of a workload,
@@ -42,14 +40,6 @@ func (e *StallError) Error() string {
 		"if one operation really takes longer, raise stall_timeout in the config)", e.Timeout)
 }
 
-// stallTimeout is the plan's stall deadline.
-func stallTimeout(p *config.Plan) time.Duration {
-	if p.StallTimeout <= 0 {
-		return config.DefaultStallTimeout
-	}
-	return p.StallTimeout
-}
-
 // stallLimit is the run's stall deadline, or 0 (no watchdog) when instructions are counted: the run
 // is under valgrind, some 50 times slower, with threads serialized and collection switched per thread,
 // and a watchdog goroutine waking beside the counted thread perturbed the counts (and once held a
@@ -58,7 +48,7 @@ func (r *Runner) stallLimit() time.Duration {
 	if r.Instructions != nil {
 		return 0
 	}
-	return stallTimeout(r.Plan)
+	return r.Plan.StallTimeout
 }
 
 // watchStall cancels a target's context (cancel, with a *StallError cause) when done has not

@@ -127,7 +127,7 @@ func Histories(reps []*Report, paths []string, figures []string) []History {
 		}
 		for x := range r.Results {
 			res := &r.Results[x]
-			if res.Status != "ok" {
+			if res.Status != StatusOK {
 				continue
 			}
 			figs := figures

@@ -150,7 +150,7 @@ func Parse(name string, b []byte) (*Report, error) {
 // check rejects a report whose content cannot be trusted or shown.
 func check(r *Report) error {
 	switch r.Verdict {
-	case "pass", "fail", "error":
+	case VerdictPass, VerdictFail, VerdictError:
 	default:
 		return fmt.Errorf("unknown verdict %q", r.Verdict)
 	}

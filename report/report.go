@@ -19,10 +19,32 @@ type Report struct {
 	Targets    []Target       `json:"targets"`
 	Results    []Result       `json:"results"`
 	Assertions []Assertion    `json:"assertions"`
-	// Verdict is "pass" (every assertion held), "fail" (an assertion failed) or "error" (a target or
-	// workload failed: its results cannot be trusted).
-	Verdict string `json:"verdict"`
+	// Verdict is VerdictPass (every assertion held), VerdictFail (an assertion failed) or VerdictError
+	// (a target or workload failed, or nothing ran: its results cannot be trusted).
+	Verdict Verdict `json:"verdict"`
 }
+
+// Status is what became of a target or a result. The values are the report's JSON strings.
+type Status string
+
+const (
+	StatusOK     Status = "ok"
+	StatusFailed Status = "failed" // errors, or the verification did not match
+	// StatusSkipped is a target's only: an optional target that could run at no size.
+	StatusSkipped Status = "skipped"
+)
+
+// Verdict is the outcome of an assertion or of a whole run. The values are the report's JSON strings.
+type Verdict string
+
+const (
+	VerdictPass Verdict = "pass"
+	VerdictFail Verdict = "fail"
+	// VerdictSkipped is an assertion's only: a side is missing (a skipped or failed target).
+	VerdictSkipped Verdict = "skipped"
+	// VerdictError is a run's only: a target or result failed, or the run stopped early.
+	VerdictError Verdict = "error"
+)
 
 // Tool identifies the dbbench build.
 type Tool struct {
@@ -81,6 +103,15 @@ type Run struct {
 	Instructions string `json:"instructions,omitempty"`
 }
 
+// IsolationMode is the run's isolation as recorded; a report from before the field existed ran
+// without any ("none").
+func (r Run) IsolationMode() string {
+	if r.Isolation == "" {
+		return "none"
+	}
+	return r.Isolation
+}
+
 // Harness is the measured overhead of the engine's timing around one operation.
 type Harness struct {
 	// TimerNs is the median latency the engine records for an operation that does nothing: the floor
@@ -97,9 +128,9 @@ type Target struct {
 	Options  map[string]any `json:"options"` // redacted
 	Optional bool           `json:"optional,omitempty"`
 	Slowdown float64        `json:"slowdown,omitempty"` // injected extra work per operation, as a fraction
-	// Status is "ok", "skipped" (an optional target that could run at no size: its infrastructure is
-	// missing; see instances[].skipped for a target skipped at some sizes only) or "failed".
-	Status string `json:"status"`
+	// Status is ok, skipped (an optional target that could run at no size: its infrastructure is
+	// missing; see instances[].skipped for a target skipped at some sizes only) or failed.
+	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	// Instances holds one entry per dataset size the target was opened for.
 	Instances []Instance `json:"instances"`
@@ -125,8 +156,8 @@ type Result struct {
 	// write transaction), "reader" (one concurrent reader), or "op" for adapter workloads.
 	Unit   string         `json:"unit"`
 	Params map[string]any `json:"params,omitempty"`
-	// Status is "ok" or "failed" (errors, or the verification did not match).
-	Status string `json:"status"`
+	// Status is ok or failed (errors, or the verification did not match).
+	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Figures are the medians over repeats of the per-repeat figures (see Figure names).
 	Figures map[string]float64 `json:"figures"`
@@ -189,7 +220,7 @@ type Assertion struct {
 	RightValue float64   `json:"right_value,omitempty"`
 	Value      float64   `json:"value"`
 	PerRepeat  []float64 `json:"per_repeat"`
-	// Verdict is "pass", "fail" or "skipped" (a side is missing: skipped or failed target).
-	Verdict string `json:"verdict"`
-	Reason  string `json:"reason,omitempty"`
+	// Verdict is pass, fail or skipped (a side is missing: skipped or failed target).
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
 }

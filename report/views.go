@@ -131,7 +131,7 @@ func (r *Report) GrowthLimits() []GrowthLimit {
 	var out []GrowthLimit
 	for i := range r.Assertions {
 		a := &r.Assertions[i]
-		if a.Verdict == "skipped" || a.Right == "" {
+		if a.Verdict == VerdictSkipped || a.Right == "" {
 			continue
 		}
 		l, err1 := ParseRef(a.Left)

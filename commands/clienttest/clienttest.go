@@ -150,6 +150,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return &k.res, nil
 }
 
+// clientSession is one client process through a whole session, hello to close.
+type clientSession struct {
+	*checker
+	ctx    context.Context
+	c      *exec.Client
+	hello  *exec.Hello
+	opened *exec.Opened
+}
+
 // session is a whole session, hello to close, with every request of the protocol.
 func (k *checker) session(ctx context.Context, file, store string) error {
 	c, err := k.start()
@@ -157,40 +166,65 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		return err
 	}
 	defer c.Kill()
-	ds, n := k.ds, k.ds.Len()
-	var hello *exec.Hello
-	if !k.check(c, "hello", func() (string, error) {
-		var err error
-		if hello, err = c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
-			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
-	}) {
+	s := &clientSession{checker: k, ctx: ctx, c: c}
+	if !s.sayHello() {
 		return nil
 	}
-	declared := func(w string) bool { return slices.Contains(*hello.Workloads, w) }
-
-	req := exec.OpenRequest{Options: k.opts.Client, Size: n, Seed: 1, TempDir: store, Dataset: file}
-	if k.opts.DSN != "" {
-		schema, err := exec.CreateSchema(ctx, k.opts.DSN)
-		if err != nil {
-			return err
-		}
-		defer exec.DropSchema(k.opts.DSN, schema)
-		req.Postgres = &exec.Postgres{DSN: k.opts.DSN, Schema: schema}
+	dropSchema, err := s.open(file, store)
+	if err != nil {
+		return err
 	}
-	var opened *exec.Opened
-	k.check(c, "open", func() (string, error) {
-		var err error
-		if opened, err = c.Open(ctx, req); err != nil {
+	defer dropSchema()
+	s.load()
+	s.ping()
+	s.builtins()
+	s.adapterWorkloads()
+	s.errorReplies()
+	s.close()
+	return nil
+}
+
+// sayHello checks the hello exchange; false: the session cannot go on.
+func (s *clientSession) sayHello() bool {
+	return s.check(s.c, "hello", func() (string, error) {
+		hello, err := s.c.Hello(s.ctx, exec.ProtocolVersion, exec.DBBenchVersion())
+		if err != nil {
 			return "", err
 		}
+		s.hello = hello
+		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
+			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
+	})
+}
+
+// open checks open, on a schema of its own when a PostgreSQL server is given; dropSchema drops it.
+func (s *clientSession) open(file, store string) (dropSchema func(), err error) {
+	dropSchema = func() {}
+	req := exec.OpenRequest{Options: s.opts.Client, Size: s.ds.Len(), Seed: 1, TempDir: store, Dataset: file}
+	if s.opts.DSN != "" {
+		schema, err := exec.CreateSchema(s.ctx, s.opts.DSN)
+		if err != nil {
+			return nil, err
+		}
+		dropSchema = func() { exec.DropSchema(s.opts.DSN, schema) }
+		req.Postgres = &exec.Postgres{DSN: s.opts.DSN, Schema: schema}
+	}
+	s.check(s.c, "open", func() (string, error) {
+		opened, err := s.c.Open(s.ctx, req)
+		if err != nil {
+			return "", err
+		}
+		s.opened = opened
 		return fmt.Sprintf("scans_in_key_order %v%s", *opened.ScansInKeyOrder, infoLines(*opened.Info)), nil
 	})
-	k.check(c, "load", func() (string, error) {
+	return dropSchema, nil
+}
+
+func (s *clientSession) load() {
+	n := s.ds.Len()
+	s.check(s.c, "load", func() (string, error) {
 		start := time.Now()
-		rows, err := c.Load(ctx)
+		rows, err := s.c.Load(s.ctx)
 		if err != nil {
 			return "", err
 		}
@@ -199,10 +233,13 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		}
 		return fmt.Sprintf("%d persons in %s", n, render.Duration(time.Since(start))), nil
 	})
-	k.check(c, "ping", func() (string, error) {
+}
+
+func (s *clientSession) ping() {
+	s.check(s.c, "ping", func() (string, error) {
 		var d []time.Duration
 		for i := 0; i < 200; i++ {
-			rtt, err := c.Ping(ctx)
+			rtt, err := s.c.Ping(s.ctx)
 			if err != nil {
 				return "", err
 			}
@@ -211,128 +248,154 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		slices.Sort(d)
 		return fmt.Sprintf("200 round trips, p50 %s", render.Duration(d[len(d)/2])), nil
 	})
+}
 
-	want := func(what string, got adapters.Tally, rows int, sum uint64) error {
-		if got.Rows != int64(rows) || got.Sum != sum {
-			return fmt.Errorf("%s: %d rows, checksum %016x; want %d rows, checksum %016x", what, got.Rows, got.Sum, rows, sum)
+// builtins checks each common workload the client declares, and says which it skips.
+func (s *clientSession) builtins() {
+	for _, w := range []struct {
+		name  string
+		check func()
+	}{{workloads.Scan, s.scan}, {workloads.Lookup, s.lookup}, {workloads.Insert, s.insert}, {workloads.Concurrent, s.concurrent}} {
+		if slices.Contains(*s.hello.Workloads, w.name) {
+			w.check()
+		} else {
+			s.skip(w.name, "not declared by the client")
 		}
-		return nil
 	}
-	if declared(workloads.Scan) {
-		k.check(c, "scan all", func() (string, error) {
-			t, d, err := c.Scan(ctx, n)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("%d rows in %s", n, render.Duration(d)), want("scan", t, n, ds.SumFirst(n))
-		})
-		part := min(10, n)
-		k.check(c, "scan partial", func() (string, error) {
-			t, _, err := c.Scan(ctx, part)
-			if err != nil {
-				return "", err
-			}
-			if opened != nil && *opened.ScansInKeyOrder {
-				return "the first persons in email order", want("scan", t, part, ds.SumSortedPrefix(part))
-			}
-			again, _, err := c.Scan(ctx, part)
-			if err != nil {
-				return "", err
-			}
-			if err := want("scan", t, part, again.Sum); err != nil {
-				return "", fmt.Errorf("two scans of %d rows differ: %v", part, err)
-			}
-			return "rows only (not in key order)", nil
-		})
-	} else {
-		k.skip("scan", "not declared by the client")
+}
+
+// want checks a tally against the rows and checksum the dataset says it must have.
+func want(what string, got adapters.Tally, rows int, sum uint64) error {
+	if got.Rows != int64(rows) || got.Sum != sum {
+		return fmt.Errorf("%s: %d rows, checksum %016x; want %d rows, checksum %016x", what, got.Rows, got.Sum, rows, sum)
 	}
-	if declared(workloads.Lookup) {
-		k.check(c, "lookup", func() (string, error) {
-			keys := append([]int32{0, int32(n - 1)}, ds.Sample(min(100, n), 7)...)
-			lat := make([]time.Duration, len(keys))
-			t, err := c.Lookup(ctx, keys, lat)
-			if err != nil {
-				return "", err
-			}
-			slices.Sort(lat)
-			return fmt.Sprintf("%d keys, p50 %s", len(keys), render.Duration(lat[len(lat)/2])), want("lookup", t, len(keys), ds.SumOf(keys))
-		})
-	} else {
-		k.skip("lookup", "not declared by the client")
-	}
-	if declared(workloads.Insert) {
-		rows := min(100, n)
-		for _, name := range []string{"insert", "insert again (a fresh store each time)"} {
-			k.check(c, name, func() (string, error) {
-				t, d, err := c.Insert(ctx, rows)
-				if err != nil {
-					return "", err
-				}
-				return fmt.Sprintf("%d persons in %s, read back", rows, render.Duration(d)), want("insert read-back", t, rows, ds.SumFirst(rows))
-			})
+	return nil
+}
+
+func (s *clientSession) scan() {
+	ds, n := s.ds, s.ds.Len()
+	s.check(s.c, "scan all", func() (string, error) {
+		t, d, err := s.c.Scan(s.ctx, n)
+		if err != nil {
+			return "", err
 		}
-	} else {
-		k.skip("insert", "not declared by the client")
-	}
-	if declared(workloads.Concurrent) {
-		k.check(c, "concurrent", func() (string, error) {
-			const readers = 4
-			lat := make([]time.Duration, readers)
-			ts, wall, err := c.Concurrent(ctx, readers, n, lat)
+		return fmt.Sprintf("%d rows in %s", n, render.Duration(d)), want("scan", t, n, ds.SumFirst(n))
+	})
+	part := min(10, n)
+	s.check(s.c, "scan partial", func() (string, error) {
+		t, _, err := s.c.Scan(s.ctx, part)
+		if err != nil {
+			return "", err
+		}
+		if s.opened != nil && *s.opened.ScansInKeyOrder {
+			return "the first persons in email order", want("scan", t, part, ds.SumSortedPrefix(part))
+		}
+		again, _, err := s.c.Scan(s.ctx, part)
+		if err != nil {
+			return "", err
+		}
+		if err := want("scan", t, part, again.Sum); err != nil {
+			return "", fmt.Errorf("two scans of %d rows differ: %v", part, err)
+		}
+		return "rows only (not in key order)", nil
+	})
+}
+
+func (s *clientSession) lookup() {
+	ds, n := s.ds, s.ds.Len()
+	s.check(s.c, "lookup", func() (string, error) {
+		keys := append([]int32{0, int32(n - 1)}, ds.Sample(min(100, n), 7)...)
+		lat := make([]time.Duration, len(keys))
+		t, err := s.c.Lookup(s.ctx, keys, lat)
+		if err != nil {
+			return "", err
+		}
+		slices.Sort(lat)
+		return fmt.Sprintf("%d keys, p50 %s", len(keys), render.Duration(lat[len(lat)/2])), want("lookup", t, len(keys), ds.SumOf(keys))
+	})
+}
+
+func (s *clientSession) insert() {
+	rows := min(100, s.ds.Len())
+	for _, name := range []string{"insert", "insert again (a fresh store each time)"} {
+		s.check(s.c, name, func() (string, error) {
+			t, d, err := s.c.Insert(s.ctx, rows)
 			if err != nil {
 				return "", err
 			}
-			for i, t := range ts {
-				if err := want(fmt.Sprintf("reader %d", i), t, n, ds.SumFirst(n)); err != nil {
-					return "", err
-				}
-			}
-			return fmt.Sprintf("%d readers of %d rows, wall %s", readers, n, render.Duration(wall)), nil
+			return fmt.Sprintf("%d persons in %s, read back", rows, render.Duration(d)), want("insert read-back", t, rows, s.ds.SumFirst(rows))
 		})
-	} else {
-		k.skip("concurrent", "not declared by the client")
 	}
-	for _, w := range *hello.Workloads {
+}
+
+func (s *clientSession) concurrent() {
+	ds, n := s.ds, s.ds.Len()
+	s.check(s.c, "concurrent", func() (string, error) {
+		const readers = 4
+		lat := make([]time.Duration, readers)
+		ts, wall, err := s.c.Concurrent(s.ctx, readers, n, lat)
+		if err != nil {
+			return "", err
+		}
+		for i, t := range ts {
+			if err := want(fmt.Sprintf("reader %d", i), t, n, ds.SumFirst(n)); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("%d readers of %d rows, wall %s", readers, n, render.Duration(wall)), nil
+	})
+}
+
+// adapterWorkloads runs each workload of the client's own a few times.
+func (s *clientSession) adapterWorkloads() {
+	for _, w := range *s.hello.Workloads {
 		if slices.Contains(workloads.Builtins, w) {
 			continue
 		}
-		k.check(c, "run "+w, func() (string, error) {
+		s.check(s.c, "run "+w, func() (string, error) {
 			const ops = 10
 			lat := make([]time.Duration, ops)
-			t, err := c.Run(ctx, w, nil, lat)
+			t, err := s.c.Run(s.ctx, w, nil, lat)
 			if err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("%d operations, %d rows, checksum %016x", ops, t.Rows, t.Sum), nil
 		})
 	}
+}
 
+// errorReplies checks that an unknown op and a malformed request get error replies, and that the
+// client is still usable after each.
+func (s *clientSession) errorReplies() {
 	usable := func() error {
-		if _, err := c.Ping(ctx); err != nil {
+		if _, err := s.c.Ping(s.ctx); err != nil {
 			return fmt.Errorf("not usable after the error reply: %v", err)
 		}
 		return nil
 	}
-	k.check(c, "unknown op", func() (string, error) {
-		err := c.Call(ctx, "frobnicate", nil, &struct{}{})
+	s.check(s.c, "unknown op", func() (string, error) {
+		err := s.c.Call(s.ctx, "frobnicate", nil, &struct{}{})
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
 			return "", fmt.Errorf("want an error reply, got %s", gotReply(err))
 		}
 		return fmt.Sprintf("error reply %q", re.Msg), usable()
 	})
-	k.check(c, "malformed request", func() (string, error) {
-		err := c.Raw(ctx, []byte(`{"id": 1, "op": "scan", "rows": `), 0, &struct{}{})
+	s.check(s.c, "malformed request", func() (string, error) {
+		err := s.c.Raw(s.ctx, []byte(`{"id": 1, "op": "scan", "rows": `), 0, &struct{}{})
 		var re *exec.ReplyError
 		if !errors.As(err, &re) {
 			return "", fmt.Errorf(`want {"id": 0, "error": ...}, got %s`, gotReply(err))
 		}
 		return fmt.Sprintf("error reply %q", re.Msg), usable()
 	})
-	k.check(c, "close", func() (string, error) {
-		pgid := c.PGID()
-		if err := c.Close(ctx); err != nil {
+}
+
+// close checks that the client closes and its process group is gone.
+func (s *clientSession) close() {
+	s.check(s.c, "close", func() (string, error) {
+		pgid := s.c.PGID()
+		if err := s.c.Close(s.ctx); err != nil {
 			return "", err
 		}
 		if exec.GroupAlive(pgid) {
@@ -340,7 +403,6 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 		}
 		return "exited 0 at the end of its input", nil
 	})
-	return nil
 }
 
 // endOfInput checks, in a second process, that an unsupported protocol version is refused with an

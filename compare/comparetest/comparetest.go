@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -20,7 +22,7 @@ type Result struct {
 	Figures map[string][]float64
 	// Latencies optionally holds each repeat's recorded latencies (ns) for its histogram.
 	Latencies [][]int64
-	Status    string // default "ok"
+	Status    report.Status // default ok
 	Error     string
 	Params    map[string]any
 }
@@ -45,72 +47,91 @@ func Report(config string, results ...Result) *report.Report {
 		Config:     map[string]any{"name": config},
 		Results:    []report.Result{},
 		Assertions: []report.Assertion{},
-		Verdict:    "pass",
+		Verdict:    report.VerdictPass,
 	}
 	for _, x := range results {
-		if x.Size == 0 {
-			x.Size = 1000
-		}
-		if x.Unit == "" {
-			x.Unit = "lookup"
-		}
-		if x.Status == "" {
-			x.Status = "ok"
-		}
+		x = x.withDefaults()
 		if !slices.Contains(r.Run.Sizes, x.Size) {
 			r.Run.Sizes = append(r.Run.Sizes, x.Size)
 		}
 		if r.TargetByName(x.Target) == nil {
-			r.Targets = append(r.Targets, report.Target{Name: x.Target, Adapter: "memory", Options: map[string]any{}, Status: "ok"})
+			r.Targets = append(r.Targets, report.Target{Name: x.Target, Adapter: "memory", Options: map[string]any{}, Status: report.StatusOK})
 		}
-		res := report.Result{
-			Target: x.Target, Workload: x.Workload, Size: x.Size, Unit: x.Unit, Params: x.Params,
-			Status: x.Status, Error: x.Error, Figures: map[string]float64{},
-		}
-		n := 0
-		for _, v := range x.Figures {
-			n = max(n, len(v))
-		}
-		n = max(n, len(x.Latencies))
-		// Histograms only when latencies are given: an empty encoded histogram ("") is valid and
-		// keeps reports without latencies small and quick to build.
-		merged := report.NewHistogram()
-		for i := 0; i < n; i++ {
-			rep := report.Repeat{Index: i, Ops: 1, Rows: 1, Figures: map[string]float64{}}
-			for f, v := range x.Figures {
-				if i < len(v) {
-					rep.Figures[f] = v[i]
-				}
-			}
-			if i < len(x.Latencies) {
-				h := report.NewHistogram()
-				for _, l := range x.Latencies[i] {
-					report.Record(h, time.Duration(l))
-				}
-				rep.Ops = int64(len(x.Latencies[i]))
-				merged.Merge(h)
-				rep.Histogram, _ = report.EncodeHistogram(h)
-			}
-			res.Repeats = append(res.Repeats, rep)
-		}
-		for f := range x.Figures {
-			var vals []float64
-			for _, rep := range res.Repeats {
-				if v, ok := rep.Figures[f]; ok {
-					vals = append(vals, v)
-				}
-			}
-			res.Figures[f] = report.Median(vals)
-		}
-		if merged.TotalCount() > 0 {
-			res.Histogram, _ = report.EncodeHistogram(merged)
-			res.Merged = report.Percentiles(merged)
-		}
-		r.Run.Repeats = max(r.Run.Repeats, n)
+		res := x.result()
+		r.Run.Repeats = max(r.Run.Repeats, len(res.Repeats))
 		r.Results = append(r.Results, res)
 	}
 	slices.Sort(r.Run.Sizes)
 	return r
+}
+
+// withDefaults fills in what a Result leaves out: size 1000, unit lookup, status ok.
+func (x Result) withDefaults() Result {
+	if x.Size == 0 {
+		x.Size = 1000
+	}
+	if x.Unit == "" {
+		x.Unit = "lookup"
+	}
+	if x.Status == "" {
+		x.Status = report.StatusOK
+	}
+	return x
+}
+
+// result builds the report's result: a repeat per value (or latencies), the figures' medians over
+// them, and the merged histogram when latencies are given.
+func (x Result) result() report.Result {
+	res := report.Result{
+		Target: x.Target, Workload: x.Workload, Size: x.Size, Unit: x.Unit, Params: x.Params,
+		Status: x.Status, Error: x.Error, Figures: map[string]float64{},
+	}
+	n := 0
+	for _, v := range x.Figures {
+		n = max(n, len(v))
+	}
+	n = max(n, len(x.Latencies))
+	// Histograms only when latencies are given: an empty encoded histogram ("") is valid and
+	// keeps reports without latencies small and quick to build.
+	merged := report.NewHistogram()
+	for i := 0; i < n; i++ {
+		res.Repeats = append(res.Repeats, x.repeat(i, merged))
+	}
+	for f := range x.Figures {
+		var vals []float64
+		for _, rep := range res.Repeats {
+			if v, ok := rep.Figures[f]; ok {
+				vals = append(vals, v)
+			}
+		}
+		res.Figures[f] = report.Median(vals)
+	}
+	if merged.TotalCount() > 0 {
+		res.Histogram, _ = report.EncodeHistogram(merged)
+		res.Merged = report.Percentiles(merged)
+	}
+	return res
+}
+
+// repeat is repeat i: its value of each figure, and its latencies' histogram, also merged into
+// merged, when latencies are given.
+func (x Result) repeat(i int, merged *hdrhistogram.Histogram) report.Repeat {
+	rep := report.Repeat{Index: i, Ops: 1, Rows: 1, Figures: map[string]float64{}}
+	for f, v := range x.Figures {
+		if i < len(v) {
+			rep.Figures[f] = v[i]
+		}
+	}
+	if i < len(x.Latencies) {
+		h := report.NewHistogram()
+		for _, l := range x.Latencies[i] {
+			report.Record(h, time.Duration(l))
+		}
+		rep.Ops = int64(len(x.Latencies[i]))
+		merged.Merge(h)
+		rep.Histogram, _ = report.EncodeHistogram(h)
+	}
+	return rep
 }
 
 // Noisy returns n values spread uniformly within center x (1 ± spread), reproducibly for a seed.

@@ -125,7 +125,7 @@ func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		expr    string
 		relax   float64
-		verdict string
+		verdict report.Verdict
 		value   float64
 	}{
 		{"scan.rows_per_s[go] >= 0.8 * scan.rows_per_s[c]", 0, "pass", 0.9},
@@ -171,7 +171,7 @@ func TestEvaluateMachineThreshold(t *testing.T) {
 		name     string
 		machines map[string]float64
 		relax    float64
-		verdict  string
+		verdict  report.Verdict
 		used     float64
 		class    string
 	}{
@@ -221,7 +221,7 @@ func TestEvaluateSweep(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("per-size verdicts: %d, want 3", len(got))
 	}
-	want := []string{"pass", "pass", "pass"}
+	want := []report.Verdict{report.VerdictPass, report.VerdictPass, report.VerdictPass}
 	for i, g := range got {
 		if g.Verdict != want[i] {
 			t.Errorf("size %d: %s (value %v)", r.Run.Sizes[i], g.Verdict, g.Value)

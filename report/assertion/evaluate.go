@@ -82,7 +82,7 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int) report.As
 	}
 	left, reason := series(r, a.Left, at)
 	if reason != "" {
-		out.Verdict, out.Reason = "skipped", reason
+		out.Verdict, out.Reason = report.VerdictSkipped, reason
 		return out
 	}
 	out.LeftValue = report.Median(left)
@@ -92,19 +92,19 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int) report.As
 	} else {
 		right, reason := series(r, a.Right, at)
 		if reason != "" {
-			out.Verdict, out.Reason = "skipped", reason
+			out.Verdict, out.Reason = report.VerdictSkipped, reason
 			return out
 		}
 		out.RightValue = report.Median(right)
 		n := min(len(left), len(right))
 		if n == 0 {
-			out.Verdict, out.Reason = "skipped", "no repeats to compare"
+			out.Verdict, out.Reason = report.VerdictSkipped, "no repeats to compare"
 			return out
 		}
 		for i := 0; i < n; i++ {
 			if a.Form == Ratio {
 				if right[i] == 0 {
-					out.Verdict, out.Reason = "skipped", fmt.Sprintf("%s is 0 in repeat %d: ratio undefined", out.Right, i+1)
+					out.Verdict, out.Reason = report.VerdictSkipped, fmt.Sprintf("%s is 0 in repeat %d: ratio undefined", out.Right, i+1)
 					return out
 				}
 				out.PerRepeat = append(out.PerRepeat, left[i]/right[i])
@@ -115,13 +115,13 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int) report.As
 		out.Value = report.Median(out.PerRepeat)
 	}
 	if math.IsNaN(out.Value) || math.IsInf(out.Value, 0) {
-		out.Verdict, out.Reason = "skipped", "value is not a number"
+		out.Verdict, out.Reason = report.VerdictSkipped, "value is not a number"
 		return out
 	}
 	if Holds(out.Value, a.Op, out.RelaxedThreshold) {
-		out.Verdict = "pass"
+		out.Verdict = report.VerdictPass
 	} else {
-		out.Verdict = "fail"
+		out.Verdict = report.VerdictFail
 	}
 	return out
 }
@@ -143,7 +143,7 @@ func series(r *report.Report, ref Ref, at int) ([]float64, string) {
 	}
 	if t := r.TargetByName(ref.Target); t == nil {
 		return nil, fmt.Sprintf("no target %q in the report", ref.Target)
-	} else if t.Status == "skipped" {
+	} else if t.Status == report.StatusSkipped {
 		return nil, fmt.Sprintf("target %s was skipped: %s", ref.Target, t.Reason)
 	}
 	res := r.Find(ref.Target, ref.Workload, size)
@@ -155,7 +155,7 @@ func series(r *report.Report, ref Ref, at int) ([]float64, string) {
 		}
 		return nil, fmt.Sprintf("%s did not run %s", ref.Target, ref.Workload)
 	}
-	if res.Status != "ok" {
+	if res.Status != report.StatusOK {
 		return nil, fmt.Sprintf("%s %s failed: %s", ref.Target, ref.Workload, res.Error)
 	}
 	vals := make([]float64, 0, len(res.Repeats))

@@ -35,7 +35,7 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 		expr     string
 		a, b     float64 // lookup.p50 medians of a and b, in ns
 		relax    float64
-		verdict  string
+		verdict  report.Verdict
 		want     string
 		machines map[string]float64 // thresholds keyed by machine class (oneResult's is "Test CPU, 2 cores")
 	}{
@@ -55,7 +55,7 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 			map[string]float64{"Test CPU, 4 cores": 500}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.expr+"/"+tt.verdict, func(t *testing.T) {
+		t.Run(tt.expr+"/"+string(tt.verdict), func(t *testing.T) {
 			a, err := assertion.Parse(tt.expr)
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +74,7 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 			// the verdict line, then the detail, which may wrap onto more indented lines: read it whole
 			lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 			detail := strings.Join(strings.Fields(strings.Join(lines[min(2, len(lines)):], " ")), " ")
-			if len(lines) < 3 || !strings.HasPrefix(lines[1], strings.ToUpper(tt.verdict)+" ") || !strings.HasSuffix(detail, ": "+tt.want) {
+			if len(lines) < 3 || !strings.HasPrefix(lines[1], strings.ToUpper(string(tt.verdict))+" ") || !strings.HasSuffix(detail, ": "+tt.want) {
 				t.Errorf("assertions table:\n%s", b.String())
 			}
 		})

@@ -59,7 +59,7 @@ func Benchstat(w io.Writer, r *report.Report) error {
 	}
 	fmt.Fprintln(ew)
 	for _, x := range r.Results {
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			continue
 		}
 		name := BenchmarkName(x)

@@ -70,7 +70,7 @@ func GitHubBenchmark(w io.Writer, r *report.Report, higherBetter bool) error {
 	entries := []GitHubBenchmarkEntry{}
 	for i := range r.Results {
 		x := &r.Results[i]
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			continue
 		}
 		for _, d := range dashboardFigures {
@@ -106,7 +106,7 @@ func Bencher(w io.Writer, r *report.Report) error {
 	out := map[string]map[string]BencherMetric{}
 	for i := range r.Results {
 		x := &r.Results[i]
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			continue
 		}
 		name := fmt.Sprintf("%s[%s]", x.Workload, dashboardTarget(r, x))

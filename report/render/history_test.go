@@ -19,9 +19,9 @@ func historyDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i, k := range []float64{1, 1.1, 0.9, 1.3} {
-		status := ""
+		var status report.Status
 		if i == 2 {
-			status = "failed"
+			status = report.StatusFailed
 		}
 		r := comparetest.Report("hist",
 			comparetest.Result{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"rows_per_s": comparetest.Noisy(1e6*k, 0.01, 4, uint64(i))}},

@@ -24,7 +24,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	title := "dbbench " + r.Run.ConfigName
 	WritePageStart(ew, title)
 	fmt.Fprintf(ew, "<h1>%s</h1>\n", esc(title))
-	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(r.Verdict), strings.ToUpper(esc(r.Verdict)), esc(verdictText(r)))
+	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(string(r.Verdict))), esc(verdictText(r)))
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
 	htmlAssertions(ew, r)
@@ -328,7 +328,7 @@ func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 		fmt.Fprintf(w, "<tr><th>%s</th><td>%s</td></tr>\n", esc(row[0]), esc(row[1]))
 	}
 	for _, t := range r.Targets {
-		status := t.Status
+		status := string(t.Status)
 		if t.Reason != "" {
 			status += ": " + t.Reason
 		}
@@ -361,7 +361,7 @@ func htmlResults(w io.Writer, r *report.Report) {
 	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(resultsLegend))
 	var notes []string
 	for _, x := range r.Results {
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			notes = append(notes, fmt.Sprintf("FAILED %s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error))
 		}
 		for _, warn := range x.Warnings {
@@ -387,7 +387,7 @@ func htmlAssertions(w io.Writer, r *report.Report) {
 		if a.Right != "" {
 			sides += " vs " + a.Right
 		}
-		if a.Verdict == "skipped" {
+		if a.Verdict == report.VerdictSkipped {
 			fmt.Fprintf(w, "<tr><td>%s<br><code>%s</code></td><td>-</td><td>-</td><td>%s</td><td></td><td class=skipped>SKIPPED</td></tr>\n", esc(check), esc(sides), esc(a.Reason))
 			continue
 		}
@@ -403,7 +403,7 @@ func htmlAssertions(w io.Writer, r *report.Report) {
 			}
 		}
 		fmt.Fprintf(w, "<tr><td>%s<br><code>%s</code></td><td class=n>%s</td><td class=n>%s</td><td>%s</td><td>%s</td><td class=%s>%s</td></tr>\n",
-			esc(check), esc(sides), esc(left), esc(right), esc(decidedOn(a)), esc(strings.Join(per, " ")), esc(a.Verdict), strings.ToUpper(esc(a.Verdict)))
+			esc(check), esc(sides), esc(left), esc(right), esc(decidedOn(a)), esc(strings.Join(per, " ")), esc(string(a.Verdict)), strings.ToUpper(esc(string(a.Verdict))))
 	}
 	fmt.Fprintln(w, "</table>")
 }

@@ -356,13 +356,59 @@ func PercentLabel(p float64) string {
 
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
+// plot is a chart laid out: its height, its axes and their ticks with their labels.
+type plot struct {
+	*Chart
+	h      int
+	xa, ya axis
+	xt, yt []float64
+	xl, yl []string
+}
+
 // WriteSVG writes the chart as a <figure> with an inline <svg> and a legend.
 func (c *Chart) WriteSVG(w io.Writer) {
-	h := c.Height
-	if h == 0 {
-		h = defaultChartH
+	p := c.layout()
+	fmt.Fprintf(w, "<figure class=\"chart\" id=\"%s\" data-series=\"%d\">\n", esc(c.ID), len(c.Series))
+	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n", esc(c.Title))
+	fmt.Fprintf(w, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n", chartW, p.h, esc(c.Title))
+	p.writeFrame(w)
+	p.writeMarks(w)
+	for i, s := range c.Series {
+		p.writeSeries(w, i, s)
 	}
-	var xs, ys []float64
+	fmt.Fprintln(w, "</svg>")
+	c.writeLegend(w)
+	fmt.Fprintln(w, "</figure>")
+}
+
+// layout fits the axes to every point, interval and mark of the chart.
+func (c *Chart) layout() *plot {
+	p := &plot{Chart: c, h: c.Height}
+	if p.h == 0 {
+		p.h = defaultChartH
+	}
+	xs, ys := c.extent()
+	xf, yf := c.XFormat, c.YFormat
+	if xf == nil {
+		xf = trimFloat
+	}
+	if yf == nil {
+		yf = trimFloat
+	}
+	p.xa = axis{scale: c.XScale, from: padL, to: chartW - padR}
+	if c.XCategories != nil {
+		p.xa.scale = Linear
+		p.xa.lo, p.xa.hi = -0.5, float64(len(c.XCategories))-0.5
+	} else {
+		p.xt, p.xl = p.xa.fit(xs, false, xf)
+	}
+	p.ya = axis{scale: c.YScale, from: float64(p.h - padB), to: padT}
+	p.yt, p.yl = p.ya.fit(ys, c.YScale == Linear, yf)
+	return p
+}
+
+// extent returns every x and y value the chart must show: points, their intervals and marks.
+func (c *Chart) extent() (xs, ys []float64) {
 	for _, s := range c.Series {
 		for _, p := range s.Points {
 			xs = append(xs, p.X)
@@ -379,52 +425,41 @@ func (c *Chart) WriteSVG(w io.Writer) {
 			ys = append(ys, m.Y)
 		}
 	}
-	xf, yf := c.XFormat, c.YFormat
-	if xf == nil {
-		xf = trimFloat
-	}
-	if yf == nil {
-		yf = trimFloat
-	}
-	xa := axis{scale: c.XScale, from: padL, to: chartW - padR}
-	var xt []float64
-	var xl []string
-	if c.XCategories != nil {
-		xa.scale = Linear
-		xa.lo, xa.hi = -0.5, float64(len(c.XCategories))-0.5
-	} else {
-		xt, xl = xa.fit(xs, false, xf)
-	}
-	ya := axis{scale: c.YScale, from: float64(h - padB), to: padT}
-	yt, yl := ya.fit(ys, c.YScale == Linear, yf)
+	return xs, ys
+}
 
-	fmt.Fprintf(w, "<figure class=\"chart\" id=\"%s\" data-series=\"%d\">\n", esc(c.ID), len(c.Series))
-	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n", esc(c.Title))
-	fmt.Fprintf(w, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n", chartW, h, esc(c.Title))
-	// frame, grid and tick labels; data-value is a tick's value, for the browser tests
+// writeFrame writes the frame, the grid and tick labels (data-value is a tick's value, for the
+// browser tests), the category labels and the axis labels.
+func (p *plot) writeFrame(w io.Writer) {
+	h, xa, ya := p.h, p.xa, p.ya
 	fmt.Fprintf(w, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", padL, padT, chartW-padL-padR, h-padT-padB)
-	for i, t := range yt {
+	for i, t := range p.yt {
 		y := f1(ya.px(t))
 		fmt.Fprintf(w, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%s\" y2=\"%s\"/><text class=\"tick\" data-axis=\"y\" data-value=\"%s\" x=\"%d\" y=\"%s\" text-anchor=\"end\" dominant-baseline=\"central\">%s</text>\n",
-			padL, chartW-padR, y, y, tickValue(t), padL-4, y, esc(yl[i]))
+			padL, chartW-padR, y, y, tickValue(t), padL-4, y, esc(p.yl[i]))
 	}
-	if c.XCategories != nil {
-		for i, name := range c.XCategories {
-			if len(c.XCategories) > maxCategoryLabels {
+	if p.XCategories != nil {
+		for i, name := range p.XCategories {
+			if len(p.XCategories) > maxCategoryLabels {
 				break
 			}
 			x := xa.px(float64(i))
 			fmt.Fprintf(w, "<text class=\"category\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", f1(x), h-padB+14, esc(name))
 		}
 	}
-	for i, t := range xt {
+	for i, t := range p.xt {
 		x := f1(xa.px(t))
 		fmt.Fprintf(w, "<line class=\"grid\" x1=\"%s\" x2=\"%s\" y1=\"%d\" y2=\"%d\"/><text class=\"tick\" data-axis=\"x\" data-value=\"%s\" x=\"%s\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			x, x, padT, h-padB, tickValue(t), x, h-padB+14, esc(xl[i]))
+			x, x, padT, h-padB, tickValue(t), x, h-padB+14, esc(p.xl[i]))
 	}
-	fmt.Fprintf(w, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", (padL+chartW-padR)/2, h-6, esc(c.XLabel))
-	fmt.Fprintf(w, "<text class=\"label\" x=\"12\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 12 %d)\">%s</text>\n", (padT+h-padB)/2, (padT+h-padB)/2, esc(c.YLabel))
-	for _, m := range c.Marks {
+	fmt.Fprintf(w, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", (padL+chartW-padR)/2, h-6, esc(p.XLabel))
+	fmt.Fprintf(w, "<text class=\"label\" x=\"12\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 12 %d)\">%s</text>\n", (padT+h-padB)/2, (padT+h-padB)/2, esc(p.YLabel))
+}
+
+// writeMarks writes the reference lines, a horizontal one with its label.
+func (p *plot) writeMarks(w io.Writer) {
+	h, xa, ya := p.h, p.xa, p.ya
+	for _, m := range p.Marks {
 		cls := "mark"
 		if m.Bad {
 			cls = "mark bad"
@@ -444,36 +479,42 @@ func (c *Chart) WriteSVG(w io.Writer) {
 			fmt.Fprintf(w, "<text class=\"marklabel\" x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n", f1(x1-2), f1(y-3), esc(m.Label))
 		}
 	}
-	for i, s := range c.Series {
-		col := palette[i%len(palette)]
-		xa := xa
-		if c.Dodge && c.XCategories != nil && len(c.Series) > 1 {
-			step := 0.7 / float64(len(c.Series))
-			off := (float64(i) - float64(len(c.Series)-1)/2) * step * (xa.to - xa.from) / (xa.hi - xa.lo)
-			xa.from, xa.to = xa.from+off, xa.to+off
-		}
-		fmt.Fprintf(w, "<g class=\"series\" data-name=\"%s\" style=\"color:%s\">\n", esc(s.Name), col)
-		if s.Line && len(s.Points) > 1 {
-			var d strings.Builder
-			for j, p := range s.Points {
-				cmd := "L"
-				if j == 0 || s.Gap > 0 && p.X-s.Points[j-1].X > s.Gap {
-					cmd = "M"
-				}
-				fmt.Fprintf(&d, "%s%s %s", cmd, f1(xa.px(p.X)), f1(ya.px(p.Y)))
-			}
-			fmt.Fprintf(w, "<path d=\"%s\"/>\n", d.String())
-		}
-		for _, p := range s.Points {
-			x, y := xa.px(p.X), ya.px(p.Y)
-			if !math.IsNaN(p.Lo) && !math.IsNaN(p.Hi) {
-				fmt.Fprintf(w, "<line class=\"ci\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>", f1(x), f1(x), f1(ya.px(p.Lo)), f1(ya.px(p.Hi)))
-			}
-			fmt.Fprintf(w, "<circle cx=\"%s\" cy=\"%s\" r=\"2.5\"><title>%s</title></circle>\n", f1(x), f1(y), esc(s.Name+": "+p.Title))
-		}
-		fmt.Fprintln(w, "</g>")
+}
+
+// writeSeries writes series i in its colour: its line, then each point with its interval and
+// tooltip. With Dodge the series of a category chart sit side by side within each category.
+func (p *plot) writeSeries(w io.Writer, i int, s Series) {
+	col := palette[i%len(palette)]
+	xa, ya := p.xa, p.ya
+	if p.Dodge && p.XCategories != nil && len(p.Series) > 1 {
+		step := 0.7 / float64(len(p.Series))
+		off := (float64(i) - float64(len(p.Series)-1)/2) * step * (xa.to - xa.from) / (xa.hi - xa.lo)
+		xa.from, xa.to = xa.from+off, xa.to+off
 	}
-	fmt.Fprintln(w, "</svg>")
+	fmt.Fprintf(w, "<g class=\"series\" data-name=\"%s\" style=\"color:%s\">\n", esc(s.Name), col)
+	if s.Line && len(s.Points) > 1 {
+		var d strings.Builder
+		for j, p := range s.Points {
+			cmd := "L"
+			if j == 0 || s.Gap > 0 && p.X-s.Points[j-1].X > s.Gap {
+				cmd = "M"
+			}
+			fmt.Fprintf(&d, "%s%s %s", cmd, f1(xa.px(p.X)), f1(ya.px(p.Y)))
+		}
+		fmt.Fprintf(w, "<path d=\"%s\"/>\n", d.String())
+	}
+	for _, p := range s.Points {
+		x, y := xa.px(p.X), ya.px(p.Y)
+		if !math.IsNaN(p.Lo) && !math.IsNaN(p.Hi) {
+			fmt.Fprintf(w, "<line class=\"ci\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>", f1(x), f1(x), f1(ya.px(p.Lo)), f1(ya.px(p.Hi)))
+		}
+		fmt.Fprintf(w, "<circle cx=\"%s\" cy=\"%s\" r=\"2.5\"><title>%s</title></circle>\n", f1(x), f1(y), esc(s.Name+": "+p.Title))
+	}
+	fmt.Fprintln(w, "</g>")
+}
+
+// writeLegend names the series in their colours, unless there is one without a name.
+func (c *Chart) writeLegend(w io.Writer) {
 	if len(c.Series) > 1 || (len(c.Series) == 1 && c.Series[0].Name != "") {
 		fmt.Fprint(w, "<p class=\"legend\">")
 		for i, s := range c.Series {
@@ -481,7 +522,6 @@ func (c *Chart) WriteSVG(w io.Writer) {
 		}
 		fmt.Fprintln(w, "</p>")
 	}
-	fmt.Fprintln(w, "</figure>")
 }
 
 func esc(s string) string { return html.EscapeString(s) }

@@ -36,11 +36,11 @@ func (st Style) verdictWord(s string) string {
 		return s
 	}
 	switch strings.ToLower(s) {
-	case "pass", "ok":
+	case string(report.VerdictPass), string(report.StatusOK):
 		return "\033[32m" + s + "\033[0m"
-	case "fail", "failed", "error":
+	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError):
 		return "\033[1;31m" + s + "\033[0m"
-	case "skipped":
+	case string(report.StatusSkipped):
 		return "\033[33m" + s + "\033[0m"
 	}
 	return s
@@ -66,7 +66,7 @@ const resultsLegend = "OPS, ROWS/S, NS/ROW, P50-P99: medians over repeats; P99.9
 // P99.9 and MAX come from the merged histogram when the report has it.
 func resultCells(x *report.Result) []string {
 	if len(x.Repeats) == 0 {
-		return []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", strings.ToUpper(x.Status)}
+		return []string{"-", "-", "-", "-", "-", "-", "-", "-", "-", strings.ToUpper(string(x.Status))}
 	}
 	f := x.Figures
 	tail := func(k string) string {
@@ -112,18 +112,18 @@ func Results(w io.Writer, r *report.Report, st Style) {
 		fmt.Fprintln(w, resultsLegend)
 	}
 	for _, t := range r.Targets {
-		if t.Status == "skipped" {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s: %s", st.verdictWord("skipped"), t.Name, t.Reason), st.width(), "  "))
+		if t.Status == report.StatusSkipped {
+			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s: %s", st.verdictWord(string(report.StatusSkipped)), t.Name, t.Reason), st.width(), "  "))
 			continue
 		}
 		for _, in := range t.Instances {
 			if in.Skipped != "" {
-				fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s at size %d: %s", st.verdictWord("skipped"), t.Name, in.Size, in.Skipped), st.width(), "  "))
+				fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s at size %d: %s", st.verdictWord(string(report.StatusSkipped)), t.Name, in.Size, in.Skipped), st.width(), "  "))
 			}
 		}
 	}
 	for _, x := range r.Results {
-		if x.Status != "ok" {
+		if x.Status != report.StatusOK {
 			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s %s%s: %s", st.verdictWord("FAILED"), x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error), st.width(), "  "))
 		}
 		for _, warn := range x.Warnings {
@@ -139,11 +139,11 @@ func sizeSuffix(r *report.Report, size int) string {
 	return ""
 }
 
-func statusMark(s string) string {
-	if s == "ok" {
+func statusMark(s report.Status) string {
+	if s == report.StatusOK {
 		return ""
 	}
-	return strings.ToUpper(s)
+	return strings.ToUpper(string(s))
 }
 
 func ns(f map[string]float64, k string) string {
@@ -176,13 +176,13 @@ func Assertions(w io.Writer, r *report.Report, st Style) {
 		if a.Name != "" {
 			check = a.Name + ": " + a.Expr
 		}
-		verdict := strings.ToUpper(a.Verdict)
+		verdict := strings.ToUpper(string(a.Verdict))
 		head := fmt.Sprintf("%-7s  %s", verdict, check)
 		head = wrap(head, st.width(), indent)
 		head = st.verdictWord(verdict) + head[len(verdict):]
 		fmt.Fprintln(w, head)
 		var detail string
-		if a.Verdict == "skipped" {
+		if a.Verdict == report.VerdictSkipped {
 			detail = a.Reason
 		} else {
 			detail = sidesText(a) + ": " + decidedOn(a)
@@ -267,7 +267,7 @@ func DecidedOn(a report.Assertion) string { return decidedOn(a) }
 // holdingRelation is the comparison that holds between the value and the threshold: the assertion's
 // own operator when it passed, its negation when it failed ("<=" fails as ">").
 func holdingRelation(a report.Assertion) string {
-	if a.Verdict != "fail" {
+	if a.Verdict != report.VerdictFail {
 		return a.Op
 	}
 	switch a.Op {
@@ -353,7 +353,7 @@ func VerdictLine(w io.Writer, r *report.Report, st Style) {
 		lines[i] = wrap(l, st.width(), "  ")
 	}
 	line := strings.Join(lines, "\n")
-	if word := strings.ToUpper(r.Verdict); st.Color {
+	if word := strings.ToUpper(string(r.Verdict)); st.Color {
 		line = strings.Replace(line, "verdict: "+word, "verdict: "+st.verdictWord(word), 1)
 	}
 	fmt.Fprint(w, line)
@@ -363,9 +363,9 @@ func verdictLine(w io.Writer, r *report.Report) {
 	pass, fail, skip := 0, 0, 0
 	for _, a := range r.Assertions {
 		switch a.Verdict {
-		case "pass":
+		case report.VerdictPass:
 			pass++
-		case "fail":
+		case report.VerdictFail:
 			fail++
 		default:
 			skip++
@@ -373,7 +373,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 	}
 	fmt.Fprintln(w)
 	switch r.Verdict {
-	case "error":
+	case report.VerdictError:
 		if len(r.Results) == 0 && len(r.Run.Errors) > 0 {
 			fmt.Fprintln(w, "verdict: ERROR: the run stopped before anything was measured: "+oneLine(r.Run.Errors[0]))
 			break
@@ -383,7 +383,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 			break
 		}
 		fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
-	case "fail":
+	case report.VerdictFail:
 		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed\n", fail, len(r.Assertions))
 	default:
 		switch {
