@@ -8,13 +8,38 @@ import (
 	"strings"
 )
 
-// The documented exit codes.
+// The documented exit codes, assigned together (README, "Exit codes"). When several apply, the
+// first in Precedence wins: a refused input over a broken run, a broken run over a decided failure,
+// a decided failure over an undecided verdict.
 const (
-	OK     = 0 // every assertion held (or there were none)
-	Failed = 1 // the run was fine but an assertion or the regression gate failed
+	OK     = 0 // every verdict holds (or there were none)
+	Failed = 1 // the run was fine but an assertion or the regression gate failed: the evidence says so
 	Usage  = 2 // bad command line, config or input file
 	Infra  = 3 // a database, server or other infrastructure error; also an interrupted run
+	// Inconclusive: a verdict the evidence could not decide within its budget (run, compare, gate,
+	// merge); nothing failed. A CI job may treat it as "not known", never as a pass.
+	Inconclusive = 4
+	// GeneratorSaturated: the load generator could not keep its schedule (open-loop runs), so the
+	// figures it measured are not the target's.
+	GeneratorSaturated = 5
+	// MissingShards: a merge of sharded runs lacks a shard or holds a partial one.
+	MissingShards = 6
 )
+
+// Precedence orders the codes from strongest to weakest, for a command that has several outcomes.
+var Precedence = []int{Usage, Infra, MissingShards, GeneratorSaturated, Failed, Inconclusive, OK}
+
+// Strongest returns the code of codes that comes first in Precedence (OK for none).
+func Strongest(codes ...int) int {
+	for _, c := range Precedence {
+		for _, got := range codes {
+			if got == c {
+				return c
+			}
+		}
+	}
+	return OK
+}
 
 // Error carries an exit code with the error that caused it.
 type Error struct {
