@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/assertion"
 )
 
 // The report of a run is assembled here and only here, whether its targets ran in this process or
@@ -60,7 +61,7 @@ func (r *Runner) complete(head *report.Report, m measured, runErr *RunError, int
 	}
 	rep.Assertions = []report.Assertion{}
 	for _, a := range r.Plan.Assertions {
-		rep.Assertions = append(rep.Assertions, a.Evaluate(&rep, r.Plan.Relax)...)
+		rep.Assertions = append(rep.Assertions, a.Evaluate(&rep, r.Plan.Relax, assertion.Rule{})...)
 	}
 	rep.Verdict = Verdict(&rep)
 	rep.Run.FinishedAt = time.Now().UTC()

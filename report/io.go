@@ -150,7 +150,7 @@ func Parse(name string, b []byte) (*Report, error) {
 // check rejects a report whose content cannot be trusted or shown.
 func check(r *Report) error {
 	switch r.Verdict {
-	case VerdictPass, VerdictFail, VerdictError:
+	case VerdictPass, VerdictFail, VerdictError, VerdictInconclusive:
 	default:
 		return fmt.Errorf("unknown verdict %q", r.Verdict)
 	}
