@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -30,6 +31,9 @@ type Factory struct {
 	Registry func() (*adapters.Registry, error)
 	// TempDir is where runs put temporary stores ("" = system temp dir).
 	TempDir string
+	// Worker returns the command that starts dbbench again with args, for a run's worker processes
+	// (nil: this executable).
+	Worker func(ctx context.Context, args []string) *exec.Cmd
 }
 
 // Main runs dbbench with args (without the program name) and returns the process exit code.

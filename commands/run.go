@@ -44,6 +44,14 @@ type RunOptions struct {
 	Instructions bool
 	// Worker runs one target as a worker process of a run with isolation: process (hidden).
 	Worker string
+	// Runs is how many runs to make before the first look at the verdicts (0: the config's).
+	Runs int
+	// Budget is the most time extra runs may take (0: the config's).
+	Budget time.Duration
+	// RunWorker makes this process run K of several, writing its report to --out (hidden);
+	// RunWorkloads narrows it to those workloads.
+	RunWorker    int
+	RunWorkloads []string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -83,7 +91,9 @@ keeps what was measured until then).`,
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
-  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run`,
+  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
+  dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
+  dbbench run --runs 1                                      # one quick run, a point verdict`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -103,6 +113,12 @@ keeps what was measured until then).`,
 	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
 	_ = cmd.Flags().MarkHidden("worker")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
+	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
+	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "the most time extra runs may take to decide (default: the config's, else twice what the first runs took)")
+	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
+	_ = cmd.Flags().MarkHidden("run-worker")
+	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
+	_ = cmd.Flags().MarkHidden("run-workloads")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
@@ -126,6 +142,24 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		}
 		c.Isolation = opts.Isolation
 	}
+	if opts.Runs < 0 || opts.Runs > config.MaxRuns {
+		return exitcode.Usagef("--runs %d: want 1 to %d", opts.Runs, config.MaxRuns)
+	}
+	if opts.Budget < 0 {
+		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
+	}
+	if opts.Instructions && opts.Runs > 1 {
+		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
+	}
+	worker := opts.Worker != "" || opts.RunWorker > 0
+	if worker {
+		c.Assertions, c.LeftOut = nil, nil // a worker measures; its parent decides
+	}
+	if len(opts.RunWorkloads) > 0 {
+		if err := c.KeepWorkloads(opts.RunWorkloads); err != nil {
+			return exitcode.Usagef("--run-workloads: %v", err)
+		}
+	}
 	if opts.Worker != "" {
 		opts.Targets, opts.Quiet, c.Isolation = []string{opts.Worker}, true, config.IsolationRewarm
 	}
@@ -141,6 +175,15 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	plan, _, err := resolve(f, c, opts.CI)
 	if err != nil {
 		return err
+	}
+	if opts.Runs > 0 {
+		plan.Verdict.Runs = opts.Runs
+	}
+	if opts.Budget > 0 {
+		plan.Verdict.Budget = opts.Budget
+	}
+	if opts.Instructions || worker {
+		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
 	}
 	if opts.Instructions && plan.Interleave == config.InterleaveOps {
 		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
@@ -163,18 +206,24 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	res.Redact = sec.String
 	out := sec.Writer(f.Out)
-	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter}
+	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter, RunIndex: opts.RunWorker}
 	if !opts.Quiet {
 		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
 	}
-	if plan.Isolation == config.IsolationProcess {
+	if plan.Isolation == config.IsolationProcess || plan.Verdict.Runs > 1 {
 		if err := spawnWorkers(runner, opts); err != nil {
 			return err
 		}
 	}
-	if opts.Worker != "" {
+	switch {
+	case opts.Worker != "":
 		runner.Step = engine.WorkerStep(os.Stdin, f.Out)
 		out = io.Discard // stdout is the step protocol: no summary
+	case opts.RunWorker > 0:
+		if !opts.Quiet {
+			runner.Events = engine.WorkerEvents(f.Out) // the parent shows them
+		}
+		out = io.Discard
 	}
 	fin := &finisher{opts: opts, out: out, style: render.Style{Color: term.Color(f.Out, os.Getenv)}, res: res}
 	// On Ctrl-C the summary and the report of the results so far come out before the targets are
@@ -187,25 +236,48 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	return redactErr(fin.finish(rep, runErr), sec)
 }
 
-// spawnWorkers lets the runner start one worker process per target (isolation: process): this very
-// binary, running one target with --worker.
+// spawnWorkers lets the runner start worker processes of this very binary: one per target with
+// isolation: process (--worker), one per run when there are several (--run-worker).
 func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 	if opts.Instructions {
 		return exitcode.Usagef("--instructions counts one process: it does not combine with isolation: process")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
+	command := opts.f.Worker
+	if command == nil {
+		self, err := os.Executable()
+		if err != nil {
+			return exitcode.Infraf("cannot find this executable to start worker processes: %v", err)
+		}
+		command = func(ctx context.Context, args []string) *exec.Cmd { return exec.CommandContext(ctx, self, args...) }
 	}
-	runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
-		args := []string{"run", "-q", "--worker", target, "--out", out}
+	runner.Spawn = func(ctx context.Context, spec engine.WorkerSpec) *exec.Cmd {
+		args := []string{"run", "--out", spec.Out}
+		if spec.Target != "" {
+			args = append(args, "-q", "--worker", spec.Target)
+			if len(opts.RunWorkloads) > 0 {
+				args = append(args, "--run-workloads", strings.Join(opts.RunWorkloads, ","))
+			}
+		} else {
+			args = append(args, "--run-worker", fmt.Sprint(spec.Run),
+				"--targets", strings.Join(spec.Targets, ","), "--run-workloads", strings.Join(spec.Workloads, ","))
+			if opts.Quiet {
+				args = append(args, "-q")
+			}
+			if opts.Isolation != "" {
+				args = append(args, "--isolation", opts.Isolation)
+			}
+		}
 		if opts.Config != "" {
 			args = append(args, "-c", opts.Config)
 		}
 		if opts.CI {
 			args = append(args, "--ci")
 		}
-		return exec.CommandContext(ctx, self, args...)
+		cmd := command(ctx, args)
+		if dir := opts.f.TempDir; dir != "" {
+			cmd.Env = append(slices.Clone(cmd.Environ()), "TMPDIR="+dir)
+		}
+		return cmd
 	}
 	return nil
 }
@@ -321,8 +393,27 @@ func verdictError(rep *report.Report) error {
 			}
 		}
 		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
+	case report.VerdictInconclusive:
+		n, first := 0, ""
+		for _, a := range rep.Assertions {
+			if a.Verdict == report.VerdictInconclusive {
+				if n == 0 {
+					first = assertionName(a) + ": " + render.DecidedOn(a)
+				}
+				n++
+			}
+		}
+		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %d assertions inconclusive (nothing failed), first: %s", n, len(rep.Assertions), first)}
 	}
 	return nil
+}
+
+// assertionName is an assertion's name, or its check when it has none.
+func assertionName(a report.Assertion) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Expr
 }
 
 // errorReason says in one line why a report's verdict is "error".
@@ -335,6 +426,11 @@ func errorReason(rep *report.Report) string {
 	}
 	if len(rep.Results) == 0 {
 		return "nothing was measured: every target was skipped"
+	}
+	for _, a := range rep.Assertions {
+		if a.Verdict == report.VerdictError {
+			return fmt.Sprintf("assertion %s: nothing to decide on: %s", assertionName(a), a.Reason)
+		}
 	}
 	return "the run failed (see the report)"
 }
