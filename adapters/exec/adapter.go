@@ -208,6 +208,18 @@ func DropSchema(dsn, name string) error {
 	return nil
 }
 
+// The capabilities an exec target offers (docs/adapters.md): removing a method fails the build. The
+// client times its own work, so every common workload is a Timed* one; Scan is there so that the
+// target is an OrderedScanner.
+var (
+	_ adapters.OrderedScanner         = (*target)(nil)
+	_ adapters.TimedScanner           = (*target)(nil)
+	_ adapters.TimedPointReader       = (*target)(nil)
+	_ adapters.TimedInserter          = (*target)(nil)
+	_ adapters.TimedConcurrentScanner = (*target)(nil)
+	_ adapters.TimedCustomRunner      = (*target)(nil)
+)
+
 // target is one running client with its store open.
 type target struct {
 	c      *Client

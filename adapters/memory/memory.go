@@ -82,6 +82,13 @@ type target struct {
 	s store
 }
 
+// The capabilities a memory target offers (docs/adapters.md): removing a method fails the build.
+var (
+	_ adapters.OrderedScanner = (*target)(nil)
+	_ adapters.PointReader    = (*target)(nil)
+	_ adapters.Inserter       = (*target)(nil)
+)
+
 func (t *target) Load(_ context.Context, ds *dataset.Persons) error {
 	rows := make([]row, ds.Len())
 	for i := range rows {

@@ -88,6 +88,7 @@ type target struct {
 	closed   bool
 }
 
+// The capabilities a sqlite-c target offers (docs/adapters.md): removing a method fails the build.
 var (
 	_ adapters.OrderedScanner         = (*target)(nil)
 	_ adapters.TimedScanner           = (*target)(nil)
