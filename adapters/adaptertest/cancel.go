@@ -34,9 +34,13 @@ func wrongf(format string, args ...any) error { return wrongResult{fmt.Sprintf(f
 // fail.
 func CheckCancel(t testing.TB, tg Target) {
 	checked := 0
+	var spare *instance // a loaded target no check has used yet
 	for _, w := range tg.workloads() {
 		remains := tg.remains(t)
-		in := tg.open(t, true)
+		if spare == nil {
+			spare = tg.open(t, true)
+		}
+		in := spare
 		if !slices.Contains(Capabilities(in.Target), w) {
 			t.Errorf("%s: the target offers it but implements none of its interfaces", w)
 			continue
@@ -52,6 +56,7 @@ func CheckCancel(t testing.TB, tg Target) {
 		default:
 			in.cancelCalls(t, tg, w, call)
 		}
+		spare = nil
 		checked++
 		if in.abandoned {
 			continue
