@@ -30,14 +30,15 @@ func wrongf(format string, args ...any) error { return wrongResult{fmt.Sprintf(f
 // calls promptly: the call running when the context is cancelled, or else the next one, returns an
 // error within CancelWait. A workload listed in Uninterruptible may instead complete correctly.
 // Close then still removes what the target made outside its temp dir (Remains), within its own
-// bound. An insert session is cancelled halfway through its inserts; the rest, or the commit, must
+// bound, or registers what it could not for removal by hand. An insert session is cancelled halfway through its inserts; the rest, or the commit, must
 // fail.
 func CheckCancel(t testing.TB, tg Target) {
 	checked := 0
 	var spare *instance // a loaded target no check has used yet
+	var before outside  // what was outside the temp dir when spare was opened
 	for _, w := range tg.workloads() {
-		remains := tg.remains(t)
 		if spare == nil {
+			before = tg.outside(t)
 			spare = tg.open(t, true)
 		}
 		in := spare
@@ -64,7 +65,7 @@ func CheckCancel(t testing.TB, tg Target) {
 		if err := in.close(); err != nil {
 			t.Logf("%s: Close after the cancellation: %v", w, err)
 		}
-		tg.checkRemains(t, remains, w+": after Close of a cancelled target")
+		tg.checkInterrupted(t, before, w+": after Close of a cancelled target")
 	}
 	if checked == 0 {
 		t.Skip("the target offers no workload with a call to cancel")

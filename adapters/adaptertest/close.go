@@ -19,22 +19,23 @@ const (
 
 // CheckClose opens a target in a temp dir that already holds a file of someone else's, loads it and
 // runs a scan and an insert, then closes it: the temp dir holds that file, unchanged, and nothing
-// else, Remains lists what it listed before, and a second Close is harmless. With OpenAt, the same
+// else, Remains lists what it listed before, no cleanup is left pending, and a second Close is
+// harmless. With OpenAt, the same
 // with the store at a path of the user's: the target stores something there, and afterwards the
 // user's directory holds only the user's own file.
 func CheckClose(t testing.TB, tg Target) {
 	dir := t.TempDir()
 	placeFile(t, filepath.Join(dir, neighbourFile))
-	before := files(t, dir)
-	remains := tg.remains(t)
+	inDir := files(t, dir)
+	before := tg.outside(t)
 	in := tg.openWith(t, true, dir, tg.Open)
 	exercise(t, tg, in)
 	closeTwice(t, in)
-	if after := files(t, dir); !maps.Equal(after, before) {
+	if after := files(t, dir); !maps.Equal(after, inDir) {
 		t.Errorf("after Close the target's temp dir holds %s; want only %s, unchanged: Close removes what the target made, and only it",
 			describe(after), neighbourFile)
 	}
-	tg.checkRemains(t, remains, "after Close")
+	tg.checkClosed(t, before, "after Close")
 
 	if tg.OpenAt == nil {
 		return
@@ -57,7 +58,7 @@ func CheckClose(t testing.TB, tg Target) {
 	if left := files(t, tmp); len(left) > 0 {
 		t.Errorf("after Close the target's temp dir holds %s; want nothing", describe(left))
 	}
-	tg.checkRemains(t, remains, "after Close of a target at a path")
+	tg.checkClosed(t, before, "after Close of a target at a path")
 }
 
 func placeFile(t testing.TB, path string) {

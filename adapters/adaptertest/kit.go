@@ -30,6 +30,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/workloads"
 )
 
@@ -45,8 +46,9 @@ type Target struct {
 	// check then requires the target to store something there and Close to remove it, and only it.
 	OpenAt func(ctx context.Context, env adapters.Env, path string) (adapters.Target, error)
 	// Remains, when set, lists what a target may create outside its temp dir (the schemas of a
-	// PostgreSQL database, the databases of a server). The close and cancellation checks require the
-	// same list after Close as before Open.
+	// PostgreSQL database, the databases of a server). The close check requires the same list after
+	// Close as before Open; the cancellation check accepts more only when the target registered it
+	// for removal by hand (cleanup.Register), as Close after an interrupted run may have to.
 	Remains func(t testing.TB) []string
 	// Workloads lists the common workloads the target offers, usually the adapter's Info().Builtin;
 	// the target must implement the capability of each and of no other (default workloads.Builtins).
@@ -375,12 +377,44 @@ func (tg Target) remains(t testing.TB) []string {
 	return r
 }
 
-// checkRemains compares what exists outside the temp dir with what existed before the target.
-func (tg Target) checkRemains(t testing.TB, before []string, when string) {
+// outside is what exists outside a target's temp dir: what Remains lists, and the cleanups
+// registered for removal by hand (internal/cleanup) and not yet done.
+type outside struct{ remains, pending []string }
+
+func (tg Target) outside(t testing.TB) outside {
 	t.Helper()
-	if after := tg.remains(t); !slices.Equal(before, after) {
+	return outside{tg.remains(t), cleanup.Pending()}
+}
+
+// checkClosed checks that what exists outside the temp dir is what existed before the target was
+// opened: Close removed what the target made, and only it, and marked its cleanups done.
+func (tg Target) checkClosed(t testing.TB, before outside, when string) {
+	t.Helper()
+	after := tg.outside(t)
+	if !slices.Equal(before.remains, after.remains) {
 		t.Errorf("%s: outside its temp dir there is %v, before it was opened %v: Close must remove what the target made, and only it",
-			when, after, before)
+			when, after.remains, before.remains)
+	}
+	if !slices.Equal(before.pending, after.pending) {
+		t.Errorf("%s: the cleanups pending are %q, before it was opened %q: a target marks what it removed done (cleanup.Register)",
+			when, after.pending, before.pending)
+	}
+}
+
+// checkInterrupted checks what a target closed after its context was cancelled left outside its
+// temp dir: nothing, or only what it registered for removal by hand (cleanup.Register), as a run
+// cut short lists it for the user.
+func (tg Target) checkInterrupted(t testing.TB, before outside, when string) {
+	t.Helper()
+	after := tg.outside(t)
+	switch {
+	case slices.Equal(before.remains, after.remains):
+	case len(after.pending) > len(before.pending):
+		t.Logf("%s: left %v outside its temp dir (before it was opened: %v), registered for removal by hand: %q",
+			when, after.remains, before.remains, after.pending[len(before.pending):])
+	default:
+		t.Errorf("%s: left %v outside its temp dir (before it was opened: %v) without registering it for removal by hand (cleanup.Register)",
+			when, after.remains, before.remains)
 	}
 }
 

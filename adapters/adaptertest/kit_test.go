@@ -18,6 +18,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/workloads"
 )
 
@@ -84,6 +85,8 @@ type store struct {
 	env    adapters.Env
 	ds     *dataset.Persons
 	path   string // OpenAt's
+	schema string // its entry on the server
+	done   func() // marks the schema's cleanup done
 	// inflight counts scans running now; stale is what the previous insert session read back.
 	inflight atomic.Int32
 	stale    adapters.Tally
@@ -99,8 +102,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// server stands for what targets create outside their temp dir (a server's schemas); "leave-remains"
-// targets forget to drop theirs.
+// server stands for what targets create outside their temp dir (a server's schemas), registered for
+// removal by hand until dropped; "leave-remains" targets forget to drop theirs but say they did,
+// "leave-registered" ones leave theirs registered, "forget-done" ones drop theirs and leave it
+// registered.
 var server sync.Map
 
 func serverRemains(testing.TB) []string {
@@ -135,7 +140,9 @@ func openAt(breaks string) func(context.Context, adapters.Env, string) (adapters
 		if err := os.WriteFile(file, []byte("rows"), 0o600); err != nil {
 			return nil, err
 		}
-		server.Store(fmt.Sprintf("schema_%d", opened.Add(1)), true)
+		s.schema = fmt.Sprintf("schema_%d", opened.Add(1))
+		server.Store(s.schema, true)
+		s.done = cleanup.Register("DROP SCHEMA " + s.schema)
 		switch breaks {
 		case "timed", "timed-too-long", "timed-zero":
 			return &timed{Target: s, s: s}, nil
@@ -218,8 +225,11 @@ func (s *store) Close() error {
 			os.Remove(s.path)
 		}
 	}
-	if s.breaks != "leave-remains" {
-		server.Range(func(k, _ any) bool { server.Delete(k); return false }) // drops "its" schema
+	if s.breaks != "leave-remains" && s.breaks != "leave-registered" {
+		server.Delete(s.schema)
+	}
+	if s.breaks != "leave-registered" && s.breaks != "forget-done" {
+		s.done()
 	}
 	return s.Target.Close()
 }
@@ -354,8 +364,12 @@ var checks = map[string]func(testing.TB, adaptertest.Target){
 }
 
 // TestCorrectTargetsPass: a correct store, and a correct self-timed one, pass every check, so that
-// the failures below are the breakages' alone.
+// the failures below are the breakages' alone; a target that, cut short, leaves its schema
+// registered for removal by hand passes the cancellation check.
 func TestCorrectTargetsPass(t *testing.T) {
+	if r := record(t, adaptertest.CheckCancel, target("leave-registered")); r.Failed() {
+		t.Errorf("a target leaving its schema registered, cancel: failures %q", r.failures)
+	}
 	for _, breaks := range []string{"", "timed"} {
 		for name, check := range checks {
 			r := record(t, check, target(breaks))
@@ -384,6 +398,9 @@ func TestKitCatchesBrokenTargets(t *testing.T) {
 		{"remove-neighbour", "close", "temp dir holds nothing; want only neighbour.txt", nil},
 		{"leave-file", "close", "temp dir holds neighbour.txt, store.db", nil},
 		{"leave-remains", "close", "outside its temp dir there is [schema_", nil},
+		{"leave-registered", "close", "outside its temp dir there is [schema_", nil},
+		{"forget-done", "close", `the cleanups pending are ["DROP SCHEMA schema_`, nil},
+		{"leave-remains", "cancel", "left [schema_", nil},
 		{"close-twice-fails", "close", "Close, again: already closed", nil},
 		{"ignore-path", "close", "stored nothing there", nil},
 		{"remove-user-dir", "close", "the user's directory holds nothing", nil},
