@@ -66,6 +66,10 @@ type Target struct {
 	// CancelWait bounds how long a call may take to return once its context is cancelled (default
 	// 5s).
 	CancelWait time.Duration
+	// LeavesTempDir, when set, says why the target may leave what it made in its temp dir for the
+	// engine to remove (a client in another process: docs/protocol.md lets it). The close check then
+	// only requires the file placed there beforehand to stay, unchanged.
+	LeavesTempDir string
 
 	// shared is the loaded target Run gives the checks that leave it as they found it (capabilities,
 	// scan, lookup, insert, concurrent), as the engine runs every workload on one target; a check

@@ -365,10 +365,16 @@ var checks = map[string]func(testing.TB, adaptertest.Target){
 
 // TestCorrectTargetsPass: a correct store, and a correct self-timed one, pass every check, so that
 // the failures below are the breakages' alone; a target that, cut short, leaves its schema
-// registered for removal by hand passes the cancellation check.
+// registered for removal by hand passes the cancellation check, and one that leaves its files in
+// its temp dir for the engine, saying so, the close check.
 func TestCorrectTargetsPass(t *testing.T) {
 	if r := record(t, adaptertest.CheckCancel, target("leave-registered")); r.Failed() {
 		t.Errorf("a target leaving its schema registered, cancel: failures %q", r.failures)
+	}
+	leaves := target("leave-file")
+	leaves.LeavesTempDir, leaves.OpenAt = "the engine removes it", nil // it leaves the user's path too
+	if r := record(t, adaptertest.CheckClose, leaves); r.Failed() {
+		t.Errorf("a target leaving its file to the engine, as declared, close: failures %q", r.failures)
 	}
 	for _, breaks := range []string{"", "timed"} {
 		for name, check := range checks {
@@ -396,6 +402,7 @@ func TestKitCatchesBrokenTargets(t *testing.T) {
 		{"not-fresh", "insert", "persons 50 to 115 read back 166 rows", nil},
 		{"session-close-twice-fails", "insert", "insert session Close, again: store already dropped", nil},
 		{"remove-neighbour", "close", "temp dir holds nothing; want only neighbour.txt", nil},
+		{"remove-neighbour", "close", "neighbour.txt, placed there before, is gone or changed", func(tg *adaptertest.Target) { tg.LeavesTempDir = "the engine removes it" }},
 		{"leave-file", "close", "temp dir holds neighbour.txt, store.db", nil},
 		{"leave-remains", "close", "outside its temp dir there is [schema_", nil},
 		{"leave-registered", "close", "outside its temp dir there is [schema_", nil},
