@@ -27,7 +27,7 @@ func TestAdaptersDeclareWhatTheyImplement(t *testing.T) {
 	}
 	options := map[string]map[string]any{ // how to open each adapter here
 		"memory": nil, "lmdb": nil, "lmdb-c": nil, "sql": nil, "sqlite-c": nil, "triplex": nil,
-		"typedb": {"address": srv.URL},
+		"typedb":  {"address": srv.URL},
 		exec.Name: {"command": fake, "env": exectest.Env(exectest.OK, "")},
 	}
 	ds, err := dataset.Generate(20, 1)
