@@ -129,6 +129,8 @@ func parseConfig(o adapters.Options) (config, error) {
 	return c, nil
 }
 
+var _ adapters.Checker = adapter{}
+
 // Check reports the option and parameter mistakes Open and PrepareWorkload would find before
 // touching any data (see adapters.Checker).
 func (adapter) Check(o adapters.Options, ds adapters.DatasetSpec, params map[string]adapters.Options) error {

@@ -239,65 +239,6 @@ func TestAsOfAcrossRounds(t *testing.T) {
 	}
 }
 
-// TestCommonWorkloads runs scan, lookup and insert on the person facts of every backend and layout
-// and checks them against the dataset's own checksums.
-func TestCommonWorkloads(t *testing.T) {
-	ctx := context.Background()
-	for name, base := range backends(t) {
-		for _, layout := range []string{"triplex", "indexed"} {
-			tg, ds := open(t, with(base, "layout", layout, "history_depth", 1), 400)
-			label := name + "/" + layout
-			for _, n := range []int{1, 150, 400} {
-				got, err := tg.Scan(ctx, n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := (adapters.Tally{Rows: int64(n), Sum: ds.SumSortedPrefix(n)}); got != want {
-					t.Errorf("%s: scan %d = %+v, want %+v", label, n, got, want)
-				}
-			}
-			for _, i := range ds.Sample(20, 1) {
-				got, err := tg.Lookup(ctx, ds.Email(int(i)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := (adapters.Tally{Rows: 1, Sum: ds.Sum(int(i))}); got != want {
-					t.Errorf("%s: lookup %d = %+v, want %+v", label, i, got, want)
-				}
-			}
-			if got, err := tg.Lookup(ctx, []byte("nobody@example.com")); err != nil || got.Rows != 0 {
-				t.Errorf("%s: lookup of a missing email = %+v, %v", label, got, err)
-			}
-			sess, err := tg.NewInsertSession(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sess.Begin(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for i := 0; i < 250; i++ {
-				p := ds.Person(i)
-				if err := sess.Insert(ctx, &p); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := sess.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			got, err := sess.Verify(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := (adapters.Tally{Rows: 250, Sum: ds.SumFirst(250)}); got != want {
-				t.Errorf("%s: insert read back %+v, want %+v", label, got, want)
-			}
-			if err := sess.Close(); err != nil {
-				t.Errorf("%s: insert session close: %v", label, err)
-			}
-		}
-	}
-}
-
 // TestBadInput: each bad option, dsn or parameter is one clear error with the right exit code.
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
