@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
@@ -89,7 +90,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 			tg.Close()
 		}
 	}()
-	if tg.hello, err = c.Hello(ctx, ProtocolVersion, DBBenchVersion()); err != nil {
+	if tg.hello, err = c.Hello(ctx, protocol.Version, DBBenchVersion()); err != nil {
 		if c.exited || errors.As(err, new(*ReplyError)) {
 			err = unavailable{err} // it could not start: a runtime or module missing here, most often
 		}
@@ -98,7 +99,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {
 		return nil, err
 	}
-	req := OpenRequest{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
+	req := protocol.Open{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
 	if env.DatasetFile == nil {
 		return nil, fmt.Errorf("no person file outside the engine")
 	}
@@ -113,7 +114,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 			return nil, err
 		}
 		tg.dsn, tg.schema = dsn, schema
-		req.Postgres = &Postgres{DSN: dsn, Schema: schema}
+		req.Postgres = &protocol.Postgres{DSN: dsn, Schema: schema}
 	}
 	if tg.open, err = c.Open(ctx, req); err != nil {
 		return nil, err
@@ -130,15 +131,15 @@ func (u unavailable) Error() string   { return u.err.Error() }
 func (u unavailable) Unwrap() []error { return []error{u.err, adapters.ErrUnavailable} }
 
 // checkDeclared refuses (exit 2) a config that needs a workload or option the client does not list.
-func checkDeclared(h *Hello, workloads []string, client map[string]any) error {
+func checkDeclared(h *protocol.HelloReply, workloads []string, client map[string]any) error {
 	var missing []string
 	for _, w := range workloads {
-		if !slices.Contains(*h.Workloads, w) {
+		if !slices.Contains(h.Workloads, w) {
 			missing = append(missing, "workload "+w)
 		}
 	}
 	for k := range client {
-		if !slices.Contains(*h.Options, k) {
+		if !slices.Contains(h.Options, k) {
 			missing = append(missing, "option "+k)
 		}
 	}
@@ -146,8 +147,8 @@ func checkDeclared(h *Hello, workloads []string, client map[string]any) error {
 		return nil
 	}
 	sort.Strings(missing)
-	return exitcode.Usagef("client %s does not support %s (it lists workloads: %s; options: %s)", *h.Client,
-		strings.Join(missing, ", "), strings.Join(*h.Workloads, ", "), listOrNone(*h.Options))
+	return exitcode.Usagef("client %s does not support %s (it lists workloads: %s; options: %s)", h.Client,
+		strings.Join(missing, ", "), strings.Join(h.Workloads, ", "), listOrNone(h.Options))
 }
 
 func listOrNone(l []string) string {
@@ -212,8 +213,8 @@ func DropSchema(dsn, name string) error {
 type target struct {
 	c      *Client
 	logf   func(string, ...any)
-	hello  *Hello
-	open   *Opened
+	hello  *protocol.HelloReply
+	open   *protocol.Opened
 	dsn    string // the server of schema
 	schema string // created by dbbench; dropped at Close
 	closed bool
@@ -230,14 +231,14 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	// The protocol's own round trip, measured once the client is warm.
 	for i := 0; i < pingWarmup+pings; i++ {
 		if i == pingWarmup {
-			delete(t.c.RoundTrips, "ping")
+			delete(t.c.RoundTrips, protocol.OpPing)
 		}
 		if _, err := t.c.Ping(ctx); err != nil {
 			return err
 		}
 	}
 	if t.logf != nil {
-		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips["ping"]))
+		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips[protocol.OpPing]))
 	}
 	return nil
 }
@@ -246,15 +247,15 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 func (t *target) Info() map[string]any {
 	info := map[string]any{}
 	if t.hello != nil {
-		for k, v := range t.hello.Facts() {
+		for k, v := range helloFacts(t.hello) {
 			info[k] = v
 		}
 	}
-	if t.open != nil && len(*t.open.Info) > 0 {
-		info["client_info"] = *t.open.Info
+	if t.open != nil && len(t.open.Info) > 0 {
+		info["client_info"] = t.open.Info
 	}
-	proto := map[string]any{"version": ProtocolVersion}
-	if p := t.c.RoundTrips["ping"]; len(p) > 0 {
+	proto := map[string]any{"version": protocol.Version}
+	if p := t.c.RoundTrips[protocol.OpPing]; len(p) > 0 {
 		proto["ping_p50_ns"] = median(p).Nanoseconds()
 		proto["ping_p99_ns"] = quantile(p, 0.99).Nanoseconds()
 	}
@@ -290,7 +291,7 @@ func (t *target) Close() error {
 }
 
 // ScansInKeyOrder is what the client said in open.
-func (t *target) ScansInKeyOrder() bool { return t.open != nil && *t.open.ScansInKeyOrder }
+func (t *target) ScansInKeyOrder() bool { return t.open != nil && t.open.ScansInKeyOrder }
 
 // Scan is TimedScan without the time; it is here so that the target is an OrderedScanner (the engine
 // times the client through TimedScan).

@@ -2,10 +2,12 @@ package exec
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,6 +162,62 @@ func TestCorrectClient(t *testing.T) {
 	}
 	if GroupAlive(c.PGID()) {
 		t.Error("process group alive after Close")
+	}
+}
+
+// TestRequestsOnTheWire records what dbbench sends a client (through tee) in a whole session: every
+// request in the order and form of docs/protocol.md, the form the Go client's transcripts replay.
+func TestRequestsOnTheWire(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	file := filepath.Join(t.TempDir(), "requests")
+	command := append([]string{"sh", "-c", `tee "$0" | "$@"`, file}, exectest.Command()...)
+	tg, _, err := open(t, ds, exectest.OK, "", map[string]any{"command": toAny(command)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = exercise(tg, ds)
+	if cerr := tg.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	dir := regexp.MustCompile(`"temp_dir":"([^"]*)"`).FindStringSubmatch(string(b))
+	if len(dir) < 2 || len(got) < 3+pingWarmup+pings {
+		t.Fatalf("%d requests:\n%s", len(got), b)
+	}
+	keys, _ := json.Marshal(ds.Sample(20, 1))
+	want := []string{
+		fmt.Sprintf(`{"id":1,"op":"hello","protocol":1,"dbbench":%q}`, DBBenchVersion()),
+		fmt.Sprintf(`{"id":2,"op":"open","options":{},"size":1000,"seed":1,"temp_dir":%q,"dataset":%q}`, dir[1], filepath.Join(dir[1], "persons.bin")),
+		`{"id":3,"op":"load"}`,
+	}
+	for i := range pingWarmup + pings {
+		want = append(want, fmt.Sprintf(`{"id":%d,"op":"ping"}`, 4+i))
+	}
+	id := 4 + pingWarmup + pings
+	for i, r := range []string{
+		`"op":"scan","rows":10}`,
+		`"op":"lookup","keys":` + string(keys) + `}`,
+		`"op":"insert","rows":10}`,
+		`"op":"concurrent","readers":2,"rows":10}`,
+		`"op":"run","workload":"echo","params":{},"ops":5}`,
+		`"op":"close"}`,
+	} {
+		want = append(want, fmt.Sprintf(`{"id":%d,%s`, id+i, r))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("request %d:\n got %s\nwant %s", i+1, got[i], want[i])
+		}
 	}
 }
 

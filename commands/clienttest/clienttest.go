@@ -17,6 +17,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report/render"
@@ -158,35 +159,35 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	}
 	defer c.Kill()
 	ds, n := k.ds, k.ds.Len()
-	var hello *exec.Hello
+	var hello *protocol.HelloReply
 	if !k.check(c, "hello", func() (string, error) {
 		var err error
-		if hello, err = c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
+		if hello, err = c.Hello(ctx, protocol.Version, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
-			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
+		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", hello.Client, hello.ClientVersion,
+			hello.Language, hello.Runtime, hello.Library, hello.LibraryVersion, list(hello.Workloads), list(hello.Options)), nil
 	}) {
 		return nil
 	}
-	declared := func(w string) bool { return slices.Contains(*hello.Workloads, w) }
+	declared := func(w string) bool { return slices.Contains(hello.Workloads, w) }
 
-	req := exec.OpenRequest{Options: k.opts.Client, Size: n, Seed: 1, TempDir: store, Dataset: file}
+	req := protocol.Open{Options: k.opts.Client, Size: n, Seed: 1, TempDir: store, Dataset: file}
 	if k.opts.DSN != "" {
 		schema, err := exec.CreateSchema(ctx, k.opts.DSN)
 		if err != nil {
 			return err
 		}
 		defer exec.DropSchema(k.opts.DSN, schema)
-		req.Postgres = &exec.Postgres{DSN: k.opts.DSN, Schema: schema}
+		req.Postgres = &protocol.Postgres{DSN: k.opts.DSN, Schema: schema}
 	}
-	var opened *exec.Opened
+	var opened *protocol.Opened
 	k.check(c, "open", func() (string, error) {
 		var err error
 		if opened, err = c.Open(ctx, req); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("scans_in_key_order %v%s", *opened.ScansInKeyOrder, infoLines(*opened.Info)), nil
+		return fmt.Sprintf("scans_in_key_order %v%s", opened.ScansInKeyOrder, infoLines(opened.Info)), nil
 	})
 	k.check(c, "load", func() (string, error) {
 		start := time.Now()
@@ -232,7 +233,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 			if err != nil {
 				return "", err
 			}
-			if opened != nil && *opened.ScansInKeyOrder {
+			if opened != nil && opened.ScansInKeyOrder {
 				return "the first persons in email order", want("scan", t, part, ds.SumSortedPrefix(part))
 			}
 			again, _, err := c.Scan(ctx, part)
@@ -293,7 +294,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	} else {
 		k.skip("concurrent", "not declared by the client")
 	}
-	for _, w := range *hello.Workloads {
+	for _, w := range hello.Workloads {
 		if slices.Contains(workloads.Builtins, w) {
 			continue
 		}
@@ -360,7 +361,7 @@ func (k *checker) endOfInput(ctx context.Context) error {
 		return fmt.Sprintf("refused: %q", re.Msg), nil
 	})
 	k.check(c, "end of input", func() (string, error) {
-		if _, err := c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
+		if _, err := c.Hello(ctx, protocol.Version, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
 		pgid := c.PGID()
