@@ -240,6 +240,7 @@ func TestBrokenClients(t *testing.T) {
 		{exectest.Missing, "", exitcode.Infra, "scan reply lacks checksum"},
 		{exectest.Missing, "hello", exitcode.Infra, "hello reply lacks library"},
 		{exectest.Missing, "open", exitcode.Infra, "open reply lacks scans_in_key_order"},
+		{exectest.Missing, "concurrent", exitcode.Infra, "concurrent reply lacks readers[1].checksum"},
 		{exectest.Version, "hello", exitcode.Infra, "speaks protocol version 2; this dbbench speaks 1"},
 		{exectest.Hang, "", exitcode.Infra, "no reply to scan within 3s (timeout)"},
 		{exectest.Hang, "hello", exitcode.Infra, "no reply to hello within 3s (timeout)"},
