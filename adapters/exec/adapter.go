@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
@@ -109,12 +107,10 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if dsn, err := serverDSN(ctx, opts, env); err != nil {
 		return nil, err
 	} else if dsn != "" {
-		schema, err := CreateSchema(ctx, dsn)
-		if err != nil {
+		if tg.pg, tg.dropSchema, err = PostgresSchema(ctx, dsn); err != nil {
 			return nil, err
 		}
-		tg.dsn, tg.schema = dsn, schema
-		req.Postgres = &protocol.Postgres{DSN: dsn, Schema: schema}
+		req.Postgres = tg.pg
 	}
 	if tg.open, err = c.Open(ctx, req); err != nil {
 		return nil, err
@@ -172,52 +168,35 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// CreateSchema creates a new schema marked with its owner (internal/postgres), the only thing dbbench
-// creates on a server, after dropping those that dead runs left.
-func CreateSchema(ctx context.Context, dsn string) (string, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+// PostgresSchema makes a new schema for a client on the server at dsn (dbbench_exec_<random>, after
+// dropping those that dead runs left there) and returns the postgres part of open that hands it to
+// the client, and the function that drops it, under a deadline of its own.
+func PostgresSchema(ctx context.Context, dsn string) (*protocol.Postgres, func() error, error) {
+	s, err := postgres.OpenSchema(ctx, dsn, postgres.SchemaOptions{Prefix: schemaPrefix})
 	if err != nil {
-		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
+		return nil, nil, err
 	}
-	defer conn.Close(context.Background())
-	postgres.SweepSchemas(ctx, conn, schemaPrefix, nil)
-	name, err := postgres.CreateSchema(ctx, conn, schemaPrefix)
-	if err != nil {
-		if name != "" {
-			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
-		}
-		return "", exitcode.Infraf("create schema: %s", exitcode.OneLine(err.Error()))
+	drop := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
+		defer cancel()
+		return s.Drop(ctx)
 	}
-	return name, nil
+	return &protocol.Postgres{DSN: dsn, Schema: s.Name}, drop, nil
 }
 
 // schemaPrefix names the schemas exec targets get on a server.
 const schemaPrefix = "dbbench_exec_"
 
-// DropSchema drops a schema CreateSchema made (and only it), under a deadline.
-func DropSchema(dsn, name string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return fmt.Errorf("drop schema %s: connect: %s", name, exitcode.OneLine(err.Error()))
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-		return fmt.Errorf("drop schema %s: %s", name, exitcode.OneLine(err.Error()))
-	}
-	return nil
-}
-
 // target is one running client with its store open.
 type target struct {
-	c      *Client
-	logf   func(string, ...any)
-	hello  *protocol.HelloReply
-	open   *protocol.Opened
-	dsn    string // the server of schema
-	schema string // created by dbbench; dropped at Close
-	closed bool
+	c     *Client
+	logf  func(string, ...any)
+	hello *protocol.HelloReply
+	open  *protocol.Opened
+	pg    *protocol.Postgres // the server and schema open gave the client, if any
+	// dropSchema drops that schema, created by dbbench, at Close.
+	dropSchema func() error
+	closed     bool
 }
 
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -269,8 +248,8 @@ func (t *target) Info() map[string]any {
 		proto["round_trip_minus_reported_p50_ns"] = cost
 	}
 	info["protocol"] = proto
-	if t.schema != "" {
-		info["postgres_schema"] = t.schema
+	if t.pg != nil {
+		info["postgres_schema"] = t.pg.Schema
 	}
 	return info
 }
@@ -282,8 +261,8 @@ func (t *target) Close() error {
 	}
 	t.closed = true
 	err := t.c.Close(context.Background())
-	if t.schema != "" {
-		if derr := DropSchema(t.dsn, t.schema); derr != nil && err == nil {
+	if t.dropSchema != nil {
+		if derr := t.dropSchema(); derr != nil && err == nil {
 			err = derr
 		}
 	}

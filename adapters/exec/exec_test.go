@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
 	"github.com/dbbench/dbbench/dataset"
@@ -380,21 +378,10 @@ func TestPostgresSchema(t *testing.T) {
 	ds, _ := dataset.Generate(testSize, 1)
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE TABLE mine (x int)"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgtest.Connect(t, dsn)
+	pgtest.Exec(t, conn, "CREATE TABLE mine (x int)")
 	schemas := func() []string {
-		rows, _ := conn.Query(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_exec_%'")
-		s, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return pgtest.Strings(t, conn, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_exec_%'")
 	}
 	for _, extra := range []map[string]any{{"dsn": dsn}, {"postgres": true, "pg": dsn}} {
 		tg, _, err := open(t, ds, exectest.OK, "", extra)

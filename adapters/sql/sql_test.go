@@ -158,11 +158,7 @@ func TestCleanup(t *testing.T) {
 	}
 
 	dsn := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Connect(t, dsn)
 	schemas := func() (n int) {
 		t.Helper()
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'dbbench_sql_%'").Scan(&n); err != nil {
@@ -214,11 +210,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgtest.Connect(t, dsn)
 	if _, err := conn.Exec(context.Background(), "CREATE SCHEMA taken; CREATE TABLE taken.persons (x int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +266,7 @@ func TestBadInput(t *testing.T) {
 func TestSetupDeadline(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
-	user, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer user.Close(ctx)
+	user := pgtest.Connect(t, dsn)
 	if _, err := user.Exec(ctx, "CREATE SCHEMA users_own"); err != nil {
 		t.Fatal(err)
 	}

@@ -174,12 +174,12 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 
 	req := protocol.Open{Options: k.opts.Client, Size: n, Seed: 1, TempDir: store, Dataset: file}
 	if k.opts.DSN != "" {
-		schema, err := exec.CreateSchema(ctx, k.opts.DSN)
+		pg, drop, err := exec.PostgresSchema(ctx, k.opts.DSN)
 		if err != nil {
 			return err
 		}
-		defer exec.DropSchema(k.opts.DSN, schema)
-		req.Postgres = &protocol.Postgres{DSN: k.opts.DSN, Schema: schema}
+		defer drop()
+		req.Postgres = pg
 	}
 	var opened *protocol.Opened
 	k.check(c, "open", func() (string, error) {

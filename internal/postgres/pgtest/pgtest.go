@@ -5,6 +5,7 @@
 //
 //	func TestSomething(t *testing.T) {
 //		dsn := pgtest.NewDatabase(t) // a fresh database, dropped after the test
+//		conn := pgtest.Connect(t, dsn) // closed after the test
 //		...
 //	}
 //
@@ -104,6 +105,41 @@ func NewDatabase(tb testing.TB) string {
 		}
 	})
 	return srv.DSN(name)
+}
+
+// Connect connects to dsn (a database NewDatabase made, say) and closes the connection when the test
+// ends. It fails tb when the connection fails.
+func Connect(tb testing.TB, dsn string) *pgx.Conn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("connect to the test server: %v", err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// Exec runs statements on conn, one by one, failing tb at the first that fails.
+func Exec(tb testing.TB, conn *pgx.Conn, statements ...string) {
+	tb.Helper()
+	for _, q := range statements {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			tb.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// Strings runs a query of one text column on conn and returns its values, failing tb on an error.
+func Strings(tb testing.TB, conn *pgx.Conn, query string, args ...any) []string {
+	tb.Helper()
+	rows, _ := conn.Query(context.Background(), query, args...) // an error comes back from CollectRows
+	s, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return s
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
