@@ -378,6 +378,29 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
+// TestLazy: a Lazy server's failure is every caller's, without a second start, unless the caller's
+// context ended the start: then the next caller tries again.
+func TestLazy(t *testing.T) {
+	var l Lazy
+	l.Options = Options{Mode: ModeLocal, BinDir: t.TempDir()} // no binaries: fails at once
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Server(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	_, first := l.Server(context.Background())
+	_, again := l.Server(context.Background())
+	if !errors.Is(first, exitcode.ErrUnavailable) || again != first {
+		t.Errorf("after a cancelled start: %v, then %v; want the same ErrUnavailable twice", first, again)
+	}
+	if err := l.Stop(); err != nil {
+		t.Errorf("Stop without a server: %v", err)
+	}
+	if _, err := l.Server(context.Background()); err == first || !errors.Is(err, exitcode.ErrUnavailable) {
+		t.Errorf("after Stop: %v, want a new start", err)
+	}
+}
+
 func TestFindBinaries(t *testing.T) {
 	root := t.TempDir()
 	install := func(dir string, names ...string) string {
