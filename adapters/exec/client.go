@@ -286,6 +286,9 @@ func (c *Client) exitWait() string {
 // embedded structs count as the reply's own) that fields lacks or holds null, and those of the
 // structs in its lists, as "readers[1].checksum".
 func missingFields(fields map[string]json.RawMessage, t reflect.Type, prefix string) []string {
+	if t.Kind() != reflect.Struct {
+		return nil // a reply decoded into a map or any: nothing is required
+	}
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
