@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
@@ -35,11 +33,7 @@ func open(t *testing.T, raw map[string]any, env adapters.Env) (adapters.Target, 
 func TestOwnSchema(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Connect(t, dsn)
 	schemas := func() (n int) {
 		t.Helper()
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'dbbench_sql_%'").Scan(&n); err != nil {
@@ -70,11 +64,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgtest.Connect(t, dsn)
 	if _, err := conn.Exec(context.Background(), "CREATE SCHEMA taken; CREATE TABLE taken.persons (x int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +120,7 @@ func TestBadInput(t *testing.T) {
 func TestSetupDeadline(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
-	user, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer user.Close(ctx)
+	user := pgtest.Connect(t, dsn)
 	if _, err := user.Exec(ctx, "CREATE SCHEMA users_own"); err != nil {
 		t.Fatal(err)
 	}

@@ -202,8 +202,6 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	return &target{cfg: c, b: b, env: env, logf: logf}, nil
 }
 
-func redact(dsn string) string { return adapters.RedactDSN(dsn) }
-
 // errNoPersons is returned by the common workloads of a target opened with persons: false.
 func errNoPersons(w string) error {
 	return exitcode.Usagef("triplex: workload %s needs the person dataset, but the target has persons: false", w)
