@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -49,8 +50,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return adapters.NewRegistry(builtinAdapters()...)
 		},
 	}
-	return executeWithin(ctx, f, args, InterruptGrace)
+	grace := InterruptGrace
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--run-worker" || strings.HasPrefix(a, "--run-worker=") }) {
+		// a run's worker process gives up first, so that its parent still hears what it left behind
+		grace = workerInterruptGrace
+	}
+	return executeWithin(ctx, f, args, grace)
 }
+
+// workerInterruptGrace is InterruptGrace for a run's worker process.
+const workerInterruptGrace = InterruptGrace - 400*time.Millisecond
 
 // InterruptGrace is how long an interrupted command may take to clean up before dbbench gives up on
 // it: a stalled server must not keep Ctrl-C from working.

@@ -114,7 +114,7 @@ keeps what was measured until then).`,
 	_ = cmd.Flags().MarkHidden("worker")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
-	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "the most time extra runs may take to decide (default: the config's, else twice what the first runs took)")
+	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
 	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
@@ -320,7 +320,8 @@ func (f *finisher) publish(rep *report.Report) (writeErr error) {
 	if !f.shown {
 		f.sumErr = render.SummaryStyled(f.out, rep, f.style)
 	}
-	if len(rep.Results) > 0 {
+	// A run's worker writes its report all the same: its parent merges the targets' statuses.
+	if len(rep.Results) > 0 || f.opts.RunWorker > 0 {
 		if writeErr = f.res.Write(rep); writeErr == nil && !f.shown {
 			fmt.Fprintf(f.out, "report: %s\n", f.res.Path)
 		}
@@ -346,6 +347,8 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	switch {
 	case runErr != nil && writeErr != nil:
 		return exitcode.AsInfra(fmt.Errorf("%w; and the report was not written: %v", runErr, writeErr))
+	case runErr != nil && f.opts.RunWorker > 0:
+		return exitcode.AsInfra(runErr) // its parent says where the results are
 	case runErr != nil && len(rep.Results) == 0:
 		return exitcode.AsInfra(fmt.Errorf("%w (nothing was measured: no report written)", runErr))
 	case runErr != nil:

@@ -208,7 +208,7 @@ func TestNarrowing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.LeftOut) != 1 || p.LeftOut[0].Expr != "scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]" || p.LeftOut[0].Line != 24 || len(p.Assertions) != 1 {
+	if len(p.LeftOut) != 1 || p.LeftOut[0].Assertion.Expr != "scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]" || p.LeftOut[0].Assertion.Line != 24 || len(p.Assertions) != 1 {
 		t.Errorf("plan left out %+v", p.LeftOut)
 	}
 

@@ -65,9 +65,8 @@ type VerdictPlan struct {
 
 // LeftOutAssertion is an assertion a run leaves out, with the reason.
 type LeftOutAssertion struct {
-	Name, Expr string
-	Line       int
-	Reason     string
+	Assertion assertion.Assertion
+	Reason    string
 }
 
 // Normalize gives what a plan leaves zero its default (isolation, interleave, re-warm runs, stall
@@ -222,7 +221,11 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 	}
 	p.Verdict = VerdictPlan{Runs: v.Runs, Confidence: v.Confidence, Budget: v.Budget, MaxLooks: v.MaxLooks}
 	for _, l := range c.LeftOut {
-		p.LeftOut = append(p.LeftOut, LeftOutAssertion{Name: l.Spec.Name, Expr: l.Spec.Check, Line: l.Spec.Line, Reason: l.Reason})
+		a, err := parseAssertion(l.Spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.LeftOut = append(p.LeftOut, LeftOutAssertion{Assertion: a, Reason: l.Reason})
 	}
 	p.Normalize()
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {

@@ -193,8 +193,7 @@ func (r *Runner) verdictRule(k, runs, looks int) *report.VerdictRule {
 func (r *Runner) leftOut() []report.Assertion {
 	var out []report.Assertion
 	for _, l := range r.Plan.LeftOut {
-		out = append(out, report.Assertion{Name: l.Name, Expr: l.Expr, Line: l.Line, PerRepeat: []float64{},
-			Verdict: report.VerdictLeftOut, Reason: l.Reason, Why: "left out: " + l.Reason})
+		out = append(out, l.Assertion.LeftOut(r.Plan.Relax, l.Reason))
 	}
 	return out
 }

@@ -157,29 +157,29 @@ func (s *runs) run(ctx context.Context, spec RunSpec) {
 		<-published
 	}
 	entry.FinishedAt = time.Now().UTC()
-	if rep != nil && len(rep.Results) == 0 {
-		rep = nil
-	}
+	entry.Interrupted = ctx.Err() != nil
+	// A run whose results failed (a workload's error, a verification that did not match) records it
+	// in them, as a single run does: the merged report's verdict says so. Anything else that ended
+	// the run with an error (a target that could not be opened, cleaning up, a crash, Ctrl-C) is
+	// the run's error, in the worker's own words.
+	inResults := err != nil && rep != nil && len(rep.Run.Errors) == 0 && Verdict(rep) == report.VerdictError && !entry.Interrupted
 	switch {
-	case ctx.Err() != nil:
-		entry.Interrupted = true
-		s.add(entry, rep)
-		s.stop(errInterrupted, true)
+	case err != nil && !inResults:
+		entry.Error = exitcode.OneLine(err.Error())
 	case rep != nil && len(rep.Run.Errors) > 0:
 		entry.Error = exitcode.OneLine(rep.Run.Errors[0])
-		s.add(entry, rep)
-		s.stop(exitcode.AsInfra(fmt.Errorf("run %d: %s", spec.Index, entry.Error)), false)
-	case rep != nil:
-		// Its failed results, if any, say what went wrong in the merged report; more runs cannot
-		// mend them.
-		s.add(entry, rep)
-		s.stopped = s.stopped || err != nil || Verdict(rep) == report.VerdictError
-	case err != nil:
-		entry.Error = exitcode.OneLine(err.Error())
-		s.add(entry, nil)
+		err = exitcode.Infraf("%s (in run %d)", entry.Error, spec.Index)
+	}
+	s.add(entry, rep)
+	switch {
+	case entry.Interrupted && err != nil && !inResults:
+		s.stop(err, true)
+	case entry.Interrupted:
+		s.stop(errInterrupted, true)
+	case err != nil && !inResults:
 		s.stop(err, false)
-	default:
-		s.add(entry, nil)
+	case rep != nil && Verdict(rep) == report.VerdictError:
+		s.stopped = true // more runs cannot mend a failed result
 	}
 }
 
@@ -283,12 +283,12 @@ func (r *Runner) spawnRun(ctx context.Context, spec RunSpec) (*report.Report, er
 	case <-time.After(time.Second):
 	}
 	w.close()
-	rep, readErr := report.Read(out)
+	rep, readErr := report.ReadPart(out)
 	if waitErr != nil {
-		if rep != nil {
-			return rep, w.failed(waitErr)
+		if readErr != nil {
+			rep = nil
 		}
-		return nil, w.failed(waitErr)
+		return rep, w.runFailed(waitErr)
 	}
 	if readErr != nil {
 		return nil, exitcode.Infraf("run %d: %v", spec.Index, readErr)

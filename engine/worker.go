@@ -131,6 +131,21 @@ func (w *worker) failed(err error) error {
 	return exitcode.Infraf("%s", msg)
 }
 
+// runFailed is a run worker's end as the run's error: its own last line (what a single run would
+// have said), with the run it ended, and its exit code (2 stays a usage error; anything else is 3).
+// Without a line (a crash, a kill) it says how the process ended.
+func (w *worker) runFailed(err error) error {
+	last := w.stderr.lastLine()
+	if last == "" {
+		return w.failed(err)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == exitcode.Usage {
+		return exitcode.Usagef("%s (in %s)", last, w.name)
+	}
+	return exitcode.Infraf("%s (in %s)", last, w.name)
+}
+
 // lockedTail keeps what a worker writes on stderr, for its last line (the exec package copies into
 // it from its own goroutine).
 type lockedTail struct {

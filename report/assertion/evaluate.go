@@ -107,6 +107,20 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int, rule Rule
 	return out
 }
 
+// LeftOut is the report's entry for the assertion when the run leaves it out (it names a target
+// that is not part of the run): verdict left_out, with the reason; it changes nothing.
+func (a Assertion) LeftOut(relax float64, reason string) report.Assertion {
+	out := report.Assertion{
+		Name: a.Name, Expr: a.Expr, Line: a.Line, Left: a.Left.String(), Form: string(a.Form), Op: a.Op,
+		Threshold: a.K, RelaxedThreshold: a.Relaxed(relax), PerRepeat: []float64{},
+		Verdict: report.VerdictLeftOut, Reason: reason, Why: "left out: " + reason,
+	}
+	if a.Form != Absolute {
+		out.Right = a.Right.String()
+	}
+	return out
+}
+
 // runValues fills in the sides' values and returns each run's value, in run order: the median of
 // the run's paired per-repeat ratios or differences, or of its values. When there is nothing to
 // decide on, it gives out its verdict (left_out for a target that is not part of the run, error for
