@@ -150,8 +150,10 @@ HdrHistogram, checks that each workload really did its work, and decides the con
 (ratios between targets measured in the same run). Reports are JSON; 'compare' gates a commit
 against a committed baseline.
 
-Exit codes: 0 all assertions hold; 1 an assertion (or the regression gate) failed; 2 usage or config
-error; 3 database or infrastructure error, or an interrupted run.`,
+Exit codes: 0 every verdict holds; 1 an assertion (or the regression gate) failed; 2 usage or config
+error; 3 database or infrastructure error, or an interrupted run; 4 inconclusive: a verdict the
+evidence could not decide within its budget, nothing failed; 5 the load generator could not keep
+its schedule; 6 a merge lacks a shard. When several apply: 2, 3, 6, 5, 1, 4, 0.`,
 		Example: `  dbbench run                          # the built-in default config (LMDB: Go vs C)
   dbbench run -c configs/lmdb.yaml --ci --out lmdb.json
   dbbench validate -c configs/typedb.yaml

@@ -84,9 +84,16 @@ noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a 
 needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
 a server in another process (PostgreSQL, TypeDB) is not.
 
-Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
-3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, and the report
-keeps what was measured until then).`,
+Verdicts are decided over runs, each a fresh worker process with fresh stores (--runs, default 3, or
+the config's verdict: section): an assertion passes when the interval over the runs' values lies on
+the passing side of its threshold and fails when it lies on the failing side; while one straddles
+it and the budget allows (--budget), more runs of just the workloads it reads are taken. --runs 1 is
+one run and a point verdict. See docs/verdicts.md.
+
+Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config error; 3 database or
+infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
+denominator), or Ctrl-C (the run stops, removes its stores, and the report keeps what was measured
+until then); 4 inconclusive: some assertion undecided within the budget, none failed.`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json

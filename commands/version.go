@@ -14,6 +14,7 @@ func NewVersionCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the dbbench version, commit and report schema version",
+		Long:    "Version prints the dbbench version, commit and report schema version.\n\nExit codes: 0.",
 		Example: "  dbbench version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
