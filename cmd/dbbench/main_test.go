@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -207,7 +208,7 @@ targets: [{name: memory, adapter: memory}]
 
 func TestVersion(t *testing.T) {
 	code, out, _ := dbbench(t, t.TempDir(), "version")
-	if code != 0 || !strings.HasPrefix(out, "dbbench ") || !strings.Contains(out, "report schema 1") {
+	if code != 0 || !strings.HasPrefix(out, "dbbench ") || !strings.Contains(out, "report schema "+strconv.Itoa(report.SchemaVersion)) {
 		t.Errorf("exit %d: %q", code, out)
 	}
 }
