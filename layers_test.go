@@ -36,7 +36,7 @@ import (
 const layerRules = `
 GROUND:     internal/..., configs
 DATASET:    dataset
-WORKLOADS:  workloads
+WORKLOADS:  workloads/...
 REPORT:     report, report/schema
 VERDICT:    report/assertion
 CONTRACT:   adapters, adapters/exec/protocol
