@@ -186,11 +186,12 @@ func TestQueueWithinCapacity(t *testing.T) {
 	})
 }
 
-// TestRampSeries: a ramp of 1,000 to 10,000 ops/s over 20 s shows in the per-second series: each
-// second's completions within 2% of its target (the goal, here on a virtual clock).
+// TestRampSeries: a ramp over 20 s shows in the per-second series: each second's completions within
+// 2% of its target (the goal, 1,000 to 10,000 ops/s, at a tenth of the rate: on a virtual
+// clock only the accounting is under test, and 110,000 operations take seconds of real CPU).
 func TestRampSeries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := Config{Schedule: Schedule{Stages: []Stage{{0, 1000}, {20 * time.Second, 10000}}, Duration: 20 * time.Second}, Workers: 4, Spin: -1}
+		cfg := Config{Schedule: Schedule{Stages: []Stage{{0, 100}, {20 * time.Second, 1000}}, Duration: 20 * time.Second}, Workers: 4, Spin: -1}
 		res, err := Run(t.Context(), cfg, noArg, func(context.Context, Op[struct{}]) error { time.Sleep(50 * time.Microsecond); return nil })
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +200,7 @@ func TestRampSeries(t *testing.T) {
 			t.Fatalf("%d intervals", len(res.Intervals))
 		}
 		for i, iv := range res.Intervals {
-			want := 1000 + 450*float64(2*i+1)/2
+			want := 100 + 45*float64(2*i+1)/2
 			if math.Abs(iv.Target-want) > 1e-6*want || math.Abs(float64(iv.Completed)-want) > 0.02*want {
 				t.Errorf("second %d: target %.1f completed %d, want %.0f", i, iv.Target, iv.Completed, want)
 			}
