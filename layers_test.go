@@ -37,7 +37,7 @@ const layerRules = `
 GROUND:     internal/..., configs
 DATASET:    dataset
 WORKLOADS:  workloads/...
-REPORT:     report, report/schema
+REPORT:     report, report/schema, report/hlog
 VERDICT:    report/assertion
 CONTRACT:   adapters, adapters/exec/protocol
 ADAPTERS:   adapters/..., baselines/...
