@@ -314,13 +314,16 @@ func (d *dispatcher[T]) run(ctx context.Context, times *Times, next func(int64) 
 			return nil
 		}
 		typ, arg := next(seq)
+		if typ < 0 || typ >= len(d.cfg.OpTypes) {
+			return fmt.Errorf("operation %d: type %d, but there are %d operation types", seq, typ, len(d.cfg.OpTypes))
+		}
 		op := Op[T]{Seq: seq, Type: typ, Arg: arg, Intended: intended}
 		d.gen.Work += time.Since(d.t0) - w0
-		d.scheduled++
-		d.countScheduled(intended)
 		if err := d.wait(ctx, intended); err != nil {
 			return err
 		}
+		d.scheduled++
+		d.countScheduled(intended)
 		attempt := time.Since(d.t0)
 		// The generator's own delay: how late it came to this operation beyond what waiting for
 		// workers explains. It accumulates while the generator cannot keep up, however fast the target.

@@ -247,6 +247,16 @@ func TestCancel(t *testing.T) {
 	})
 }
 
+// TestBadOpType: a draw outside the operation types ends the run with an error, not a panic.
+func TestBadOpType(t *testing.T) {
+	cfg := Config{Schedule: Schedule{Rate: 1000, Ops: 5}, Workers: 1, OpTypes: []string{"read"}}
+	res, err := Run(context.Background(), cfg, func(seq int64) (int, struct{}) { return int(seq), struct{}{} },
+		func(context.Context, Op[struct{}]) error { return nil })
+	if err == nil || res.Completed != 1 {
+		t.Errorf("err %v, completed %d; want an error after the first operation", err, res.Completed)
+	}
+}
+
 func TestConfigRefused(t *testing.T) {
 	ok := Schedule{Rate: 1, Ops: 1}
 	for _, c := range []Config{{Schedule: ok}, {Schedule: ok, Workers: 1, Policy: "shed"}, {Schedule: Schedule{}, Workers: 1}, {Schedule: ok, Workers: 1, Timeout: -1}} {
