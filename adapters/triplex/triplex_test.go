@@ -555,3 +555,55 @@ func TestKeepFile(t *testing.T) {
 		}
 	}
 }
+
+// TestShortPageFailsTheRun makes every page read lose one row (and read one more in its place, so
+// the count, the order and every value still hold), on one target alone, where no other target's
+// checksum could disagree: each page workload must fail its verification against the answer
+// computed from the fixture's definition, and the same run without the lost row must pass.
+func TestShortPageFailsTheRun(t *testing.T) {
+	reg, err := adapters.NewRegistry(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbconfig.Parse("short.yaml", []byte(`name: short-page
+dataset: {persons: 300}
+warmup: 0
+repeats: 1
+workloads:
+  - {name: page_all, ops: 2, params: {page: 20}}
+  - {name: page_attribute, ops: 2, params: {page: 20, attribute: score}}
+  - {name: page_join, ops: 2, params: {page: 20}}
+  - {name: group_count, ops: 2, params: {page: 20}}
+  - {name: next_page, ops: 2, params: {page: 20, shape: join, pages: 2}}
+  - {name: asof_page, ops: 2, params: {page: 20}}
+targets:
+  - {name: alone, adapter: triplex, options: {history_depth: 2, update_share: 0.2, persons: false}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, drop := range []int{0, 5} {
+		dropRow = drop
+		r := &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
+		rep, err := r.Run(context.Background())
+		dropRow = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Results) != 6 {
+			t.Fatalf("%d results, want 6", len(rep.Results))
+		}
+		for _, res := range rep.Results {
+			switch {
+			case drop == 0 && res.Status != "ok":
+				t.Errorf("%s, every row there: %s %q", res.Workload, res.Status, res.Error)
+			case drop > 0 && (res.Status != "failed" || !strings.Contains(res.Error, "a row is missing or extra")):
+				t.Errorf("%s, a row lost: %s %q; want it failed as incomplete", res.Workload, res.Status, res.Error)
+			}
+		}
+	}
+}

@@ -194,34 +194,41 @@ func (t *target) scoreOf(e int64) float64 {
 // expectValue checks a fixture fact against the model; rounds >= 0 means as of that many
 // load-time update rounds (for the score), -1 means current.
 func (t *target) expectValue(e int64, a int, v store.Value, rounds int) error {
-	i := int(e - 1)
-	if i < 0 || e >= t.nextEntity() {
+	if i := int(e - 1); i < 0 || e >= t.nextEntity() {
 		return fmt.Errorf("triplex: entity %d is not in the fixture", e)
 	}
-	// Compare without allocating: this runs for every row inside timed operations.
+	// Verify checks every row of every page with this: the model's strings are built on the stack.
 	var buf [32]byte
-	var want store.Value
-	switch a {
-	case attrGroup:
-		want = store.Value{Kind: store.String, Str: strconv.AppendInt(append(buf[:0], "group:"...), int64(i%groupCount), 10)}
-	case attrName:
-		want = store.Value{Kind: store.String, Str: strconv.AppendInt(append(buf[:0], "Person "...), int64(i), 10)}
-	case attrScore:
-		switch {
-		case rounds < 0:
-			want = store.NumberValue(t.scoreOf(e))
-		case i < t.n && updated(i, t.cfg.updateShare):
-			want = store.NumberValue(benchScore(i, rounds))
-		default:
-			want = store.NumberValue(benchScore(i, 0))
-		}
-	default:
-		return fmt.Errorf("triplex: entity %d: unknown attribute %d", e, a)
+	want, err := t.modelValue(buf[:0], e, a, rounds)
+	if err != nil {
+		return err
 	}
 	if v.Kind != want.Kind || v.Num != want.Num || !bytes.Equal(v.Str, want.Str) {
 		return fmt.Errorf("triplex: entity %d attribute %s = %s, want %s", e, benchSchemaIdent(a), show(v), show(want))
 	}
 	return nil
+}
+
+// modelValue is fixture fact (e, a)'s value by the fixture's definition and the update rounds
+// dbbench applied: current (rounds -1) or as of that many load-time update rounds. A string value
+// is appended to buf.
+func (t *target) modelValue(buf []byte, e int64, a int, rounds int) (store.Value, error) {
+	i := int(e - 1)
+	switch a {
+	case attrGroup:
+		return store.Value{Kind: store.String, Str: strconv.AppendInt(append(buf, "group:"...), int64(i%groupCount), 10)}, nil
+	case attrName:
+		return store.Value{Kind: store.String, Str: strconv.AppendInt(append(buf, "Person "...), int64(i), 10)}, nil
+	case attrScore:
+		switch {
+		case rounds < 0:
+			return store.NumberValue(t.scoreOf(e)), nil
+		case i < t.n && updated(i, t.cfg.updateShare):
+			return store.NumberValue(benchScore(i, rounds)), nil
+		}
+		return store.NumberValue(benchScore(i, 0)), nil
+	}
+	return store.Value{}, fmt.Errorf("triplex: entity %d: unknown attribute %d", e, a)
 }
 
 func (t *target) nextEntity() int64 {
