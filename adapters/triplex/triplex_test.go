@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
@@ -184,7 +185,7 @@ func TestLayoutsGiveSameAnswers(t *testing.T) {
 				sums[i][label] = tally
 			}
 			info := tg.Info()
-			for _, k := range []string{"backend", "driver", "storage", "cache", "history_depth", "fixture_facts", "load_facts_per_s", "update_pairs_per_s", "insert_facts_per_s"} {
+			for _, k := range []string{"backend", "driver", "storage", "cache", "history_depth", "fixture_facts", "load_facts_per_s", "update_pairs_per_s", "insert_facts_total"} {
 				if _, ok := info[k]; !ok {
 					t.Errorf("%s: Info lacks %s: %v", label, k, info)
 				}
@@ -605,5 +606,50 @@ targets:
 				t.Errorf("%s, a row lost: %s %q; want it failed as incomplete", res.Workload, res.Status, res.Error)
 			}
 		}
+	}
+}
+
+// TestInsertDoHoldsTheTransactionAlone: insert_facts builds a batch's values before Do (untimed)
+// and Do takes no lock of the target's: with the values replaced after prepare and the target's
+// lock held, Do still finishes and writes exactly the prepared values, so it built none itself.
+func TestInsertDoHoldsTheTransactionAlone(t *testing.T) {
+	tg, _ := open(t, map[string]any{"storage": "memory", "persons": false}, 300)
+	op, err := tg.PrepareWorkload(context.Background(), wInsertFacts, params(t, wInsertFacts, map[string]any{"batch": 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := op.(*insertOp)
+	ins.vals[1][attrName] = store.StringValue("built before Do")
+	tg.mu.Lock()
+	done := make(chan error, 1)
+	go func() { _, err := op.Do(context.Background(), 0); done <- err }()
+	select {
+	case err := <-done:
+		tg.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		tg.mu.Unlock()
+		t.Fatal("Do waits for the target's lock: the timed region holds more than the transaction")
+	}
+	var got string
+	if err := tg.bench.Entity(context.Background(), 0, tg.bench.Ident(ins.from+1), func(f store.Fact) error {
+		if f.A == attrName {
+			got = string(f.V.Str)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != "built before Do" {
+		t.Errorf("entity %d's name is %q: Do built its own values", ins.from+1, got)
+	}
+	// Verify (untimed) readies the next batch: the next Do builds nothing either.
+	if _, err := op.(adapters.Verifier).Verify(context.Background(), 0); err == nil {
+		t.Error("Verify passed a name the model does not have")
+	}
+	if ins.built != tg.nextEntity() || string(ins.vals[1][attrName].Str) != benchName(int(ins.built)) {
+		t.Errorf("after Verify the values are for entity %d (%q), want %d", ins.built, ins.vals[1][attrName].Str, tg.nextEntity())
 	}
 }
