@@ -480,11 +480,7 @@ func TestJoinPageIsTriplexOrder(t *testing.T) {
 // loses a write would, and runs it through the engine on both layouts: the op's read-back must fail
 // the result (and so the run), where a tally built from the op's inputs would have passed.
 func TestLostWriteFailsTheRun(t *testing.T) {
-	reg, err := adapters.NewRegistry(New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dbconfig.Parse("lost.yaml", []byte(`name: lost-write
+	r := runner(t, `name: lost-write
 dataset: {persons: 300}
 warmup: 0
 repeats: 1
@@ -492,17 +488,9 @@ workloads: [{name: insert_facts, ops: 2, params: {batch: 20}}]
 targets:
   - {name: triplex, adapter: triplex, options: {layout: triplex, persons: false}}
   - {name: indexed, adapter: triplex, options: {layout: indexed, persons: false}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Resolve(reg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	loseFact = true
 	t.Cleanup(func() { loseFact = false })
-	r := &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 	rep, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -562,11 +550,7 @@ func TestKeepFile(t *testing.T) {
 // checksum could disagree: each page workload must fail its verification against the answer
 // computed from the fixture's definition, and the same run without the lost row must pass.
 func TestShortPageFailsTheRun(t *testing.T) {
-	reg, err := adapters.NewRegistry(New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dbconfig.Parse("short.yaml", []byte(`name: short-page
+	r := runner(t, `name: short-page
 dataset: {persons: 300}
 warmup: 0
 repeats: 1
@@ -579,17 +563,9 @@ workloads:
   - {name: asof_page, ops: 2, params: {page: 20}}
 targets:
   - {name: alone, adapter: triplex, options: {history_depth: 2, update_share: 0.2, persons: false}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Resolve(reg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, drop := range []int{0, 5} {
 		dropRow = drop
-		r := &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 		rep, err := r.Run(context.Background())
 		dropRow = 0
 		if err != nil {
@@ -652,4 +628,22 @@ func TestInsertDoHoldsTheTransactionAlone(t *testing.T) {
 	if ins.built != tg.nextEntity() || string(ins.vals[1][attrName].Str) != benchName(int(ins.built)) {
 		t.Errorf("after Verify the values are for entity %d (%q), want %d", ins.built, ins.vals[1][attrName].Str, tg.nextEntity())
 	}
+}
+
+// runner resolves a config of triplex targets into the engine's runner of it.
+func runner(t *testing.T, yaml string) *engine.Runner {
+	t.Helper()
+	reg, err := adapters.NewRegistry(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbconfig.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 }
