@@ -61,6 +61,10 @@ type worker struct {
 	next   []int // the pending step's order key; nil when the worker is done
 	step   string
 	stderr bytes.Buffer // its error line, if it fails
+	// stopped is the error of a worker that failed after writing its report (see ended); the
+	// report's results are merged all the same.
+	stopped error
+	runErrs []string // its report's run.errors: its run stopped early or could not clean up
 }
 
 // runProcesses runs the plan with a worker process per target, one step at a time, and merges
@@ -99,7 +103,11 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := r.complete(head, m, &RunError{}, false)
+	runErr := workersStopped(workers)
+	rep := r.complete(head, m, runErr, false)
+	if runErr.Err != nil {
+		return rep, runErr
+	}
 	prog.finish()
 	return rep, nil
 }
@@ -161,17 +169,23 @@ func (r *Runner) mergeWorkers(workers []*worker) (measured, error) {
 	var m measured
 	for _, w := range workers {
 		wr, err := report.Read(w.report)
+		if err != nil && w.stopped != nil {
+			return measured{}, w.stopped // what it left is no report (a crash's placeholder): its own error says why
+		}
 		if err != nil {
 			return measured{}, exitcode.Infraf("worker for %s: %v", w.name, err)
 		}
 		m.targets = append(m.targets, wr.Targets...)
 		m.results = append(m.results, wr.Results...)
 		m.peakRSS = max(m.peakRSS, wr.Run.PeakRSSBytes)
+		w.runErrs = wr.Run.Errors
 	}
 	order := func(x report.Result) []int {
 		return []int{slices.Index(p.Sizes, x.Size), workloadIndex(p, x.Workload), slices.IndexFunc(p.Targets, func(t config.TargetPlan) bool { return t.Name == x.Target })}
 	}
 	slices.SortStableFunc(m.results, func(a, b report.Result) int { return slices.Compare(order(a), order(b)) })
+	// Each worker saw one target: the targets are checked against each other here (crosscheck.go).
+	crossCheckMerged(p, m.results)
 	return m, nil
 }
 
@@ -186,12 +200,7 @@ func (r *Runner) readStep(w *worker) error {
 	if errors.Is(err, io.EOF) && line == "" {
 		w.next = nil
 		w.in.Close()
-		err := w.cmd.Wait()
-		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed) {
-			return workerFailed(w, err) // exit 1 is its own assertions failing: the merged report decides
-		}
-		return nil
+		return w.ended(w.cmd.Wait())
 	}
 	if err != nil {
 		return workerFailed(w, w.cmd.Wait())
@@ -210,6 +219,42 @@ func (r *Runner) readStep(w *worker) error {
 	}
 	w.step = strings.Join(f, " ")
 	return nil
+}
+
+// ended takes a worker's exit (the error of its Wait). Exit 1 is its own assertions failing: the
+// merged report decides them. A worker that failed otherwise but wrote its report (a workload that
+// failed, a run stopped early) ends the way one process would: its results are merged, failures
+// included, and the run goes on (workersStopped says why it stopped, if it did). Only a worker that
+// wrote no report stops the run.
+func (w *worker) ended(err error) error {
+	var ee *exec.ExitError
+	if err == nil || errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed {
+		return nil
+	}
+	if _, statErr := os.Stat(w.report); statErr == nil {
+		w.stopped = workerFailed(w, err)
+		return nil
+	}
+	return workerFailed(w, err)
+}
+
+// workersStopped is the run's error from workers that failed after writing their reports and
+// whose runs stopped early or could not clean up (their run.errors, in the merged report too); a
+// worker whose only failure is a failed result leaves that to the result, as in one process.
+func workersStopped(workers []*worker) *RunError {
+	runErr := &RunError{}
+	for _, w := range workers {
+		if w.stopped == nil || len(w.runErrs) == 0 {
+			continue
+		}
+		err := &exitcode.Error{Code: exitcode.Of(w.stopped), Err: fmt.Errorf("target %s: %s", w.name, strings.Join(w.runErrs, "; "))}
+		if runErr.Err == nil {
+			runErr.Err = err
+		} else {
+			runErr.Cleanup = append(runErr.Cleanup, err)
+		}
+	}
+	return runErr
 }
 
 // workerFailed turns a worker's end (the error of its Wait) into the run's error.
