@@ -173,26 +173,9 @@ func convert(s OptionSpec, raw any) (any, error) {
 		}
 		return str, nil
 	case Enum:
-		v := fmt.Sprint(raw)
-		if isStr {
-			v = str
-		}
-		if !slices.Contains(s.Choices, v) {
-			return nil, fmt.Errorf("%q is not one of %s", v, strings.Join(s.Choices, ", "))
-		}
-		return v, nil
+		return convertEnum(s, raw, str, isStr)
 	case Bool:
-		switch v := raw.(type) {
-		case bool:
-			return v, nil
-		case string:
-			b, err := strconv.ParseBool(str)
-			if err != nil {
-				return nil, fmt.Errorf("want true or false, got %q", v)
-			}
-			return b, nil
-		}
-		return nil, fmt.Errorf("want true or false, got %v", raw)
+		return convertBool(raw, str)
 	case Int:
 		n, err := toInt(raw, str, isStr)
 		if err != nil {
@@ -200,46 +183,86 @@ func convert(s OptionSpec, raw any) (any, error) {
 		}
 		return n, checkMin(s, float64(n))
 	case Bytes:
-		var n int64
-		var err error
-		if isStr {
-			n, err = ParseBytes(str)
-		} else {
-			n, err = toInt(raw, "", false)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return n, checkMin(s, float64(n))
+		return convertBytes(s, raw, str, isStr)
 	case Float:
-		var f float64
-		switch v := raw.(type) {
-		case int:
-			f = float64(v)
-		case int64:
-			f = float64(v)
-		case float64:
-			f = v
-		case string:
-			var err error
-			if f, err = strconv.ParseFloat(str, 64); err != nil {
-				return nil, fmt.Errorf("want a number, got %q", v)
-			}
-		default:
-			return nil, fmt.Errorf("want a number, got %v", raw)
-		}
-		return f, checkMin(s, f)
+		return convertFloat(s, raw, str)
 	case Duration:
-		if !isStr {
-			return nil, fmt.Errorf("want a duration such as 30s or 5m, got %v", raw)
-		}
-		d, err := time.ParseDuration(str)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("want a duration such as 30s or 5m, got %q", str)
-		}
-		return d, nil
+		return convertDuration(raw, str, isStr)
 	}
 	return nil, fmt.Errorf("unsupported option kind %q", s.Kind)
+}
+
+// The scalar kinds' conversions. raw is the value as the config gave it; str is raw with ${ENV}
+// expanded when raw is a string (isStr).
+
+func convertEnum(s OptionSpec, raw any, str string, isStr bool) (any, error) {
+	v := fmt.Sprint(raw)
+	if isStr {
+		v = str
+	}
+	if !slices.Contains(s.Choices, v) {
+		return nil, fmt.Errorf("%q is not one of %s", v, strings.Join(s.Choices, ", "))
+	}
+	return v, nil
+}
+
+func convertBool(raw any, str string) (any, error) {
+	switch v := raw.(type) {
+	case bool:
+		return v, nil
+	case string:
+		b, err := strconv.ParseBool(str)
+		if err != nil {
+			return nil, fmt.Errorf("want true or false, got %q", v)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("want true or false, got %v", raw)
+}
+
+func convertBytes(s OptionSpec, raw any, str string, isStr bool) (any, error) {
+	var n int64
+	var err error
+	if isStr {
+		n, err = ParseBytes(str)
+	} else {
+		n, err = toInt(raw, "", false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, checkMin(s, float64(n))
+}
+
+func convertFloat(s OptionSpec, raw any, str string) (any, error) {
+	var f float64
+	switch v := raw.(type) {
+	case int:
+		f = float64(v)
+	case int64:
+		f = float64(v)
+	case float64:
+		f = v
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(str, 64); err != nil {
+			return nil, fmt.Errorf("want a number, got %q", v)
+		}
+	default:
+		return nil, fmt.Errorf("want a number, got %v", raw)
+	}
+	return f, checkMin(s, f)
+}
+
+func convertDuration(raw any, str string, isStr bool) (any, error) {
+	if !isStr {
+		return nil, fmt.Errorf("want a duration such as 30s or 5m, got %v", raw)
+	}
+	d, err := time.ParseDuration(str)
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("want a duration such as 30s or 5m, got %q", str)
+	}
+	return d, nil
 }
 
 func convertList(raw any) ([]string, error) {
@@ -397,11 +420,13 @@ func (o Options) Redacted() map[string]any {
 		s := o.specs[k]
 		switch {
 		case s.Kind == Map:
-			out[k] = redactMap(v.(map[string]any), s.Secret)
+			m, _ := v.(map[string]any) // convert made it one
+			out[k] = redactMap(m, s.Secret)
 		case s.Secret:
 			out[k] = "***"
 		case s.Kind == DSN:
-			out[k] = RedactDSN(v.(string))
+			dsn, _ := v.(string)
+			out[k] = RedactDSN(dsn)
 		default:
 			if d, ok := v.(time.Duration); ok {
 				out[k] = d.String()

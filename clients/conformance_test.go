@@ -7,21 +7,17 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/clients/refclient"
 	"github.com/dbbench/dbbench/commands/clienttest"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 	"github.com/dbbench/dbbench/internal/term/termtest"
 )
-
-// RequireEnv, set to 1, makes a missing runtime a failure instead of a skip (CI sets it, so that it
-// cannot pass by skipping).
-const RequireEnv = "DBBENCH_REQUIRE_CLIENTS"
 
 func TestMain(m *testing.M) {
 	code := pgtest.Main(m)
@@ -31,77 +27,26 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// reference is one reference client on one library.
-type reference struct {
-	name     string
-	command  func(t *testing.T) ([]string, string) // argv, or "" and the reason it cannot run here
-	postgres bool
-}
-
 var (
-	goBuild      sync.Once
-	goBin, goErr string
+	goBuild sync.Once
+	goBin   string
+	goErr   error
 )
 
 // goClient builds the Go client once per test binary (go run would rebuild it for every check).
-func goClient(lib string) func(t *testing.T) ([]string, string) {
-	return func(t *testing.T) ([]string, string) {
-		goBuild.Do(func() {
-			dir, err := os.MkdirTemp("", "dbbench-go-client-")
-			if err != nil {
-				goErr = err.Error()
-				return
-			}
-			goBin = filepath.Join(dir, "dbbench-client")
-			out, err := exec.Command("go", "build", "-o", goBin, "./go/cmd/dbbench-client").CombinedOutput()
-			if err != nil {
-				goErr = "go build ./clients/go/cmd/dbbench-client: " + strings.TrimSpace(string(out))
-			}
-		})
-		if goErr != "" {
-			return nil, goErr
+func goClient(t *testing.T) string {
+	goBuild.Do(func() {
+		dir, err := os.MkdirTemp("", "dbbench-go-client-")
+		if err != nil {
+			goErr = err
+			return
 		}
-		return []string{goBin, lib}, ""
+		goBin, goErr = refclient.BuildGo(dir)
+	})
+	if goErr != nil {
+		t.Fatal(goErr)
 	}
-}
-
-func nodeClient(lib string) func(t *testing.T) ([]string, string) {
-	return func(t *testing.T) ([]string, string) {
-		if _, err := exec.LookPath("node"); err != nil {
-			return nil, "no node on PATH"
-		}
-		if _, err := os.Stat("node/node_modules"); err != nil {
-			return nil, "clients/node/node_modules is missing: run npm ci in clients/node"
-		}
-		return []string{"node", "clients/node/bin/dbbench-client.js", lib}, ""
-	}
-}
-
-// python is Debian's interpreter: only it sees Debian's python3-lmdb and python3-psycopg2.
-const python = "/usr/bin/python3"
-
-func pythonClient(lib, module string) func(t *testing.T) ([]string, string) {
-	return func(t *testing.T) ([]string, string) {
-		if _, err := os.Stat(python); err != nil {
-			return nil, python + " is missing"
-		}
-		if err := exec.Command(python, "-c", "import "+module).Run(); err != nil {
-			return nil, "python module " + module + " is missing: apt-get install -y python3-" + module
-		}
-		return []string{python, "clients/python/dbbench-client.py", lib}, ""
-	}
-}
-
-var references = []reference{
-	{"go/lmdb", goClient("lmdb"), false},
-	{"go/sqlite", goClient("sqlite"), false},
-	{"go/postgres", goClient("postgres"), true},
-	{"node/lmdb", nodeClient("lmdb"), false},
-	{"node/better-sqlite3", nodeClient("better-sqlite3"), false},
-	{"node/pg", nodeClient("pg"), true},
-	{"python/lmdb", pythonClient("lmdb", "lmdb"), false},
-	{"python/sqlite3", pythonClient("sqlite3", "sqlite3"), false},
-	{"python/psycopg2", pythonClient("psycopg2", "psycopg2"), true},
+	return goBin
 }
 
 func TestReferenceClientsConform(t *testing.T) {
@@ -109,21 +54,19 @@ func TestReferenceClientsConform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range references {
-		t.Run(r.name, func(t *testing.T) {
-			argv, missing := r.command(t)
-			if missing != "" {
-				if os.Getenv(RequireEnv) == "1" {
-					t.Fatalf("%s=1 and the client cannot run: %s", RequireEnv, missing)
-				}
-				t.Skipf("skipped: %s", missing)
+	for _, r := range refclient.All {
+		t.Run(r.Name, func(t *testing.T) {
+			var bin string
+			if r.Go != "" {
+				bin = goClient(t)
 			}
+			argv := r.Command(t, bin)
 			var out bytes.Buffer
 			opts := clienttest.Options{
 				Command: argv, Dir: root, Size: 500, Timeout: time.Minute, TempDir: t.TempDir(),
 				Out: io.MultiWriter(testWriter{t}, &out), Logf: t.Logf,
 			}
-			if r.postgres {
+			if r.Postgres {
 				opts.DSN = pgtest.NewDatabase(t)
 			}
 			res, err := clienttest.Run(context.Background(), opts)
@@ -137,7 +80,7 @@ func TestReferenceClientsConform(t *testing.T) {
 				t.Error("no check passed")
 			}
 			// what client-test prints for this client fits 120 columns and shows no Go value dump
-			termtest.Check(t, "client-test "+r.name, 0, out.String(), "")
+			termtest.Check(t, "client-test "+r.Name, 0, out.String(), "")
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/workloads"
 )
@@ -82,7 +83,10 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 		t, d, err = ts.TimedScan(ctx, e.w.Rows)
 		d += e.slowdown.add(d, 0)
 	} else {
-		sc := e.target.(adapters.Scanner)
+		sc, ok := e.target.(adapters.Scanner)
+		if !ok {
+			return nil, lacks(workloads.Scan, "Scanner or TimedScanner")
+		}
 		start := time.Now()
 		t, err = sc.Scan(ctx, e.w.Rows)
 		if e.slowdown != nil {
@@ -116,7 +120,18 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 		m.rows, m.sum = t.Rows, t.Sum
 		return m, nil
 	}
+	if _, ok := e.target.(adapters.PointReader); !ok {
+		return nil, lacks(workloads.Lookup, "PointReader or TimedPointReader")
+	}
 	return perOp(e.stepper(ctx, &e.done))
+}
+
+// lacks is the error of an execution whose target does not implement the capability its workload
+// needs. Config validation refuses a workload the adapter does not declare (Info().Builtin), so this
+// is an adapter that declares what its targets lack: the workload fails (exit 3) instead of the run
+// panicking. adaptertest.CheckBuiltin catches it in the adapter's own tests.
+func lacks(workload, capability string) error {
+	return exitcode.Infraf("the target implements no %s, which workload %s needs, although its adapter declares it: a bug in the adapter", capability, workload)
 }
 
 // perOp times a target's operations one by one: the one-target loop over its stepper. A failed
@@ -142,7 +157,10 @@ func (e *execution) stepper(ctx context.Context, done *atomic.Int64) *opStepper 
 		if _, ok := e.target.(adapters.TimedPointReader); ok {
 			return nil
 		}
-		pr := e.target.(adapters.PointReader)
+		pr, ok := e.target.(adapters.PointReader)
+		if !ok {
+			return nil // lookup reports the missing capability
+		}
 		return newOpStepper(ctx, len(e.w.Keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
 			return pr.Lookup(ctx, e.w.Emails[i])
 		}, nil)
@@ -169,7 +187,10 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 		m.elapsed, m.rows, m.sum = d, verify.Rows, verify.Sum
 		return m, nil
 	}
-	in := e.target.(adapters.Inserter)
+	in, ok := e.target.(adapters.Inserter)
+	if !ok {
+		return nil, lacks(workloads.Insert, "Inserter or TimedInserter")
+	}
 	sess, err := in.NewInsertSession(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare a fresh store: %w", err)
@@ -243,8 +264,10 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 		tallies, wall, err = t.TimedScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
 	case adapters.ConcurrentScanner:
 		tallies, wall, err = t.ScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
+	case adapters.Scanner:
+		tallies, wall, err = scanConcurrently(ctx, t, e.w.Readers, e.w.Rows, lat)
 	default:
-		tallies, wall, err = scanConcurrently(ctx, e.target.(adapters.Scanner), e.w.Readers, e.w.Rows, lat)
+		return nil, lacks(workloads.Concurrent, "Scanner, ConcurrentScanner or TimedConcurrentScanner")
 	}
 	if err != nil {
 		return nil, err

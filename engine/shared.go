@@ -18,15 +18,14 @@ type shared struct {
 	dir  string // the run directory
 	logf func(format string, args ...any)
 
-	mu     sync.Mutex
-	files  map[int]string // size -> person file
-	pg     *postgres.Server
-	pgErr  error
-	pgDone bool
+	mu    sync.Mutex
+	files map[int]string // size -> person file
+	pg    *postgres.Lazy
 }
 
 func newShared(dir string, logf func(string, ...any)) *shared {
-	return &shared{dir: dir, logf: logf, files: map[int]string{}}
+	return &shared{dir: dir, logf: logf, files: map[int]string{},
+		pg: &postgres.Lazy{Options: postgres.Options{TempDir: dir, Logf: logf}}}
 }
 
 // datasetFile writes ds to a person file once per size and returns its path.
@@ -49,27 +48,18 @@ func (s *shared) datasetFile(ds *dataset.Persons) func() (string, error) {
 // postgreSQL starts the run's throwaway server on first use (a failure is remembered, so every
 // target gets the same answer) and returns its DSN.
 func (s *shared) postgreSQL(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.pgDone {
-		s.pg, s.pgErr = postgres.Start(ctx, postgres.Options{TempDir: s.dir, Logf: s.logf})
-		s.pgDone = s.pgErr == nil || ctx.Err() == nil
+	srv, err := s.pg.Server(ctx)
+	if err != nil {
+		return "", err
 	}
-	if s.pgErr != nil {
-		return "", s.pgErr
-	}
-	return s.pg.DSN("postgres"), nil
+	return srv.DSN("postgres"), nil
 }
 
 // stop stops the shared server and removes the person files.
 func (s *shared) stop() error {
+	err := s.pg.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
-	if s.pg != nil {
-		err = s.pg.Stop()
-		s.pg = nil
-	}
 	for _, p := range s.files {
 		os.Remove(p)
 	}

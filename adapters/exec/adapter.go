@@ -10,11 +10,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
@@ -89,7 +89,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 			tg.Close()
 		}
 	}()
-	if tg.hello, err = c.Hello(ctx, ProtocolVersion, DBBenchVersion()); err != nil {
+	if tg.hello, err = c.Hello(ctx, protocol.Version, DBBenchVersion()); err != nil {
 		if c.exited || errors.As(err, new(*ReplyError)) {
 			err = unavailable{err} // it could not start: a runtime or module missing here, most often
 		}
@@ -98,7 +98,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {
 		return nil, err
 	}
-	req := OpenRequest{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
+	req := protocol.Open{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
 	if env.DatasetFile == nil {
 		return nil, fmt.Errorf("no person file outside the engine")
 	}
@@ -108,12 +108,10 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if dsn, err := serverDSN(ctx, opts, env); err != nil {
 		return nil, err
 	} else if dsn != "" {
-		schema, err := CreateSchema(ctx, dsn)
-		if err != nil {
+		if tg.pg, tg.dropSchema, err = PostgresSchema(ctx, dsn); err != nil {
 			return nil, err
 		}
-		tg.dsn, tg.schema = dsn, schema
-		req.Postgres = &Postgres{DSN: dsn, Schema: schema}
+		req.Postgres = tg.pg
 	}
 	if tg.open, err = c.Open(ctx, req); err != nil {
 		return nil, err
@@ -130,15 +128,15 @@ func (u unavailable) Error() string   { return u.err.Error() }
 func (u unavailable) Unwrap() []error { return []error{u.err, adapters.ErrUnavailable} }
 
 // checkDeclared refuses (exit 2) a config that needs a workload or option the client does not list.
-func checkDeclared(h *Hello, workloads []string, client map[string]any) error {
+func checkDeclared(h *protocol.HelloReply, workloads []string, client map[string]any) error {
 	var missing []string
 	for _, w := range workloads {
-		if !slices.Contains(*h.Workloads, w) {
+		if !slices.Contains(h.Workloads, w) {
 			missing = append(missing, "workload "+w)
 		}
 	}
 	for k := range client {
-		if !slices.Contains(*h.Options, k) {
+		if !slices.Contains(h.Options, k) {
 			missing = append(missing, "option "+k)
 		}
 	}
@@ -146,8 +144,8 @@ func checkDeclared(h *Hello, workloads []string, client map[string]any) error {
 		return nil
 	}
 	sort.Strings(missing)
-	return exitcode.Usagef("client %s does not support %s (it lists workloads: %s; options: %s)", *h.Client,
-		strings.Join(missing, ", "), strings.Join(*h.Workloads, ", "), listOrNone(*h.Options))
+	return exitcode.Usagef("client %s does not support %s (it lists workloads: %s; options: %s)", h.Client,
+		strings.Join(missing, ", "), strings.Join(h.Workloads, ", "), listOrNone(h.Options))
 }
 
 func listOrNone(l []string) string {
@@ -171,52 +169,49 @@ func serverDSN(ctx context.Context, opts adapters.Options, env adapters.Env) (st
 	return env.PostgreSQL(ctx)
 }
 
-// CreateSchema creates a new schema marked with its owner (internal/postgres), the only thing dbbench
-// creates on a server, after dropping those that dead runs left.
-func CreateSchema(ctx context.Context, dsn string) (string, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+// PostgresSchema makes a new schema for a client on the server at dsn (dbbench_exec_<random>, after
+// dropping those that dead runs left there) and returns the postgres part of open that hands it to
+// the client, and the function that drops it, under a deadline of its own.
+func PostgresSchema(ctx context.Context, dsn string) (*protocol.Postgres, func() error, error) {
+	s, err := postgres.OpenSchema(ctx, dsn, postgres.SchemaOptions{Prefix: schemaPrefix})
 	if err != nil {
-		return "", exitcode.Infraf("connect to PostgreSQL (%s): %s", adapters.RedactDSN(dsn), exitcode.OneLine(err.Error()))
+		return nil, nil, err
 	}
-	defer conn.Close(context.Background())
-	postgres.SweepSchemas(ctx, conn, schemaPrefix, nil)
-	name, err := postgres.CreateSchema(ctx, conn, schemaPrefix)
-	if err != nil {
-		if name != "" {
-			conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
-		}
-		return "", exitcode.Infraf("create schema: %s", exitcode.OneLine(err.Error()))
+	drop := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
+		defer cancel()
+		return s.Drop(ctx)
 	}
-	return name, nil
+	return &protocol.Postgres{DSN: dsn, Schema: s.Name}, drop, nil
 }
 
 // schemaPrefix names the schemas exec targets get on a server.
 const schemaPrefix = "dbbench_exec_"
 
-// DropSchema drops a schema CreateSchema made (and only it), under a deadline.
-func DropSchema(dsn, name string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), schemaDropTimeout)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return fmt.Errorf("drop schema %s: connect: %s", name, exitcode.OneLine(err.Error()))
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-		return fmt.Errorf("drop schema %s: %s", name, exitcode.OneLine(err.Error()))
-	}
-	return nil
-}
+// The capabilities an exec target offers (docs/adapters.md): removing a method fails the build. The
+// client times its own work, so every common workload is a Timed* one; Scan is there so that the
+// target is an OrderedScanner.
+var (
+	_ adapters.OrderedScanner         = (*target)(nil)
+	_ adapters.TimedScanner           = (*target)(nil)
+	_ adapters.TimedPointReader       = (*target)(nil)
+	_ adapters.TimedInserter          = (*target)(nil)
+	_ adapters.TimedConcurrentScanner = (*target)(nil)
+	_ adapters.TimedCustomRunner      = (*target)(nil)
+)
 
-// target is one running client with its store open.
+// target is one running client with its store open. Its requests go one at a time through one pipe,
+// so mu makes it safe for concurrent use (a Scanner must be); the engine sends one at a time anyway.
 type target struct {
-	c      *Client
-	logf   func(string, ...any)
-	hello  *Hello
-	open   *Opened
-	dsn    string // the server of schema
-	schema string // created by dbbench; dropped at Close
-	closed bool
+	mu    sync.Mutex
+	c     *Client
+	logf  func(string, ...any)
+	hello *protocol.HelloReply
+	open  *protocol.Opened
+	pg    *protocol.Postgres // the server and schema open gave the client, if any
+	// dropSchema drops that schema, created by dbbench, at Close.
+	dropSchema func() error
+	closed     bool
 }
 
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -230,14 +225,14 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	// The protocol's own round trip, measured once the client is warm.
 	for i := 0; i < pingWarmup+pings; i++ {
 		if i == pingWarmup {
-			delete(t.c.RoundTrips, "ping")
+			delete(t.c.RoundTrips, protocol.OpPing)
 		}
 		if _, err := t.c.Ping(ctx); err != nil {
 			return err
 		}
 	}
 	if t.logf != nil {
-		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips["ping"]))
+		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips[protocol.OpPing]))
 	}
 	return nil
 }
@@ -246,15 +241,15 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 func (t *target) Info() map[string]any {
 	info := map[string]any{}
 	if t.hello != nil {
-		for k, v := range t.hello.Facts() {
+		for k, v := range helloFacts(t.hello) {
 			info[k] = v
 		}
 	}
-	if t.open != nil && len(*t.open.Info) > 0 {
-		info["client_info"] = *t.open.Info
+	if t.open != nil && len(t.open.Info) > 0 {
+		info["client_info"] = t.open.Info
 	}
-	proto := map[string]any{"version": ProtocolVersion}
-	if p := t.c.RoundTrips["ping"]; len(p) > 0 {
+	proto := map[string]any{"version": protocol.Version}
+	if p := t.c.RoundTrips[protocol.OpPing]; len(p) > 0 {
 		proto["ping_p50_ns"] = median(p).Nanoseconds()
 		proto["ping_p99_ns"] = quantile(p, 0.99).Nanoseconds()
 	}
@@ -268,8 +263,8 @@ func (t *target) Info() map[string]any {
 		proto["round_trip_minus_reported_p50_ns"] = cost
 	}
 	info["protocol"] = proto
-	if t.schema != "" {
-		info["postgres_schema"] = t.schema
+	if t.pg != nil {
+		info["postgres_schema"] = t.pg.Schema
 	}
 	return info
 }
@@ -281,8 +276,8 @@ func (t *target) Close() error {
 	}
 	t.closed = true
 	err := t.c.Close(context.Background())
-	if t.schema != "" {
-		if derr := DropSchema(t.dsn, t.schema); derr != nil && err == nil {
+	if t.dropSchema != nil {
+		if derr := t.dropSchema(); derr != nil && err == nil {
 			err = derr
 		}
 	}
@@ -290,32 +285,42 @@ func (t *target) Close() error {
 }
 
 // ScansInKeyOrder is what the client said in open.
-func (t *target) ScansInKeyOrder() bool { return t.open != nil && *t.open.ScansInKeyOrder }
+func (t *target) ScansInKeyOrder() bool { return t.open != nil && t.open.ScansInKeyOrder }
 
 // Scan is TimedScan without the time; it is here so that the target is an OrderedScanner (the engine
 // times the client through TimedScan).
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	tl, _, err := t.c.Scan(ctx, n)
+	tl, _, err := t.TimedScan(ctx, n)
 	return tl, err
 }
 
 func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Duration, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.c.Scan(ctx, n)
 }
 
 func (t *target) TimedLookups(ctx context.Context, _ *dataset.Persons, idx []int32, lat []time.Duration) (adapters.Tally, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.c.Lookup(ctx, idx, lat)
 }
 
 func (t *target) TimedInsert(ctx context.Context, _ *dataset.Persons, n int) (adapters.Tally, time.Duration, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.c.Insert(ctx, n)
 }
 
 func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.c.Concurrent(ctx, readers, rows, lat)
 }
 
 func (t *target) TimedRun(ctx context.Context, name string, params map[string]any, lat []time.Duration) (adapters.Tally, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	return t.c.Run(ctx, name, params, lat)
 }
 

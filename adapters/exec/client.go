@@ -10,17 +10,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
-
-// ProtocolVersion is the version of docs/protocol.md this driver speaks.
-const ProtocolVersion = 1
 
 // Config says how to start a client.
 type Config struct {
@@ -32,8 +29,9 @@ type Config struct {
 	Logf           func(format string, args ...any)
 }
 
-// Client drives one client process through protocol v1: one request, one reply, each checked for the
-// protocol's rules (its id, its fields, times that can be true). It is what the exec adapter and
+// Client drives one client process through protocol v1 (the messages of package protocol): one
+// request, one reply, each checked for the protocol's rules (its id, its fields, times that can be
+// true). It is what the exec adapter and
 // `dbbench client-test` share. A Client is not safe for concurrent use.
 type Client struct {
 	cfg    Config
@@ -106,9 +104,22 @@ func (c *Client) Err() error { return c.broken }
 // Kill ends the client's process group at once.
 func (c *Client) Kill() { c.p.kill() }
 
-// call sends one request and decodes its reply into reply (a pointer to a struct whose pointer fields
-// are required unless tagged omitempty). It returns the round trip dbbench measured.
-func (c *Client) call(ctx context.Context, op string, req map[string]any, reply any) (time.Duration, error) {
+// call sends one request of the protocol and decodes its reply into reply (a pointer to one of
+// package protocol's reply types, whose fields without omitempty are required). It returns the round
+// trip dbbench measured.
+func (c *Client) call(ctx context.Context, req protocol.Request, reply any) (time.Duration, error) {
+	h := req.Head()
+	c.id++
+	h.ID = c.id
+	b, err := json.Marshal(req)
+	if err != nil {
+		return 0, fmt.Errorf("encode %s request: %w", h.Op, err)
+	}
+	return c.roundTrip(ctx, h.Op, append(b, '\n'), c.id, reply)
+}
+
+// Call sends any request (for conformance checks: an op the protocol does not have).
+func (c *Client) Call(ctx context.Context, op string, req map[string]any, reply any) error {
 	if req == nil {
 		req = map[string]any{}
 	}
@@ -116,14 +127,9 @@ func (c *Client) call(ctx context.Context, op string, req map[string]any, reply 
 	req["id"], req["op"] = c.id, op
 	b, err := json.Marshal(req)
 	if err != nil {
-		return 0, fmt.Errorf("encode %s request: %w", op, err)
+		return fmt.Errorf("encode %s request: %w", op, err)
 	}
-	return c.roundTrip(ctx, op, append(b, '\n'), c.id, reply)
-}
-
-// Call sends any request (for conformance checks: an op the protocol does not have).
-func (c *Client) Call(ctx context.Context, op string, req map[string]any, reply any) error {
-	_, err := c.call(ctx, op, req, reply)
+	_, err = c.roundTrip(ctx, op, append(b, '\n'), c.id, reply)
 	return err
 }
 
@@ -134,28 +140,64 @@ func (c *Client) Raw(ctx context.Context, line []byte, id int64, reply any) erro
 	return err
 }
 
+// roundTrip sends one request line, waits for the reply line and checks it: the round trip, timed
+// from the write to the reply's arrival.
 func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64, reply any) (time.Duration, error) {
-	if c.broken != nil {
-		if ctxErr := c.broken; errors.Is(ctxErr, context.Canceled) || errors.Is(ctxErr, context.DeadlineExceeded) {
-			return 0, ctxErr
-		}
-		return 0, exitcode.Infraf("client %s: %s not sent: the client was ended by an earlier failure", c.name, op)
+	if err := c.usable(op); err != nil {
+		return 0, err
 	}
 	timeout := c.cfg.Timeout
-	if op == "hello" {
+	if op == protocol.OpHello {
 		timeout = c.cfg.StartupTimeout
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	start := time.Now()
-	c.p.stdin.SetWriteDeadline(start.Add(timeout))
+	if err := c.send(op, msg, start.Add(timeout)); err != nil {
+		return 0, err
+	}
+	b, err := c.receive(ctx, op, timer.C, timeout)
+	if err != nil {
+		return 0, err
+	}
+	rtt := time.Since(start)
+	if err := c.decode(op, b, id, reply); err != nil {
+		if errors.As(err, new(*ReplyError)) {
+			return rtt, err // the request failed; the client is still usable
+		}
+		return 0, err
+	}
+	c.RoundTrips[op] = append(c.RoundTrips[op], rtt)
+	return rtt, nil
+}
+
+// usable refuses a request once the client is broken: the cancellation that ended it, or a line
+// saying an earlier failure did.
+func (c *Client) usable(op string) error {
+	switch {
+	case c.broken == nil:
+		return nil
+	case errors.Is(c.broken, context.Canceled) || errors.Is(c.broken, context.DeadlineExceeded):
+		return c.broken
+	}
+	return exitcode.Infraf("client %s: %s not sent: the client was ended by an earlier failure", c.name, op)
+}
+
+// send writes a request line, by deadline.
+func (c *Client) send(op string, msg []byte, deadline time.Time) error {
+	c.p.stdin.SetWriteDeadline(deadline)
 	if _, err := c.p.stdin.Write(msg); err != nil {
 		if st := c.exitWait(); st != "" {
 			c.exited = true
-			return 0, c.fail("exited before %s (%s)", op, st)
+			return c.fail("exited before %s (%s)", op, st)
 		}
-		return 0, c.fail("does not read its input: sending %s: %v", op, err)
+		return c.fail("does not read its input: sending %s: %v", op, err)
 	}
+	return nil
+}
+
+// receive waits for the reply line until timedOut fires, the client exits or ctx is done.
+func (c *Client) receive(ctx context.Context, op string, timedOut <-chan time.Time, timeout time.Duration) ([]byte, error) {
 	var l line
 	var ok bool
 	select {
@@ -167,16 +209,15 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		case l, ok = <-c.p.lines:
 		case <-time.After(100 * time.Millisecond):
 			c.exited = true
-			return 0, c.fail("exited before replying to %s (%s)", op, c.p.exitStatus())
+			return nil, c.fail("exited before replying to %s (%s)", op, c.p.exitStatus())
 		}
-	case <-timer.C:
-		return 0, c.fail("no reply to %s within %s (timeout); killed it", op, timeout)
+	case <-timedOut:
+		return nil, c.fail("no reply to %s within %s (timeout); killed it", op, timeout)
 	case <-ctx.Done():
 		c.broken = ctx.Err()
 		c.p.kill()
-		return 0, ctx.Err()
+		return nil, ctx.Err()
 	}
-	rtt := time.Since(start)
 	switch {
 	case !ok:
 		st := c.exitWait()
@@ -185,39 +226,51 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		} else {
 			c.exited = true
 		}
-		return 0, c.fail("exited before replying to %s (%s)", op, st)
+		return nil, c.fail("exited before replying to %s (%s)", op, st)
 	case l.err != nil:
-		return 0, c.fail("%s reply: %v", op, l.err)
+		return nil, c.fail("%s reply: %v", op, l.err)
 	}
-	var head struct {
-		ID    *json.Number `json:"id"`
-		Error *string      `json:"error"`
+	return l.b, nil
+}
+
+// decode checks a reply line (a JSON object with the request's id) and decodes it into reply, whose
+// required fields it must have. An error reply is a *ReplyError; anything else that is wrong ends
+// the client.
+func (c *Client) decode(op string, line []byte, id int64, reply any) error {
+	b := bytes.TrimSpace(line)
+	var fields map[string]json.RawMessage
+	var gotID json.Number // "" when missing or null
+	var msg *string
+	if json.Unmarshal(b, &fields) != nil || b[0] != '{' || field(fields, "id", &gotID) != nil || field(fields, "error", &msg) != nil {
+		return c.fail("printed %q on stdout, which is not a protocol reply (a JSON object); logs belong on stderr", abbrev(line))
 	}
-	b := bytes.TrimSpace(l.b)
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&head); err != nil || d.More() || b[0] != '{' {
-		return 0, c.fail("printed %q on stdout, which is not a protocol reply (a JSON object); logs belong on stderr", abbrev(l.b))
+	if gotID == "" {
+		return c.fail("%s reply has no id", op)
 	}
-	if head.ID == nil {
-		return 0, c.fail("%s reply has no id", op)
+	if n, err := gotID.Int64(); err != nil || n != id {
+		return c.fail("replied with id %s to request %d (%s)", gotID, id, op)
 	}
-	if got, err := head.ID.Int64(); err != nil || got != id {
-		return 0, c.fail("replied with id %s to request %d (%s)", head.ID, id, op)
+	if msg != nil {
+		return &ReplyError{Client: c.name, Op: op, Msg: *msg}
 	}
-	if head.Error != nil {
-		return rtt, &ReplyError{Client: c.name, Op: op, Msg: *head.Error}
+	if reply == nil {
+		return nil
 	}
-	if reply != nil {
-		if err := json.Unmarshal(b, reply); err != nil {
-			return 0, c.fail("%s reply: %v", op, err)
-		}
-		if missing := missingFields(reply); len(missing) > 0 {
-			return 0, c.fail("%s reply lacks %s", op, strings.Join(missing, ", "))
-		}
+	if err := json.Unmarshal(b, reply); err != nil {
+		return c.fail("%s reply: %v", op, err)
 	}
-	c.RoundTrips[op] = append(c.RoundTrips[op], rtt)
-	return rtt, nil
+	if missing := missingFields(fields, reflect.TypeOf(reply).Elem(), ""); len(missing) > 0 {
+		return c.fail("%s reply lacks %s", op, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// field decodes the named field of a reply into v, if the reply has it.
+func field(fields map[string]json.RawMessage, name string, v any) error {
+	if raw, ok := fields[name]; ok {
+		return json.Unmarshal(raw, v)
+	}
+	return nil
 }
 
 // exitWait gives an exiting client a moment to be reaped and says how it ended ("" if it still runs).
@@ -229,31 +282,40 @@ func (c *Client) exitWait() string {
 	return c.p.exitStatus()
 }
 
-// missingFields lists the required fields (nil pointers without omitempty) of a reply struct,
-// including those of structs in a slice field.
-func missingFields(v any) []string {
-	var out []string
-	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer {
-		rv = rv.Elem()
+// missingFields lists the required fields of a reply of type t (those without omitempty; fields of
+// embedded structs count as the reply's own) that fields lacks or holds null, and those of the
+// structs in its lists, as "readers[1].checksum".
+func missingFields(fields map[string]json.RawMessage, t reflect.Type, prefix string) []string {
+	if t.Kind() != reflect.Struct {
+		return nil // a reply decoded into a map or any: nothing is required
 	}
-	rt := rv.Type()
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		fv := rv.Field(i)
-		if fv.Kind() == reflect.Pointer && fv.IsNil() && !strings.Contains(opts, "omitempty") {
-			out = append(out, tag)
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, missingFields(fields, f.Type, prefix)...)
 			continue
 		}
-		if fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.Slice {
-			s := fv.Elem()
-			for j := 0; j < s.Len(); j++ {
-				if s.Index(j).Kind() == reflect.Struct {
-					for _, m := range missingFields(s.Index(j).Addr().Interface()) {
-						out = append(out, fmt.Sprintf("%s[%d].%s", tag, j, m))
-					}
-				}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		v, ok := fields[name]
+		if !ok || string(v) == "null" {
+			if !slices.Contains(strings.Split(opts, ","), "omitempty") {
+				out = append(out, prefix+name)
+			}
+			continue
+		}
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
+			var elems []map[string]json.RawMessage
+			_ = json.Unmarshal(v, &elems) // it decoded into the reply already
+			for j, e := range elems {
+				out = append(out, missingFields(e, f.Type.Elem(), fmt.Sprintf("%s%s[%d].", prefix, name, j))...)
 			}
 		}
 	}
@@ -268,136 +330,69 @@ func DBBenchVersion() string {
 	return "devel"
 }
 
-// Hello is the client's handshake reply.
-type Hello struct {
-	Protocol       *int      `json:"protocol"`
-	Client         *string   `json:"client"`
-	ClientVersion  *string   `json:"client_version"`
-	Language       *string   `json:"language"`
-	Runtime        *string   `json:"runtime"`
-	Library        *string   `json:"library"`
-	LibraryVersion *string   `json:"library_version"`
-	Workloads      *[]string `json:"workloads"`
-	Options        *[]string `json:"options"`
-}
-
-// Facts returns the handshake for a report.
-func (h *Hello) Facts() map[string]any {
+// helloFacts returns the handshake for a report.
+func helloFacts(h *protocol.HelloReply) map[string]any {
 	return map[string]any{
-		"client": *h.Client + " " + *h.ClientVersion, "language": *h.Language, "runtime": *h.Runtime,
-		"library": *h.Library, "library_version": *h.LibraryVersion,
+		"client": h.Client + " " + h.ClientVersion, "language": h.Language, "runtime": h.Runtime,
+		"library": h.Library, "library_version": h.LibraryVersion,
 	}
 }
 
 // Hello performs the handshake asking for protocol version v. A reply naming another version than
-// ProtocolVersion is refused (exit 3).
-func (c *Client) Hello(ctx context.Context, v int, dbbenchVersion string) (*Hello, error) {
-	var h Hello
-	if _, err := c.call(ctx, "hello", map[string]any{"protocol": v, "dbbench": dbbenchVersion}, &h); err != nil {
+// protocol.Version is refused (exit 3).
+func (c *Client) Hello(ctx context.Context, v int, dbbenchVersion string) (*protocol.HelloReply, error) {
+	var h protocol.HelloReply
+	req := &protocol.HelloRequest{Header: protocol.Header{Op: protocol.OpHello}, Protocol: v, DBBench: dbbenchVersion}
+	if _, err := c.call(ctx, req, &h); err != nil {
 		return nil, err
 	}
-	if *h.Protocol != ProtocolVersion {
-		return nil, c.fail("speaks protocol version %d; this dbbench speaks %d", *h.Protocol, ProtocolVersion)
+	if h.Protocol != protocol.Version {
+		return nil, c.fail("speaks protocol version %d; this dbbench speaks %d", h.Protocol, protocol.Version)
 	}
 	return &h, nil
 }
 
-// OpenRequest is what open sends.
-type OpenRequest struct {
-	Options  map[string]any
-	Size     int
-	Seed     int64
-	TempDir  string
-	Dataset  string
-	Postgres *Postgres
-}
-
-// Postgres is a server and a schema a client must keep to.
-type Postgres struct {
-	DSN    string `json:"dsn"`
-	Schema string `json:"schema"`
-}
-
-// Opened is the reply to open.
-type Opened struct {
-	Info            *map[string]any `json:"info"`
-	ScansInKeyOrder *bool           `json:"scans_in_key_order"`
-}
-
 // Open prepares the client's store.
-func (c *Client) Open(ctx context.Context, r OpenRequest) (*Opened, error) {
-	req := map[string]any{
-		"options": r.Options, "size": r.Size, "seed": r.Seed, "temp_dir": r.TempDir, "dataset": r.Dataset,
-	}
+func (c *Client) Open(ctx context.Context, r protocol.Open) (*protocol.Opened, error) {
 	if r.Options == nil {
-		req["options"] = map[string]any{}
+		r.Options = map[string]any{}
 	}
-	if r.Postgres != nil {
-		req["postgres"] = r.Postgres
-	}
-	var o Opened
-	if _, err := c.call(ctx, "open", req, &o); err != nil {
+	var o protocol.OpenReply
+	if _, err := c.call(ctx, &protocol.OpenRequest{Header: protocol.Header{Op: protocol.OpOpen}, Open: r}, &o); err != nil {
 		return nil, err
 	}
-	return &o, nil
+	return &o.Opened, nil
 }
 
 // Load asks the client to store the dataset and returns the persons it stored.
 func (c *Client) Load(ctx context.Context) (int64, error) {
-	var r struct {
-		Rows      *int64 `json:"rows"`
-		ElapsedNs *int64 `json:"elapsed_ns,omitempty"`
-	}
-	rtt, err := c.call(ctx, "load", nil, &r)
+	var r protocol.LoadReply
+	rtt, err := c.call(ctx, &protocol.Header{Op: protocol.OpLoad}, &r)
 	if err != nil {
 		return 0, err
 	}
-	if r.ElapsedNs != nil {
-		if err := c.checkTime("load", "elapsed_ns", *r.ElapsedNs, rtt); err != nil {
-			return 0, err
-		}
+	if err := c.checkTime(protocol.OpLoad, "elapsed_ns", r.ElapsedNs, rtt); err != nil { // 0 when not reported
+		return 0, err
 	}
-	return *r.Rows, nil
+	return r.Rows, nil
 }
 
 // Ping measures one round trip with no work.
 func (c *Client) Ping(ctx context.Context) (time.Duration, error) {
-	var r struct{}
-	return c.call(ctx, "ping", nil, &r)
-}
-
-// Tallied is the tally and time a client reports for one piece of work.
-type tallied struct {
-	Rows      *int64  `json:"rows"`
-	Checksum  *string `json:"checksum"`
-	ElapsedNs *int64  `json:"elapsed_ns"`
+	var r protocol.Reply
+	return c.call(ctx, &protocol.Header{Op: protocol.OpPing}, &r)
 }
 
 func (c *Client) tally(op string, rows int64, checksum string) (adapters.Tally, error) {
 	if rows < 0 {
 		return adapters.Tally{}, c.fail("%s reply: negative rows %d", op, rows)
 	}
-	sum, err := ParseChecksum(checksum)
+	sum, err := protocol.ParseChecksum(checksum)
 	if err != nil {
 		return adapters.Tally{}, c.fail("%s reply: %v", op, err)
 	}
 	return adapters.Tally{Rows: rows, Sum: sum}, nil
 }
-
-// ParseChecksum reads a checksum as the protocol sends it: 16 lowercase hexadecimal digits.
-func ParseChecksum(s string) (uint64, error) {
-	if len(s) != 16 || strings.ToLower(s) != s {
-		return 0, fmt.Errorf("checksum %q is not 16 lowercase hexadecimal digits", s)
-	}
-	v, err := strconv.ParseUint(s, 16, 64)
-	if err != nil {
-		return 0, fmt.Errorf("checksum %q is not 16 lowercase hexadecimal digits", s)
-	}
-	return v, nil
-}
-
-// FormatChecksum writes a checksum as the protocol sends it.
-func FormatChecksum(v uint64) string { return fmt.Sprintf("%016x", v) }
 
 // checkTime refuses a reported time that cannot be true: negative, or longer than the round trip
 // measured around it.
@@ -417,40 +412,46 @@ func (c *Client) cost(op string, rtt, reported time.Duration) {
 
 // Scan reads rows persons in one read transaction; the client's time comes back.
 func (c *Client) Scan(ctx context.Context, rows int) (adapters.Tally, time.Duration, error) {
-	var r tallied
-	rtt, err := c.call(ctx, "scan", map[string]any{"rows": rows}, &r)
+	return c.timedRows(ctx, protocol.OpScan, rows)
+}
+
+// Insert inserts the first rows persons into a fresh store in one transaction; the tally is the
+// client's read-back.
+func (c *Client) Insert(ctx context.Context, rows int) (adapters.Tally, time.Duration, error) {
+	return c.timedRows(ctx, protocol.OpInsert, rows)
+}
+
+// timedRows sends a scan or an insert of rows persons and checks its timed reply.
+func (c *Client) timedRows(ctx context.Context, op string, rows int) (adapters.Tally, time.Duration, error) {
+	var r protocol.TimedReply
+	rtt, err := c.call(ctx, &protocol.RowsRequest{Header: protocol.Header{Op: op}, Rows: rows}, &r)
 	if err != nil {
 		return adapters.Tally{}, 0, err
 	}
-	return c.timedTally("scan", r, rtt)
-}
-
-func (c *Client) timedTally(op string, r tallied, rtt time.Duration) (adapters.Tally, time.Duration, error) {
-	if err := c.checkTime(op, "elapsed_ns", *r.ElapsedNs, rtt); err != nil {
-		return adapters.Tally{}, 0, err
-	}
-	t, err := c.tally(op, *r.Rows, *r.Checksum)
+	t, err := c.timed(op, r.Timed, rtt)
 	if err != nil {
 		return t, 0, err
 	}
-	d := time.Duration(*r.ElapsedNs)
+	d := time.Duration(r.ElapsedNs)
 	c.cost(op, rtt, d)
 	return t, d, nil
 }
 
-type latencies struct {
-	Rows        *int64   `json:"rows"`
-	Checksum    *string  `json:"checksum"`
-	LatenciesNs *[]int64 `json:"latencies_ns"`
+// timed checks one timed tally: a time that can be true, a count and a checksum.
+func (c *Client) timed(op string, r protocol.Timed, rtt time.Duration) (adapters.Tally, error) {
+	if err := c.checkTime(op, "elapsed_ns", r.ElapsedNs, rtt); err != nil {
+		return adapters.Tally{}, err
+	}
+	return c.tally(op, r.Rows, r.Checksum)
 }
 
 // perOpReply checks a reply with one latency per operation and copies them into lat.
-func (c *Client) perOpReply(op string, r latencies, rtt time.Duration, lat []time.Duration) (adapters.Tally, error) {
-	if len(*r.LatenciesNs) != len(lat) {
-		return adapters.Tally{}, c.fail("%s reply: %d latencies for %d operations", op, len(*r.LatenciesNs), len(lat))
+func (c *Client) perOpReply(op string, r protocol.LatenciesReply, rtt time.Duration, lat []time.Duration) (adapters.Tally, error) {
+	if len(r.LatenciesNs) != len(lat) {
+		return adapters.Tally{}, c.fail("%s reply: %d latencies for %d operations", op, len(r.LatenciesNs), len(lat))
 	}
 	var total int64
-	for i, ns := range *r.LatenciesNs {
+	for i, ns := range r.LatenciesNs {
 		if ns < 0 {
 			return adapters.Tally{}, c.fail("%s reply: negative latency %d", op, ns)
 		}
@@ -460,7 +461,7 @@ func (c *Client) perOpReply(op string, r latencies, rtt time.Duration, lat []tim
 	if err := c.checkTime(op, "sum of latencies_ns", total, rtt); err != nil {
 		return adapters.Tally{}, err
 	}
-	t, err := c.tally(op, *r.Rows, *r.Checksum)
+	t, err := c.tally(op, r.Rows, r.Checksum)
 	if err != nil {
 		return t, err
 	}
@@ -470,53 +471,36 @@ func (c *Client) perOpReply(op string, r latencies, rtt time.Duration, lat []tim
 
 // Lookup looks up the persons of the given dataset indices, one read transaction each, filling lat.
 func (c *Client) Lookup(ctx context.Context, keys []int32, lat []time.Duration) (adapters.Tally, error) {
-	var r latencies
-	rtt, err := c.call(ctx, "lookup", map[string]any{"keys": keys}, &r)
+	var r protocol.LatenciesReply
+	rtt, err := c.call(ctx, &protocol.LookupRequest{Header: protocol.Header{Op: protocol.OpLookup}, Keys: keys}, &r)
 	if err != nil {
 		return adapters.Tally{}, err
 	}
-	return c.perOpReply("lookup", r, rtt, lat)
-}
-
-// Insert inserts the first rows persons into a fresh store in one transaction; the tally is the
-// client's read-back.
-func (c *Client) Insert(ctx context.Context, rows int) (adapters.Tally, time.Duration, error) {
-	var r tallied
-	rtt, err := c.call(ctx, "insert", map[string]any{"rows": rows}, &r)
-	if err != nil {
-		return adapters.Tally{}, 0, err
-	}
-	return c.timedTally("insert", r, rtt)
+	return c.perOpReply(protocol.OpLookup, r, rtt, lat)
 }
 
 // Concurrent runs readers concurrent scans of rows persons, filling lat with each reader's time.
 func (c *Client) Concurrent(ctx context.Context, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
-	var r struct {
-		WallNs  *int64     `json:"wall_ns"`
-		Readers *[]tallied `json:"readers"`
-	}
-	const op = "concurrent"
-	rtt, err := c.call(ctx, op, map[string]any{"readers": readers, "rows": rows}, &r)
+	const op = protocol.OpConcurrent
+	var r protocol.ConcurrentReply
+	rtt, err := c.call(ctx, &protocol.ConcurrentRequest{Header: protocol.Header{Op: op}, Readers: readers, Rows: rows}, &r)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(*r.Readers) != readers {
-		return nil, 0, c.fail("%s reply: %d readers for %d", op, len(*r.Readers), readers)
+	if len(r.Readers) != readers {
+		return nil, 0, c.fail("%s reply: %d readers for %d", op, len(r.Readers), readers)
 	}
-	if err := c.checkTime(op, "wall_ns", *r.WallNs, rtt); err != nil {
+	if err := c.checkTime(op, "wall_ns", r.WallNs, rtt); err != nil {
 		return nil, 0, err
 	}
 	tallies := make([]adapters.Tally, readers)
-	for i, rd := range *r.Readers {
-		if err := c.checkTime(op, "elapsed_ns", *rd.ElapsedNs, rtt); err != nil {
+	for i, rd := range r.Readers {
+		if tallies[i], err = c.timed(op, rd, rtt); err != nil {
 			return nil, 0, err
 		}
-		if tallies[i], err = c.tally(op, *rd.Rows, *rd.Checksum); err != nil {
-			return nil, 0, err
-		}
-		lat[i] = time.Duration(*rd.ElapsedNs)
+		lat[i] = time.Duration(rd.ElapsedNs)
 	}
-	wall := time.Duration(*r.WallNs)
+	wall := time.Duration(r.WallNs)
 	c.cost(op, rtt, wall)
 	return tallies, wall, nil
 }
@@ -526,12 +510,13 @@ func (c *Client) Run(ctx context.Context, workload string, params map[string]any
 	if params == nil {
 		params = map[string]any{}
 	}
-	var r latencies
-	rtt, err := c.call(ctx, "run", map[string]any{"workload": workload, "params": params, "ops": len(lat)}, &r)
+	var r protocol.LatenciesReply
+	req := &protocol.RunRequest{Header: protocol.Header{Op: protocol.OpRun}, Workload: workload, Params: params, Ops: len(lat)}
+	rtt, err := c.call(ctx, req, &r)
 	if err != nil {
 		return adapters.Tally{}, err
 	}
-	return c.perOpReply("run", r, rtt, lat)
+	return c.perOpReply(protocol.OpRun, r, rtt, lat)
 }
 
 // Close sends close, closes the client's input and waits up to 5 s for it to exit; then its process
@@ -539,8 +524,8 @@ func (c *Client) Run(ctx context.Context, workload string, params map[string]any
 func (c *Client) Close(ctx context.Context) error {
 	var err error
 	if c.broken == nil {
-		var r struct{}
-		_, err = c.call(ctx, "close", nil, &r)
+		var r protocol.Reply
+		_, err = c.call(ctx, &protocol.Header{Op: protocol.OpClose}, &r)
 	}
 	if c.broken != nil {
 		c.p.kill()

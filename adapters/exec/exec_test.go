@@ -2,17 +2,17 @@ package exec
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
@@ -163,6 +163,62 @@ func TestCorrectClient(t *testing.T) {
 	}
 }
 
+// TestRequestsOnTheWire records what dbbench sends a client (through tee) in a whole session: every
+// request in the order and form of docs/protocol.md, the form the Go client's transcripts replay.
+func TestRequestsOnTheWire(t *testing.T) {
+	ds, _ := dataset.Generate(testSize, 1)
+	file := filepath.Join(t.TempDir(), "requests")
+	command := append([]string{"sh", "-c", `tee "$0" | "$@"`, file}, exectest.Command()...)
+	tg, _, err := open(t, ds, exectest.OK, "", map[string]any{"command": toAny(command)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = exercise(tg, ds)
+	if cerr := tg.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	dir := regexp.MustCompile(`"temp_dir":"([^"]*)"`).FindStringSubmatch(string(b))
+	if len(dir) < 2 || len(got) < 3+pingWarmup+pings {
+		t.Fatalf("%d requests:\n%s", len(got), b)
+	}
+	keys, _ := json.Marshal(ds.Sample(20, 1))
+	want := []string{
+		fmt.Sprintf(`{"id":1,"op":"hello","protocol":1,"dbbench":%q}`, DBBenchVersion()),
+		fmt.Sprintf(`{"id":2,"op":"open","options":{},"size":1000,"seed":1,"temp_dir":%q,"dataset":%q}`, dir[1], filepath.Join(dir[1], "persons.bin")),
+		`{"id":3,"op":"load"}`,
+	}
+	for i := range pingWarmup + pings {
+		want = append(want, fmt.Sprintf(`{"id":%d,"op":"ping"}`, 4+i))
+	}
+	id := 4 + pingWarmup + pings
+	for i, r := range []string{
+		`"op":"scan","rows":10}`,
+		`"op":"lookup","keys":` + string(keys) + `}`,
+		`"op":"insert","rows":10}`,
+		`"op":"concurrent","readers":2,"rows":10}`,
+		`"op":"run","workload":"echo","params":{},"ops":5}`,
+		`"op":"close"}`,
+	} {
+		want = append(want, fmt.Sprintf(`{"id":%d,%s`, id+i, r))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("request %d:\n got %s\nwant %s", i+1, got[i], want[i])
+		}
+	}
+}
+
 // TestBrokenClients: each broken client fails in one line naming the client, with the documented
 // exit code, and leaves no process of its group behind.
 func TestBrokenClients(t *testing.T) {
@@ -182,6 +238,7 @@ func TestBrokenClients(t *testing.T) {
 		{exectest.Missing, "", exitcode.Infra, "scan reply lacks checksum"},
 		{exectest.Missing, "hello", exitcode.Infra, "hello reply lacks library"},
 		{exectest.Missing, "open", exitcode.Infra, "open reply lacks scans_in_key_order"},
+		{exectest.Missing, "concurrent", exitcode.Infra, "concurrent reply lacks readers[1].checksum"},
 		{exectest.Version, "hello", exitcode.Infra, "speaks protocol version 2; this dbbench speaks 1"},
 		{exectest.Hang, "", exitcode.Infra, "no reply to scan within 3s (timeout)"},
 		{exectest.Hang, "hello", exitcode.Infra, "no reply to hello within 3s (timeout)"},
@@ -321,21 +378,10 @@ func TestPostgresSchema(t *testing.T) {
 	ds, _ := dataset.Generate(testSize, 1)
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE TABLE mine (x int)"); err != nil {
-		t.Fatal(err)
-	}
+	conn := pgtest.Connect(t, dsn)
+	pgtest.Exec(t, conn, "CREATE TABLE mine (x int)")
 	schemas := func() []string {
-		rows, _ := conn.Query(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_exec_%'")
-		s, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return pgtest.Strings(t, conn, "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'dbbench_exec_%'")
 	}
 	for _, extra := range []map[string]any{{"dsn": dsn}, {"postgres": true, "pg": dsn}} {
 		tg, _, err := open(t, ds, exectest.OK, "", extra)

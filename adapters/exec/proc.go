@@ -15,11 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/internal/childproc"
 )
-
-// MaxLine is the longest reply line a client may send (docs/protocol.md).
-const MaxLine = 64 << 20
 
 // exitGrace is how long a client has to exit after its stdin closes.
 const exitGrace = 5 * time.Second
@@ -98,7 +96,7 @@ func startProc(argv []string, dir string, env []string, logf func(string, ...any
 }
 
 // readLines sends stdout lines (without the newline) until end of file, an error or a line longer
-// than MaxLine.
+// than protocol.MaxLine.
 func (p *proc) readLines(r *os.File) {
 	defer close(p.lines)
 	defer r.Close()
@@ -115,8 +113,8 @@ func (p *proc) readLines(r *os.File) {
 		var buf []byte
 		for {
 			chunk, err := br.ReadSlice('\n')
-			if len(buf)+len(chunk) > MaxLine+1 {
-				send(line{err: fmt.Errorf("a reply line longer than %d MiB", MaxLine>>20)})
+			if len(buf)+len(chunk) > protocol.MaxLine+1 {
+				send(line{err: fmt.Errorf("a reply line longer than %d MiB", protocol.MaxLine>>20)})
 				return
 			}
 			buf = append(buf, chunk...)

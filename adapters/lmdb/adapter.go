@@ -54,6 +54,8 @@ func (Adapter) Info() adapters.Info {
 	}
 }
 
+var _ adapters.Checker = Adapter{}
+
 // settings are the validated options of one target.
 type settings struct {
 	store   store.Config

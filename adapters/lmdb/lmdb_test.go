@@ -9,12 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 func generate(t testing.TB, n int) *dataset.Persons {
@@ -65,61 +66,39 @@ var variants = []struct {
 	{"batched txn_size 100", map[string]any{"batch": 64, "txn_size": 100}},
 }
 
-func TestWorkloads(t *testing.T) {
-	ctx := context.Background()
-	ds := generate(t, 3000)
+// TestConforms runs the conformance kit on every read and write path, with the batch boundaries
+// as partial scan sizes.
+func TestConforms(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			tg := mustOpen(t, v.raw)
-			if err := tg.Load(ctx, ds); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range []int{0, 1, 255, 256, 257, 1000, ds.Len(), ds.Len() + 10} {
-				got, err := tg.Scan(ctx, n)
-				want := adapters.Tally{Rows: int64(min(n, ds.Len())), Sum: ds.SumSortedPrefix(n)}
-				if err != nil || got != want {
-					t.Fatalf("Scan(%d) = %+v, %v; want %+v", n, got, err, want)
-				}
-			}
-
-			keys := ds.Sample(500, 9)
-			var got adapters.Tally
-			for _, i := range keys {
-				tl, err := tg.Lookup(ctx, ds.Email(int(i)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got.Add(tl)
-			}
-			if want := (adapters.Tally{Rows: 500, Sum: ds.SumOf(keys)}); got != want {
-				t.Fatalf("lookups: %+v, want %+v", got, want)
-			}
-			if tl, err := tg.Lookup(ctx, []byte("nobody@nowhere.test")); err != nil || tl != (adapters.Tally{}) {
-				t.Fatalf("missing person: %+v, %v", tl, err)
-			}
-
-			checkInsert(t, tg, ds, 1000)
-
-			var wg sync.WaitGroup
-			tallies := make([]adapters.Tally, 4)
-			errs := make([]error, 4)
-			for r := range tallies {
-				wg.Go(func() { tallies[r], errs[r] = tg.Scan(ctx, 700) })
-			}
-			wg.Wait()
-			for r := range tallies {
-				if want := (adapters.Tally{Rows: 700, Sum: ds.SumSortedPrefix(700)}); errs[r] != nil || tallies[r] != want {
-					t.Fatalf("concurrent reader %d: %+v, %v", r, tallies[r], errs[r])
-				}
-			}
-
-			info := tg.Info()
-			for _, k := range []string{"lmdb_version", "lmdb_go_version", "env_flags", "map_size_bytes", "path_kind", "read_strategy", "batch", "file_size_bytes"} {
-				if _, ok := info[k]; !ok {
-					t.Errorf("Info lacks %s: %v", k, info)
-				}
-			}
+			adaptertest.Run(t, adaptertest.Target{
+				Open:      adaptertest.Opener(New(), v.raw),
+				OpenAt:    adaptertest.OpenerAt(New(), v.raw, "path"),
+				Workloads: New().Info().Builtin,
+				Size:      1000,
+				ScanSizes: []int{255, 256, 257},
+				Uninterruptible: map[string]string{
+					workloads.Lookup: "one read of the memory map: it never blocks, and the engine checks the context between lookups",
+					workloads.Insert: "puts into the memory map: they never block, and the engine checks the context between inserts",
+				},
+			})
 		})
+	}
+}
+
+func TestInfo(t *testing.T) {
+	ctx := context.Background()
+	for _, v := range variants {
+		tg := mustOpen(t, v.raw)
+		if err := tg.Load(ctx, generate(t, 100)); err != nil {
+			t.Fatal(err)
+		}
+		info := tg.Info()
+		for _, k := range []string{"lmdb_version", "lmdb_go_version", "env_flags", "map_size_bytes", "path_kind", "read_strategy", "batch", "file_size_bytes"} {
+			if _, ok := info[k]; !ok {
+				t.Errorf("%s: Info lacks %s: %v", v.name, k, info)
+			}
+		}
 	}
 }
 

@@ -61,6 +61,7 @@ type target struct {
 	closed atomic.Bool
 }
 
+// The capabilities an lmdb target offers (docs/adapters.md): removing a method fails the build.
 var (
 	_ adapters.OrderedScanner = (*target)(nil)
 	_ adapters.PointReader    = (*target)(nil)

@@ -64,23 +64,38 @@ func encode(p dataset.Person) row {
 	return row{email: append([]byte(nil), p.Email...), value: v}
 }
 
+// checkEvery is how many rows a scan reads between looks at its context: a scan is the one call
+// long enough to be worth interrupting (lookups and inserts never block; the engine checks the
+// context between them).
+const checkEvery = 1024
+
 // scan decodes the first n rows in email order.
-func (s *store) scan(n int) adapters.Tally {
+func (s *store) scan(ctx context.Context, n int) (adapters.Tally, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var t adapters.Tally
 	var p dataset.Person
-	for _, r := range s.rows[:min(n, len(s.rows))] {
+	for i, r := range s.rows[:min(n, len(s.rows))] {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return t, ctx.Err()
+		}
 		p.Email, p.Age, p.Name = r.email, int(r.value[0]), r.value[1:]
 		t.Rows++
 		t.Sum += dataset.RowSum(p.Email, p.Name, p.Age)
 	}
-	return t
+	return t, nil
 }
 
 type target struct {
 	s store
 }
+
+// The capabilities a memory target offers (docs/adapters.md): removing a method fails the build.
+var (
+	_ adapters.OrderedScanner = (*target)(nil)
+	_ adapters.PointReader    = (*target)(nil)
+	_ adapters.Inserter       = (*target)(nil)
+)
 
 func (t *target) Load(_ context.Context, ds *dataset.Persons) error {
 	rows := make([]row, ds.Len())
@@ -97,7 +112,7 @@ func (t *target) Info() map[string]any {
 
 func (t *target) Close() error { return nil }
 
-func (t *target) Scan(_ context.Context, n int) (adapters.Tally, error) { return t.s.scan(n), nil }
+func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) { return t.s.scan(ctx, n) }
 
 func (t *target) ScansInKeyOrder() bool { return true }
 
@@ -136,8 +151,8 @@ func (s *session) Commit(context.Context) error {
 	return nil
 }
 
-func (s *session) Verify(context.Context) (adapters.Tally, error) {
-	return s.s.scan(len(s.s.rows)), nil
+func (s *session) Verify(ctx context.Context) (adapters.Tally, error) {
+	return s.s.scan(ctx, len(s.s.rows))
 }
 
 func (s *session) Close() error { return nil }

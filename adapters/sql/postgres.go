@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -31,7 +29,7 @@ const (
 // runCtx is the run's context (starting the throwaway server, and the store's cleanup); ctx bounds
 // setting up.
 func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*store, error) {
-	dsn, server := c.dsn, "dsn "+redact(c.dsn)
+	dsn, server := c.dsn, "dsn "+adapters.RedactDSN(c.dsn)
 	if dsn == "" {
 		if env.PostgreSQL == nil {
 			return nil, adapters.Unavailable("sql: driver postgres without a dsn needs the run's throwaway server, and there is none here")
@@ -42,29 +40,11 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 		}
 		server = "the run's throwaway server"
 	}
-	red := redact(dsn)
-	cfg, err := pgx.ParseConfig(dsn)
+	sc, err := postgres.OpenSchema(ctx, dsn, postgres.SchemaOptions{Prefix: schemaPrefix, Existing: c.schema})
 	if err != nil {
-		return nil, exitcode.Usagef("sql: dsn %s: %v", red, exitcode.OneLine(err.Error()))
+		return nil, fmt.Errorf("sql: %w", err)
 	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
-		cfg.ConnectTimeout = 10 * time.Second
-	}
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, connectErr(red, err)
-	}
-	defer admin.Close(context.WithoutCancel(ctx))
-	var version string
-	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
-		return nil, exitcode.Infraf("sql: postgres %s: %v", red, exitcode.OneLine(err.Error()))
-	}
-	schema, created, err := useSchema(ctx, admin, c.schema)
-	if err != nil {
-		return nil, err
-	}
-	cfg.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*sc.Config)
 	db.SetMaxIdleConns(16)
 	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: runCtx,
 		createSQL: `CREATE TABLE %s (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`}
@@ -72,23 +52,20 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 		ctx, cancel := s.cleanupContext()
 		defer cancel()
 		var err error
-		if created {
-			_, err = db.ExecContext(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-		}
-		if err != nil {
-			err = exitcode.Infraf("sql: postgres %s: drop schema %s: %v", red, schema, exitcode.OneLine(err.Error()))
+		if derr := sc.Drop(ctx); derr != nil {
+			err = fmt.Errorf("sql: %w", derr)
 		}
 		return errors.Join(err, db.Close())
 	}
 	if err := db.PingContext(ctx); err != nil {
-		return nil, errors.Join(exitcode.Infraf("sql: postgres %s: %v", red, exitcode.OneLine(err.Error())), s.close())
+		return nil, errors.Join(exitcode.Infraf("sql: postgres %s: %v", sc.Server, exitcode.OneLine(err.Error())), s.close())
 	}
 	progress := env.ProgressFunc()
-	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, schema, ds, progress) }
+	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, sc.Name, ds, progress) }
 	s.info = func(ctx context.Context) map[string]any {
 		m := map[string]any{
 			"driver":         moduleVersion("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib)",
-			"server_version": version, "server": server, "schema": schema, "schema_created": created,
+			"server_version": sc.Version, "server": server, "schema": sc.Name, "schema_created": sc.Created,
 			"load_path": "COPY (pgx CopyFrom) in email order, then VACUUM ANALYZE",
 		}
 		for _, name := range []string{"shared_buffers", "synchronous_commit", "fsync", "jit"} {
@@ -100,28 +77,6 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 		return m
 	}
 	return s, nil
-}
-
-// useSchema checks that the schema the options name exists, or creates a new one of our own.
-func useSchema(ctx context.Context, admin *pgx.Conn, name string) (schema string, created bool, err error) {
-	if name != "" {
-		var ok bool
-		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", name).Scan(&ok); err != nil {
-			return "", false, exitcode.Infraf("sql: postgres: look up schema %s: %v", name, exitcode.OneLine(err.Error()))
-		}
-		if !ok {
-			return "", false, exitcode.Usagef("sql: postgres schema %q does not exist (leave schema empty for a new one)", name)
-		}
-		return name, false, nil
-	}
-	postgres.SweepSchemas(ctx, admin, schemaPrefix, nil)
-	if name, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err != nil {
-		if name != "" {
-			admin.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{name}.Sanitize())
-		}
-		return "", false, exitcode.Infraf("sql: postgres: create schema: %v", exitcode.OneLine(err.Error()))
-	}
-	return name, true, nil
 }
 
 // schemaPrefix names the schemas the adapter creates on a server.
@@ -159,26 +114,4 @@ func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Pers
 		return exitcode.Infraf("sql: load: %v", exitcode.OneLine(err.Error()))
 	}
 	return nil
-}
-
-// connectErr classifies a failed connection: rejected credentials or a missing database are the
-// user's to fix (exit 2); an unreachable server is infrastructure (exit 3).
-func connectErr(dsn string, err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "28P01", "28000":
-			return exitcode.Usagef("sql: postgres %s: authentication failed (%s): check the user and password in the dsn", dsn, pgErr.Message)
-		case "3D000":
-			return exitcode.Usagef("sql: postgres %s: %s", dsn, pgErr.Message)
-		}
-	}
-	return exitcode.Infraf("sql: postgres %s: cannot connect: %v", dsn, exitcode.OneLine(err.Error()))
-}
-
-// userinfo matches the password of a URL that does not parse, which RedactDSN leaves alone.
-var userinfo = regexp.MustCompile(`(://[^:/@]*:)[^@]*@`)
-
-func redact(dsn string) string {
-	return userinfo.ReplaceAllString(adapters.RedactDSN(dsn), "${1}***@")
 }

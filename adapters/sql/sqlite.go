@@ -24,37 +24,9 @@ var sqlitePragmas = []string{"busy_timeout(5000)", "journal_mode(WAL)", "synchro
 // openSQLite creates the database: a new file (never one that exists), or a memdb database shared by
 // the pool's connections.
 func openSQLite(ctx context.Context, c config, env adapters.Env) (*store, error) {
-	var (
-		dsn, path string
-		files     []string // what close removes: the database file and its companions
-	)
-	if c.storage == storageMemory {
-		dsn = "file:/dbbench-sql-" + randomID() + "?vfs=memdb&_pragma=busy_timeout(5000)"
-	} else {
-		path = c.path
-		if path == "" {
-			if env.TempDir == "" {
-				return nil, exitcode.Usagef("sql: sqlite file storage needs a path (no temporary directory here)")
-			}
-			path = filepath.Join(env.TempDir, "persons.db")
-		}
-		files = []string{path, path + "-wal", path + "-shm", path + "-journal"}
-		// Never touch a file the user owns: refuse an existing path or companion.
-		for _, p := range files {
-			if _, err := os.Lstat(p); err == nil {
-				return nil, exitcode.Usagef("sql: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return nil, exitcode.Usagef("sql: path %s: %v", p, err)
-			}
-		}
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return nil, exitcode.Usagef("sql: path %s: directory %s does not exist", path, filepath.Dir(path))
-		}
-		q := url.Values{}
-		for _, p := range sqlitePragmas {
-			q.Add("_pragma", p)
-		}
-		dsn = "file:" + path + "?" + q.Encode()
+	dsn, files, err := sqliteDSN(c, env)
+	if err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -79,34 +51,78 @@ func openSQLite(ctx context.Context, c config, env adapters.Env) (*store, error)
 		}
 		return err
 	}
-	var version, journal string
-	var synchronous int
-	err = keep.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version)
-	if err == nil {
-		err = keep.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&journal)
-	}
-	if err == nil {
-		err = keep.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&synchronous)
-	}
+	settings, err := readSQLiteSettings(ctx, keep)
 	if err != nil {
 		return nil, errors.Join(exitcode.Infraf("sql: sqlite %s: %v", c.storage, err), s.close())
 	}
 	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.insertSorted(ctx, ds) }
-	s.info = func(context.Context) map[string]any {
-		m := map[string]any{
-			"driver": moduleVersion("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": version,
-			"storage": c.storage, "journal_mode": journal, "synchronous": synchronousNames[synchronous],
-			"load_path": "one transaction of prepared inserts in email order",
-		}
-		if c.storage == storageMemory {
-			m["storage_detail"] = "memdb VFS, one in-memory database shared by the pool's connections"
-		}
-		if c.path != "" {
-			m["path"] = c.path
-		}
-		return m
-	}
+	s.info = func(context.Context) map[string]any { return sqliteInfo(c, settings) }
 	return s, nil
+}
+
+// sqliteDSN is the database to open and the files closing the store removes: a memdb database, or a
+// file that must not exist yet (nor its companions), in a directory that does.
+func sqliteDSN(c config, env adapters.Env) (dsn string, files []string, err error) {
+	if c.storage == storageMemory {
+		return "file:/dbbench-sql-" + randomID() + "?vfs=memdb&_pragma=busy_timeout(5000)", nil, nil
+	}
+	path := c.path
+	if path == "" {
+		if env.TempDir == "" {
+			return "", nil, exitcode.Usagef("sql: sqlite file storage needs a path (no temporary directory here)")
+		}
+		path = filepath.Join(env.TempDir, "persons.db")
+	}
+	files = []string{path, path + "-wal", path + "-shm", path + "-journal"}
+	// Never touch a file the user owns: refuse an existing path or companion.
+	for _, p := range files {
+		if _, err := os.Lstat(p); err == nil {
+			return "", nil, exitcode.Usagef("sql: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", nil, exitcode.Usagef("sql: path %s: %v", p, err)
+		}
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return "", nil, exitcode.Usagef("sql: path %s: directory %s does not exist", path, filepath.Dir(path))
+	}
+	q := url.Values{}
+	for _, p := range sqlitePragmas {
+		q.Add("_pragma", p)
+	}
+	return "file:" + path + "?" + q.Encode(), files, nil
+}
+
+// sqliteSettings are what the database says it runs with, for the report.
+type sqliteSettings struct {
+	version, journal string
+	synchronous      int
+}
+
+func readSQLiteSettings(ctx context.Context, conn *sql.Conn) (sqliteSettings, error) {
+	var st sqliteSettings
+	err := conn.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&st.version)
+	if err == nil {
+		err = conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&st.journal)
+	}
+	if err == nil {
+		err = conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&st.synchronous)
+	}
+	return st, err
+}
+
+func sqliteInfo(c config, st sqliteSettings) map[string]any {
+	m := map[string]any{
+		"driver": moduleVersion("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": st.version,
+		"storage": c.storage, "journal_mode": st.journal, "synchronous": synchronousNames[st.synchronous],
+		"load_path": "one transaction of prepared inserts in email order",
+	}
+	if c.storage == storageMemory {
+		m["storage_detail"] = "memdb VFS, one in-memory database shared by the pool's connections"
+	}
+	if c.path != "" {
+		m["path"] = c.path
+	}
+	return m
 }
 
 var synchronousNames = map[int]string{0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}

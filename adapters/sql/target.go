@@ -22,6 +22,7 @@ type target struct {
 	closed bool
 }
 
+// The capabilities a sql target offers (docs/adapters.md): removing a method fails the build.
 var (
 	_ adapters.OrderedScanner = (*target)(nil)
 	_ adapters.PointReader    = (*target)(nil)

@@ -129,6 +129,8 @@ func parseConfig(o adapters.Options) (config, error) {
 	return c, nil
 }
 
+var _ adapters.Checker = adapter{}
+
 // Check reports the option and parameter mistakes Open and PrepareWorkload would find before
 // touching any data (see adapters.Checker).
 func (adapter) Check(o adapters.Options, ds adapters.DatasetSpec, params map[string]adapters.Options) error {
@@ -199,8 +201,6 @@ func (adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	return &target{cfg: c, b: b, env: env, logf: logf}, nil
 }
-
-func redact(dsn string) string { return adapters.RedactDSN(dsn) }
 
 // errNoPersons is returned by the common workloads of a target opened with persons: false.
 func errNoPersons(w string) error {

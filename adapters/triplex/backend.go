@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -166,14 +164,12 @@ func (b *sqliteBackend) close() error {
 // pgBackend is PostgreSQL through pgx. Everything the adapter creates lives in one schema of its
 // own, created by Open and dropped by Close; nothing else on the server is touched.
 type pgBackend struct {
-	db      *sql.DB       // reads, DDL, the triplex layout's writes
-	pool    *pgxpool.Pool // the indexed layout's write transactions (COPY)
-	schema  string
+	db      *sql.DB          // reads, DDL, the triplex layout's writes
+	pool    *pgxpool.Pool    // the indexed layout's write transactions (COPY)
+	schema  *postgres.Schema // ours, on the server
 	server  *postgres.Server // the throwaway server, when no dsn was given
 	runCtx  context.Context  // the run's context: cleaning up after Ctrl-C gets a short deadline
 	pending func()           // marks the manual DROP SCHEMA step done
-	version string
-	dsn     string // redacted, for the report
 	sb      string
 	session map[string]string // session settings of the layout, beyond jit=off
 }
@@ -198,60 +194,37 @@ func openPostgres(ctx context.Context, dsn string, sharedBuffers int64, session 
 		b.server, b.sb = srv, settings["shared_buffers"]
 		dsn = srv.DSN("postgres")
 	}
-	b.dsn = redact(dsn)
 	// Setting up (version, schema, pools) gets a deadline of its own: a server that accepts the
 	// connection and then stalls must not hold the run.
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	cfg, err := pgx.ParseConfig(dsn)
+	settings := map[string]string{"jit": "off"}
+	maps.Copy(settings, session)
+	sc, err := postgres.OpenSchema(ctx, dsn, postgres.SchemaOptions{Prefix: schemaPrefix, Session: settings, Logf: logf})
 	if err != nil {
 		b.close()
-		return nil, exitcode.Usagef("triplex: dsn %s: %v", b.dsn, err)
+		return nil, fmt.Errorf("triplex: %w", err)
 	}
-	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > 10*time.Second {
-		cfg.ConnectTimeout = 10 * time.Second
-	}
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		b.close()
-		return nil, connectErr(b.dsn, err)
-	}
-	defer admin.Close(context.WithoutCancel(ctx))
-	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&b.version); err != nil {
-		b.close()
-		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
-	}
+	b.schema = sc
 	if b.server == nil {
-		postgres.SweepSchemas(ctx, admin, schemaPrefix, logf)
+		b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", sc.Name, sc.Server))
 	}
-	if b.schema, err = postgres.CreateSchema(ctx, admin, schemaPrefix); err == nil && b.server == nil {
-		b.pending = cleanup.Register(fmt.Sprintf("DROP SCHEMA %s CASCADE (on %s)", b.schema, b.dsn))
-	}
-	if b.schema == "" || err != nil {
-		b.close()
-		return nil, exitcode.Infraf("triplex: postgres %s: create schema: %w", b.dsn, err)
-	}
-	cfg.RuntimeParams["search_path"] = b.schema
-	cfg.RuntimeParams["jit"] = "off"
-	for k, v := range session {
-		cfg.RuntimeParams[k] = v
-	}
-	b.db = stdlib.OpenDB(*cfg)
+	b.db = stdlib.OpenDB(*sc.Config)
 	b.db.SetMaxIdleConns(16)
 	if err := b.db.PingContext(ctx); err != nil {
 		b.close()
-		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", sc.Server, err)
 	}
 	// Writers are serialised per store and there are two stores: a small pool is plenty.
 	pcfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		b.close()
-		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", sc.Server, err)
 	}
-	pcfg.ConnConfig, pcfg.MaxConns = cfg.Copy(), 4
+	pcfg.ConnConfig, pcfg.MaxConns = sc.Config.Copy(), 4
 	if b.pool, err = pgxpool.NewWithConfig(ctx, pcfg); err != nil {
 		b.close()
-		return nil, exitcode.Infraf("triplex: postgres %s: %w", b.dsn, err)
+		return nil, exitcode.Infraf("triplex: postgres %s: %w", sc.Server, err)
 	}
 	return b, nil
 }
@@ -266,21 +239,6 @@ const (
 	interruptedCleanupTimeout = 500 * time.Millisecond
 )
 
-// connectErr classifies a failed connection: rejected credentials or a missing database are the
-// user's to fix (exit 2); an unreachable server is infrastructure (exit 3).
-func connectErr(dsn string, err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case "28P01", "28000":
-			return exitcode.Usagef("triplex: postgres %s: authentication failed (%s): check the user and password in the dsn", dsn, pgErr.Message)
-		case "3D000":
-			return exitcode.Usagef("triplex: postgres %s: %s", dsn, pgErr.Message)
-		}
-	}
-	return exitcode.Infraf("triplex: postgres %s: cannot connect: %v", dsn, exitcode.OneLine(err.Error()))
-}
-
 func (b *pgBackend) dialect() string { return store.Postgres }
 
 func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, store.TxBeginner, func() error, error) {
@@ -288,12 +246,12 @@ func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, store.TxBeginner,
 }
 
 func (b *pgBackend) info(ctx context.Context) map[string]any {
-	m := map[string]any{"driver": pgDriver, "server_version": b.version, "schema": b.schema, "storage": "server"}
+	m := map[string]any{"driver": pgDriver, "server_version": b.schema.Version, "schema": b.schema.Name, "storage": "server"}
 	if b.server != nil {
 		m["server"] = "throwaway (" + b.server.Mode() + ")"
 		m["shared_buffers"] = b.sb
 	} else {
-		m["server"] = "dsn " + b.dsn
+		m["server"] = "dsn " + b.schema.Server
 	}
 	settings := []string{"jit=off"}
 	for _, k := range slices.Sorted(maps.Keys(b.session)) {
@@ -330,16 +288,16 @@ func (b *pgBackend) close() error {
 		// A throwaway server goes with everything in it; on a server the user gave, the schema is
 		// dropped under a deadline (short after Ctrl-C), so that a stalled server cannot hold up
 		// the end of the run. What could not be dropped is named, and the next run removes it.
-		if b.schema != "" && b.server == nil {
+		if b.schema != nil && b.server == nil {
 			timeout := cleanupTimeout
 			if b.runCtx != nil && b.runCtx.Err() != nil {
 				timeout = interruptedCleanupTimeout
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			_, err = b.db.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+b.schema+" CASCADE")
+			err = b.schema.Drop(ctx)
 			cancel()
 			if err != nil {
-				err = fmt.Errorf("drop schema %s: %v (drop it by hand: DROP SCHEMA %s CASCADE; the next run removes it too)", b.schema, err, b.schema)
+				err = fmt.Errorf("%w (drop it by hand: DROP SCHEMA %s CASCADE; the next run removes it too)", err, b.schema.Name)
 			} else if b.pending != nil {
 				b.pending()
 			}

@@ -301,20 +301,7 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 	entities := t.entities()
 	switch name {
 	case wPageAll:
-		return &pager[store.Fact]{
-			t: t, shape: "all facts [?e ?a ?v]", flat: indexed,
-			fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
-				return t.bench.PageAll(ctx, 0, after, limit, fn)
-			},
-			timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
-				return t.bench.PageAll(ctx, 0, after, limit, pr.factFn)
-			},
-			keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
-			check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
-			plan: func(after *store.Fact, limit int) store.PlanQuery {
-				return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
-			},
-		}, entities * factsPerEntity, "facts", nil
+		return t.allPager(indexed), entities * factsPerEntity, "facts", nil
 	case wPageAttr:
 		a := attrOf(params.String("attribute"))
 		return t.attrPager(a, 0, -1), entities, "entities", nil
@@ -333,85 +320,114 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 				rows++
 			}
 		}
-		return &pager[store.JoinRow]{
-			t: t, shape: fmt.Sprintf("join name+score, score >= %d, by score desc", minScore), flat: indexed,
-			fetch: func(ctx context.Context, after *store.JoinRow, limit int, fn func(store.JoinRow) error) error {
-				return t.bench.PageJoin(ctx, 0, j, after, limit, fn)
-			},
-			keep: func(arena []byte, r store.JoinRow) ([]byte, store.JoinRow) {
-				arena, r.With.Str = keepBytes(arena, r.With.Str)
-				return arena, r
-			},
-			print: printJoin,
-			timed: func(ctx context.Context, after *store.JoinRow, limit int, pr *printer) error {
-				return t.bench.PageJoin(ctx, 0, j, after, limit, pr.joinFn)
-			},
-			before: func(a, b store.JoinRow) bool { // Triplex's order: score desc, then ?e and ?name asc
-				return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E < b.E
-			},
-			hash: func(r store.JoinRow) uint64 {
-				return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1)
-			},
-			check: func(r store.JoinRow) error {
-				if r.Order.Num < j.Min {
-					return fmt.Errorf("triplex: join: entity %d has score %v < %v", r.E, r.Order.Num, j.Min)
-				}
-				if err := t.expectValue(r.E, attrScore, r.Order, -1); err != nil {
-					return err
-				}
-				return t.expectValue(r.E, attrName, r.With, -1)
-			},
-			plan: func(after *store.JoinRow, limit int) store.PlanQuery {
-				return store.PlanQuery{Shape: store.PlanJoin, Join: j, AfterJoin: after, Limit: limit}
-			},
-		}, rows, "entities with score >= min_score", nil
+		return t.joinPager(j, minScore, indexed), rows, "entities with score >= min_score", nil
 	case wGroupCount:
 		computed := params.String("mode") == "computed"
-		return &pager[store.Group]{
-			t: t, shape: "group count ?group (count ?e) over :bench/group" + map[bool]string{true: ", computed", false: ", maintained"}[computed || !indexed],
-			flat: indexed && !computed,
-			fetch: func(ctx context.Context, after *store.Group, limit int, fn func(store.Group) error) error {
-				var v *store.Value
-				if after != nil {
-					v = &after.V
-				}
-				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, fn)
-			},
-			keep: func(arena []byte, g store.Group) ([]byte, store.Group) {
-				arena, g.V.Str = keepBytes(arena, g.V.Str)
-				return arena, g
-			},
-			print: printGroup,
-			timed: func(ctx context.Context, after *store.Group, limit int, pr *printer) error {
-				var v *store.Value
-				if after != nil {
-					v = &after.V
-				}
-				return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, pr.groupFn)
-			},
-			before: func(a, b store.Group) bool { return a.V.Compare(b.V) < 0 },
-			hash:   func(g store.Group) uint64 { return mix(hashValue(g.V) ^ uint64(g.N)*0x9e3779b97f4a7c15) },
-			check: func(g store.Group) error {
-				s, ok := strings.CutPrefix(string(g.V.Str), "group:")
-				k, err := strconv.Atoi(s)
-				if g.V.Kind != store.String || !ok || err != nil {
-					return fmt.Errorf("triplex: group count: unexpected group %s", show(g.V))
-				}
-				if want := t.groupSize(k); g.N != want {
-					return fmt.Errorf("triplex: group count: %s has %d entities, want %d", g.V.Str, g.N, want)
-				}
-				return nil
-			},
-			plan: func(after *store.Group, limit int) store.PlanQuery {
-				q := store.PlanQuery{Shape: store.PlanGroups, Attr: attrGroup, Computed: computed, Limit: limit}
-				if after != nil {
-					q.AfterValue = &after.V
-				}
-				return q
-			},
-		}, min(entities, groupCount), "groups", nil
+		return t.groupPager(computed, indexed), min(entities, groupCount), "groups", nil
 	}
 	return nil, 0, "", exitcode.Usagef("triplex: no workload %q", name)
+}
+
+// allPager pages every current fact [?e ?a ?v].
+func (t *target) allPager(indexed bool) *pager[store.Fact] {
+	return &pager[store.Fact]{
+		t: t, shape: "all facts [?e ?a ?v]", flat: indexed,
+		fetch: func(ctx context.Context, after *store.Fact, limit int, fn func(store.Fact) error) error {
+			return t.bench.PageAll(ctx, 0, after, limit, fn)
+		},
+		timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
+			return t.bench.PageAll(ctx, 0, after, limit, pr.factFn)
+		},
+		keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
+		check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
+		plan: func(after *store.Fact, limit int) store.PlanQuery {
+			return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
+		},
+	}
+}
+
+// joinPager pages the join of name and score for scores of at least j.Min, in Triplex's order.
+func (t *target) joinPager(j store.Join, minScore int, indexed bool) *pager[store.JoinRow] {
+	return &pager[store.JoinRow]{
+		t: t, shape: fmt.Sprintf("join name+score, score >= %d, by score desc", minScore), flat: indexed,
+		fetch: func(ctx context.Context, after *store.JoinRow, limit int, fn func(store.JoinRow) error) error {
+			return t.bench.PageJoin(ctx, 0, j, after, limit, fn)
+		},
+		keep: func(arena []byte, r store.JoinRow) ([]byte, store.JoinRow) {
+			arena, r.With.Str = keepBytes(arena, r.With.Str)
+			return arena, r
+		},
+		print: printJoin,
+		timed: func(ctx context.Context, after *store.JoinRow, limit int, pr *printer) error {
+			return t.bench.PageJoin(ctx, 0, j, after, limit, pr.joinFn)
+		},
+		before: func(a, b store.JoinRow) bool { // Triplex's order: score desc, then ?e and ?name asc
+			return a.Order.Num > b.Order.Num || a.Order.Num == b.Order.Num && a.E < b.E
+		},
+		hash: func(r store.JoinRow) uint64 {
+			return mix(uint64(r.E)*0x9e3779b97f4a7c15 ^ hashValue(r.Order) ^ hashValue(r.With)<<1)
+		},
+		check: func(r store.JoinRow) error {
+			if r.Order.Num < j.Min {
+				return fmt.Errorf("triplex: join: entity %d has score %v < %v", r.E, r.Order.Num, j.Min)
+			}
+			if err := t.expectValue(r.E, attrScore, r.Order, -1); err != nil {
+				return err
+			}
+			return t.expectValue(r.E, attrName, r.With, -1)
+		},
+		plan: func(after *store.JoinRow, limit int) store.PlanQuery {
+			return store.PlanQuery{Shape: store.PlanJoin, Join: j, AfterJoin: after, Limit: limit}
+		},
+	}
+}
+
+// groupPager pages the entity count of each :bench/group value: the maintained counts, or (computed,
+// and always on the triplex layout) a GROUP BY.
+func (t *target) groupPager(computed, indexed bool) *pager[store.Group] {
+	return &pager[store.Group]{
+		t: t, shape: "group count ?group (count ?e) over :bench/group" + map[bool]string{true: ", computed", false: ", maintained"}[computed || !indexed],
+		flat: indexed && !computed,
+		fetch: func(ctx context.Context, after *store.Group, limit int, fn func(store.Group) error) error {
+			var v *store.Value
+			if after != nil {
+				v = &after.V
+			}
+			return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, fn)
+		},
+		keep: func(arena []byte, g store.Group) ([]byte, store.Group) {
+			arena, g.V.Str = keepBytes(arena, g.V.Str)
+			return arena, g
+		},
+		print: printGroup,
+		timed: func(ctx context.Context, after *store.Group, limit int, pr *printer) error {
+			var v *store.Value
+			if after != nil {
+				v = &after.V
+			}
+			return t.bench.Groups(ctx, 0, attrGroup, computed, v, limit, pr.groupFn)
+		},
+		before: func(a, b store.Group) bool { return a.V.Compare(b.V) < 0 },
+		hash:   func(g store.Group) uint64 { return mix(hashValue(g.V) ^ uint64(g.N)*0x9e3779b97f4a7c15) },
+		check: func(g store.Group) error {
+			s, ok := strings.CutPrefix(string(g.V.Str), "group:")
+			k, err := strconv.Atoi(s)
+			if g.V.Kind != store.String || !ok || err != nil {
+				return fmt.Errorf("triplex: group count: unexpected group %s", show(g.V))
+			}
+			if want := t.groupSize(k); g.N != want {
+				return fmt.Errorf("triplex: group count: %s has %d entities, want %d", g.V.Str, g.N, want)
+			}
+			return nil
+		},
+		plan: func(after *store.Group, limit int) store.PlanQuery {
+			q := store.PlanQuery{Shape: store.PlanGroups, Attr: attrGroup, Computed: computed, Limit: limit}
+			if after != nil {
+				q.AfterValue = &after.V
+			}
+			return q
+		},
+	}
 }
 
 // attrPager pages [?e attr ?v] as of transaction at (0: current); rounds is the model's state at

@@ -47,6 +47,14 @@ type target struct {
 	rssAfter   int64
 }
 
+// The capabilities a triplex target offers (docs/adapters.md): removing a method fails the build.
+var (
+	_ adapters.OrderedScanner = (*target)(nil)
+	_ adapters.PointReader    = (*target)(nil)
+	_ adapters.Inserter       = (*target)(nil)
+	_ adapters.CustomRunner   = (*target)(nil)
+)
+
 // writeStats accumulates write throughput.
 type writeStats struct {
 	n   int64 // facts (or retract+assert pairs)

@@ -28,6 +28,19 @@ const (
 	wUpdateRound  = "update_round"
 )
 
+// Every op is checked outside the timed region and describes its plan: without Verify the engine
+// would take Do's unchecked tally (docs/adapters.md).
+var (
+	_ adapters.Verifier  = (*entityLookupOp)(nil)
+	_ adapters.Describer = (*entityLookupOp)(nil)
+	_ adapters.Verifier  = (*insertOp)(nil)
+	_ adapters.Describer = (*insertOp)(nil)
+	_ adapters.Verifier  = (*updateOp)(nil)
+	_ adapters.Describer = (*updateOp)(nil)
+	_ adapters.Verifier  = (*pageOp[store.Fact])(nil)
+	_ adapters.Describer = (*pageOp[store.Fact])(nil)
+)
+
 // maxPage is Triplex's largest page.
 const maxPage = 1000
 

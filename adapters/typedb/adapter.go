@@ -113,6 +113,8 @@ type settings struct {
 // dbNameRE is what TypeDB accepts as a database name: it refuses a leading digit, '_' or '-'.
 var dbNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
 
+var _ adapters.Checker = adapter{}
+
 // Check reports the option mistakes Open would find before connecting (see adapters.Checker).
 func (adapter) Check(o adapters.Options, _ adapters.DatasetSpec, _ map[string]adapters.Options) error {
 	_, err := resolve(o)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/adapters/typedb"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/adapters/typedb/typedbtest"
@@ -40,93 +41,15 @@ func mustOpen(t *testing.T, raw map[string]any) adapters.Target {
 	return tg
 }
 
-// runWorkloads loads ds into a target and checks every workload's counts and checksums.
-func runWorkloads(t *testing.T, tg adapters.Target, ds *dataset.Persons) {
-	ctx := context.Background()
-	if err := tg.Load(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
-	n := ds.Len()
-
-	// Scan: the whole dataset must give its checksum; a partial scan must give n rows.
-	tl, err := tg.(adapters.Scanner).Scan(ctx, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tl.Rows != int64(n) || tl.Sum != ds.SumFirst(n) {
-		t.Fatalf("scan: %d rows, sum %x; want %d, %x", tl.Rows, tl.Sum, n, ds.SumFirst(n))
-	}
-	if tl, err := tg.(adapters.Scanner).Scan(ctx, n/3); err != nil || tl.Rows != int64(n/3) {
-		t.Fatalf("partial scan: %+v, %v", tl, err)
-	}
-
-	// Lookup: every key found with its checksum, a missing key is an empty tally.
-	var want, got adapters.Tally
-	for _, i := range ds.Sample(50, 7) {
-		want.Add(adapters.Tally{Rows: 1, Sum: ds.Sum(int(i))})
-		tl, err := tg.(adapters.PointReader).Lookup(ctx, ds.Email(int(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got.Add(tl)
-	}
-	if got != want {
-		t.Fatalf("lookups: %+v, want %+v", got, want)
-	}
-	if tl, err := tg.(adapters.PointReader).Lookup(ctx, []byte(`no "such" \person`)); err != nil || tl != (adapters.Tally{}) {
-		t.Fatalf("missing key: %+v, %v", tl, err)
-	}
-
-	// Insert: a fresh database, one transaction, then read back.
-	ins := min(n, 300)
-	s, err := tg.(adapters.Inserter).NewInsertSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for i := range ins {
-		p := ds.Person(i)
-		if err := s.Insert(ctx, &p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if tl, err := s.Verify(ctx); err != nil || tl.Rows != int64(ins) || tl.Sum != ds.SumFirst(ins) {
-		t.Fatalf("insert verify: %+v, %v; want %d rows, sum %x", tl, err, ins, ds.SumFirst(ins))
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	// Concurrent readers: each reads the same rows in its own transaction.
-	readers, rows := 4, min(n, 500)
-	lat := make([]time.Duration, readers)
-	tallies, wall, err := tg.(adapters.ConcurrentScanner).ScanConcurrently(ctx, readers, rows, lat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tl := range tallies {
-		if tl.Rows != int64(rows) || tl.Sum != tallies[0].Sum || lat[i] <= 0 || lat[i] > wall {
-			t.Fatalf("reader %d: %+v (latency %v, wall %v); reader 0 %+v", i, tl, lat[i], wall, tallies[0])
-		}
-	}
-}
-
-func TestWorkloadsAgainstFake(t *testing.T) {
-	ds, err := dataset.Generate(1500, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestConforms runs the conformance kit against the fake server, with both lookup modes and both
+// concurrency strategies; the server's databases are what a target must remove.
+func TestConforms(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts map[string]any
 	}{
 		{"defaults", nil},
-		{"explicit transactions", map[string]any{"lookup_mode": "transaction", "concurrent_mode": "oneshot", "database": "bench-x"}},
+		{"explicit transactions", map[string]any{"lookup_mode": "transaction", "concurrent_mode": "oneshot"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := typedbtest.NewServer(typedbtest.Config{})
@@ -135,25 +58,40 @@ func TestWorkloadsAgainstFake(t *testing.T) {
 			for k, v := range tc.opts {
 				raw[k] = v
 			}
-			tg, err := open(t, raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			runWorkloads(t, tg, ds)
-			info := tg.Info()
-			if info["server_version"] != "3.14.0" || info["protocol"] != "http /v1" || info["lookup_mode"] == "" {
-				t.Errorf("info: %v", info)
-			}
-			if got := srv.Databases(); len(got) != 1 {
-				t.Errorf("databases before close: %v, want only the target's", got)
-			}
-			if err := tg.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := srv.Databases(); len(got) != 0 || srv.OpenTransactions() != 0 {
-				t.Errorf("after close: databases %v, %d open transactions", got, srv.OpenTransactions())
-			}
+			adaptertest.Run(t, adaptertest.Target{
+				Open:      adaptertest.Opener(typedb.New(), raw),
+				Remains:   func(testing.TB) []string { return srv.Databases() },
+				Workloads: typedb.New().Info().Builtin,
+			})
 		})
+	}
+}
+
+// TestInfoAndTransactions: the report's facts, a database of the name given, and no transaction
+// left open once a target is closed.
+func TestInfoAndTransactions(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	ds, _ := dataset.Generate(100, 3)
+	tg := mustOpen(t, map[string]any{"address": srv.URL, "database": "bench-x"})
+	if got := srv.Databases(); len(got) != 1 || got[0] != "bench-x" {
+		t.Errorf("databases while open: %v, want [bench-x]", got)
+	}
+	if err := tg.Load(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.(adapters.Scanner).Scan(context.Background(), 100); err != nil {
+		t.Fatal(err)
+	}
+	info := tg.Info()
+	if info["server_version"] != "3.14.0" || info["protocol"] != "http /v1" || info["lookup_mode"] == "" {
+		t.Errorf("info: %v", info)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Databases(); len(got) != 0 || srv.OpenTransactions() != 0 {
+		t.Errorf("after close: databases %v, %d open transactions", got, srv.OpenTransactions())
 	}
 }
 
@@ -417,18 +355,14 @@ func TestInfoHoldsNoSecrets(t *testing.T) {
 	}
 }
 
-// TestRealServer runs the workloads against the server at TYPEDB_ADDRESS.
+// TestRealServer runs the conformance kit against the server at TYPEDB_ADDRESS.
 func TestRealServer(t *testing.T) {
 	if os.Getenv("TYPEDB_ADDRESS") == "" {
 		t.Skip("TYPEDB_ADDRESS is not set")
 	}
-	ds, err := dataset.Generate(2000, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg := mustOpen(t, nil)
-	runWorkloads(t, tg, ds)
-	t.Logf("info: %v", tg.Info())
+	adaptertest.Run(t, adaptertest.Target{
+		Open: adaptertest.Opener(typedb.New(), nil), Workloads: typedb.New().Info().Builtin, Size: 2000,
+	})
 }
 
 func contains(list []string, s string) bool {

@@ -414,6 +414,9 @@ func (t *target) ScanConcurrently(ctx context.Context, readers, rows int, lat []
 	return tallies, wall, nil
 }
 
+// The capabilities a typedb target offers (docs/adapters.md): removing a method fails the build. Its
+// scans are not in key order (no OrderedScanner): a partial scan's checksum is compared across
+// repeats and targets.
 var (
 	_ adapters.Scanner           = (*target)(nil)
 	_ adapters.PointReader       = (*target)(nil)

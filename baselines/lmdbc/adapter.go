@@ -36,6 +36,8 @@ func (Adapter) Info() adapters.Info {
 	}
 }
 
+var _ adapters.Checker = Adapter{}
+
 // Check reports the option mistakes Open would, and a map too small for the dataset, which Load
 // would refuse (see adapters.Checker).
 func (Adapter) Check(o adapters.Options, ds adapters.DatasetSpec, _ map[string]adapters.Options) error {

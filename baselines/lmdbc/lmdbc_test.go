@@ -5,6 +5,7 @@ package lmdbc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/adapters/lmdb"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -87,49 +89,18 @@ func TestDeclarations(t *testing.T) {
 	}
 }
 
-func TestWorkloads(t *testing.T) {
-	ctx := context.Background()
-	ds := generate(t, 3000)
+// TestConforms runs the conformance kit on the C baseline: every workload done and timed in C
+// (which also proves the C RowSum equal to dataset.RowSum on every row).
+func TestConforms(t *testing.T) {
 	for _, raw := range []map[string]any{nil, {"txn_size": 7}, {"durable": true, "txn_size": 500}} {
-		tg := openTarget(t, New(), raw, ds).(*target)
-		for _, n := range []int{0, 1, 1000, ds.Len(), ds.Len() + 5} {
-			got, d, err := tg.TimedScan(ctx, n)
-			want := adapters.Tally{Rows: int64(min(n, ds.Len())), Sum: ds.SumSortedPrefix(n)}
-			if err != nil || got != want || d <= 0 {
-				t.Fatalf("TimedScan(%d) = %+v, %v, %v; want %+v", n, got, d, err, want)
-			}
-			if got, err := tg.Scan(ctx, n); err != nil || got != want {
-				t.Fatalf("Scan(%d) = %+v, %v", n, got, err)
-			}
-		}
-
-		keys := ds.Sample(700, 4)
-		lat := make([]time.Duration, len(keys))
-		got, err := tg.TimedLookups(ctx, ds, keys, lat)
-		if want := (adapters.Tally{Rows: 700, Sum: ds.SumOf(keys)}); err != nil || got != want {
-			t.Fatalf("lookups %+v, %v; want %+v", got, err, want)
-		}
-		for i, l := range lat {
-			if l <= 0 {
-				t.Fatalf("lookup %d has latency %v", i, l)
-			}
-		}
-
-		got, d, err := tg.TimedInsert(ctx, ds, 1234)
-		if want := (adapters.Tally{Rows: 1234, Sum: ds.SumFirst(1234)}); err != nil || got != want || d <= 0 {
-			t.Fatalf("insert %+v, %v, %v; want %+v", got, d, err, want)
-		}
-
-		lat = make([]time.Duration, 3)
-		tallies, wall, err := tg.TimedScanConcurrently(ctx, 3, 800, lat)
-		if err != nil || len(tallies) != 3 {
-			t.Fatalf("concurrent: %v, %v", tallies, err)
-		}
-		for i, tl := range tallies {
-			if want := (adapters.Tally{Rows: 800, Sum: ds.SumSortedPrefix(800)}); tl != want || lat[i] <= 0 || lat[i] > wall {
-				t.Fatalf("reader %d: %+v, latency %v, wall %v; want %+v", i, tl, lat[i], wall, want)
-			}
-		}
+		t.Run(fmt.Sprint(raw), func(t *testing.T) {
+			adaptertest.Run(t, adaptertest.Target{
+				Open:      adaptertest.Opener(New(), raw),
+				OpenAt:    adaptertest.OpenerAt(New(), raw, "path"),
+				Workloads: New().Info().Builtin,
+				Size:      1000,
+			})
+		})
 	}
 }
 

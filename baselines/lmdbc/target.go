@@ -81,6 +81,7 @@ type target struct {
 	closed  bool
 }
 
+// The capabilities a lmdb-c target offers (docs/adapters.md): removing a method fails the build.
 var (
 	_ adapters.OrderedScanner         = (*target)(nil)
 	_ adapters.TimedScanner           = (*target)(nil)

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -78,8 +79,11 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 }
 
 // target is one database file and its main connection. The engine runs one workload at a time; the
-// concurrent workload opens a connection per reader thread.
+// concurrent workload opens a connection per reader thread. The main connection is opened with
+// SQLITE_OPEN_NOMUTEX, so mu gives it to one call at a time: a Scanner must be safe for concurrent
+// use (adapters.Scanner), and the lock is taken outside the region C times.
 type target struct {
+	mu       sync.Mutex
 	db       *C.sqlite3
 	lookup   *C.sqlite3_stmt
 	path     *C.char
@@ -88,6 +92,7 @@ type target struct {
 	closed   bool
 }
 
+// The capabilities a sqlite-c target offers (docs/adapters.md): removing a method fails the build.
 var (
 	_ adapters.OrderedScanner         = (*target)(nil)
 	_ adapters.TimedScanner           = (*target)(nil)
@@ -148,6 +153,8 @@ func pack(ds *dataset.Persons) packed {
 
 // Load inserts the persons in email order in one transaction of prepared inserts, in C.
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := t.open(); err != nil {
 		return err
 	}
@@ -175,6 +182,8 @@ func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 
 // TimedScan reads the first n persons in email order in one read transaction, in C.
 func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Duration, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := errors.Join(ctx.Err(), t.open()); err != nil {
 		return adapters.Tally{}, 0, err
 	}
@@ -188,6 +197,8 @@ func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Dur
 
 // TimedLookups runs the prepared lookup for each person idx of ds, each its own transaction, in C.
 func (t *target) TimedLookups(ctx context.Context, ds *dataset.Persons, idx []int32, lat []time.Duration) (adapters.Tally, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := errors.Join(ctx.Err(), t.open()); err != nil {
 		return adapters.Tally{}, err
 	}
@@ -207,6 +218,8 @@ func (t *target) TimedLookups(ctx context.Context, ds *dataset.Persons, idx []in
 // TimedInsert creates the fresh table persons_insert (untimed), inserts the first n persons in one
 // transaction of prepared inserts (timed, in C), reads the table back and drops it.
 func (t *target) TimedInsert(ctx context.Context, ds *dataset.Persons, n int) (adapters.Tally, time.Duration, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return adapters.Tally{}, 0, err
 	}
@@ -238,7 +251,10 @@ func (t *target) insertInto(ds *dataset.Persons, n int) (adapters.Tally, time.Du
 // TimedScanConcurrently opens a connection per reader and releases readers pthreads together, each
 // scanning rows persons in its own read transaction.
 func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
-	if err := errors.Join(ctx.Err(), t.open()); err != nil {
+	t.mu.Lock()
+	err := errors.Join(ctx.Err(), t.open())
+	t.mu.Unlock()
+	if err != nil {
 		return nil, 0, err
 	}
 	switch {
@@ -263,6 +279,8 @@ func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, l
 
 // Info describes the SQLite build and settings and how the baseline works.
 func (t *target) Info() map[string]any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	m := map[string]any{
 		"sqlite_version": C.GoString(C.sqlite3_libversion()),
 		"sqlite_build":   "the amalgamation compiled by github.com/mattn/go-sqlite3 " + mattnVersion() + " (cgo, -O2, SQLITE_THREADSAFE=1)",
@@ -302,6 +320,8 @@ func mattnVersion() string {
 
 // Close closes the connection and removes the database file and its companions (all created here).
 func (t *target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.closed {
 		return nil
 	}

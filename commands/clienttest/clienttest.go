@@ -17,6 +17,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report/render"
@@ -155,8 +156,8 @@ type clientSession struct {
 	*checker
 	ctx    context.Context
 	c      *exec.Client
-	hello  *exec.Hello
-	opened *exec.Opened
+	hello  *protocol.HelloReply
+	opened *protocol.Opened
 }
 
 // session is a whole session, hello to close, with every request of the protocol.
@@ -187,27 +188,27 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 // sayHello checks the hello exchange; false: the session cannot go on.
 func (s *clientSession) sayHello() bool {
 	return s.check(s.c, "hello", func() (string, error) {
-		hello, err := s.c.Hello(s.ctx, exec.ProtocolVersion, exec.DBBenchVersion())
+		hello, err := s.c.Hello(s.ctx, protocol.Version, exec.DBBenchVersion())
 		if err != nil {
 			return "", err
 		}
 		s.hello = hello
-		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", *hello.Client, *hello.ClientVersion,
-			*hello.Language, *hello.Runtime, *hello.Library, *hello.LibraryVersion, list(*hello.Workloads), list(*hello.Options)), nil
+		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", hello.Client, hello.ClientVersion,
+			hello.Language, hello.Runtime, hello.Library, hello.LibraryVersion, list(hello.Workloads), list(hello.Options)), nil
 	})
 }
 
 // open checks open, on a schema of its own when a PostgreSQL server is given; dropSchema drops it.
 func (s *clientSession) open(file, store string) (dropSchema func(), err error) {
 	dropSchema = func() {}
-	req := exec.OpenRequest{Options: s.opts.Client, Size: s.ds.Len(), Seed: 1, TempDir: store, Dataset: file}
+	req := protocol.Open{Options: s.opts.Client, Size: s.ds.Len(), Seed: 1, TempDir: store, Dataset: file}
 	if s.opts.DSN != "" {
-		schema, err := exec.CreateSchema(s.ctx, s.opts.DSN)
+		pg, drop, err := exec.PostgresSchema(s.ctx, s.opts.DSN)
 		if err != nil {
 			return nil, err
 		}
-		dropSchema = func() { exec.DropSchema(s.opts.DSN, schema) }
-		req.Postgres = &exec.Postgres{DSN: s.opts.DSN, Schema: schema}
+		dropSchema = func() { drop() }
+		req.Postgres = pg
 	}
 	s.check(s.c, "open", func() (string, error) {
 		opened, err := s.c.Open(s.ctx, req)
@@ -215,7 +216,7 @@ func (s *clientSession) open(file, store string) (dropSchema func(), err error) 
 			return "", err
 		}
 		s.opened = opened
-		return fmt.Sprintf("scans_in_key_order %v%s", *opened.ScansInKeyOrder, infoLines(*opened.Info)), nil
+		return fmt.Sprintf("scans_in_key_order %v%s", opened.ScansInKeyOrder, infoLines(opened.Info)), nil
 	})
 	return dropSchema, nil
 }
@@ -256,7 +257,7 @@ func (s *clientSession) builtins() {
 		name  string
 		check func()
 	}{{workloads.Scan, s.scan}, {workloads.Lookup, s.lookup}, {workloads.Insert, s.insert}, {workloads.Concurrent, s.concurrent}} {
-		if slices.Contains(*s.hello.Workloads, w.name) {
+		if slices.Contains(s.hello.Workloads, w.name) {
 			w.check()
 		} else {
 			s.skip(w.name, "not declared by the client")
@@ -287,7 +288,7 @@ func (s *clientSession) scan() {
 		if err != nil {
 			return "", err
 		}
-		if s.opened != nil && *s.opened.ScansInKeyOrder {
+		if s.opened != nil && s.opened.ScansInKeyOrder {
 			return "the first persons in email order", want("scan", t, part, ds.SumSortedPrefix(part))
 		}
 		again, _, err := s.c.Scan(s.ctx, part)
@@ -348,7 +349,7 @@ func (s *clientSession) concurrent() {
 
 // adapterWorkloads runs each workload of the client's own a few times.
 func (s *clientSession) adapterWorkloads() {
-	for _, w := range *s.hello.Workloads {
+	for _, w := range s.hello.Workloads {
 		if slices.Contains(workloads.Builtins, w) {
 			continue
 		}
@@ -422,7 +423,7 @@ func (k *checker) endOfInput(ctx context.Context) error {
 		return fmt.Sprintf("refused: %q", re.Msg), nil
 	})
 	k.check(c, "end of input", func() (string, error) {
-		if _, err := c.Hello(ctx, exec.ProtocolVersion, exec.DBBenchVersion()); err != nil {
+		if _, err := c.Hello(ctx, protocol.Version, exec.DBBenchVersion()); err != nil {
 			return "", err
 		}
 		pgid := c.PGID()

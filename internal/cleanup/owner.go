@@ -43,11 +43,12 @@ func Dead(mark string) bool {
 	if !ok || host != hostname() || pid == os.Getpid() {
 		return false
 	}
-	return !alive(pid)
+	return !Alive(pid)
 }
 
-// alive reports whether a process exists and is not a zombie.
-func alive(pid int) bool {
+// Alive reports whether a process exists (ours or, EPERM, another user's) and is not a zombie (an
+// orphan may wait unreaped where PID 1 does not reap).
+func Alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}

@@ -57,7 +57,7 @@ func (p Process) State() ProcessState {
 	if b := bootID(); p.BootID != "" && b != "" && p.BootID != b {
 		return Gone
 	}
-	if !alive(p.PID) {
+	if !Alive(p.PID) {
 		return Gone
 	}
 	if start, ok := processStart(p.PID); ok && p.Start != 0 && start != p.Start {

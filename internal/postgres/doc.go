@@ -44,11 +44,17 @@
 // exitcode.ErrUnavailable (the same value as adapters.ErrUnavailable), so an optional target is
 // skipped with the reason. Options.Mode forces one mode.
 //
+// Lazy starts a server on first use and hands the same one to every later caller (a run's targets,
+// a test binary's tests).
+//
 // # Schemas
 //
 // CreateSchema makes a schema named PREFIX<random> and marks it with its owner (pid and host,
 // internal/cleanup), so that a later run's SweepSchemas can drop the schemas of runs that died
-// (SIGKILL, a crash), and only those.
+// (SIGKILL, a crash), and only those. OpenSchema is what a target uses (the SQL and Triplex adapters,
+// an exec target's client): it connects to a DSN, sweeps, makes the target's schema (or checks an
+// existing one the user names), and returns it with the connection settings that work in it (its
+// search path); Schema.Drop removes it, and only a schema it made.
 //
 // Tests use the subpackage pgtest: one server per test binary, failing (never skipping) when
 // PostgreSQL cannot be started unless DBBENCH_SKIP_POSTGRES=1.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -62,7 +63,7 @@ func TestServerDiesWithItsOwner(t *testing.T) {
 		t.Fatalf("owner process did not start a server: %s", out)
 	}
 	deadline := time.Now().Add(guard)
-	for alive(pid) {
+	for cleanup.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("postgres (pid %d) still runs %v after its owner died", pid, guard)

@@ -325,3 +325,47 @@ func environ() []string {
 	}
 	return append(env, "LC_ALL=C", "LANG=C")
 }
+
+// Lazy is a throwaway server started on first use and shared by all its users until Stop: every
+// caller gets the same server, or the same failure, except that a start its caller's context ended
+// is tried again by the next caller. The zero value is ready (Options zero: Start's defaults).
+type Lazy struct {
+	Options Options
+	// Timeout, when set, bounds the start (initdb and pulling an image included); a start that runs
+	// out of it has failed for every caller.
+	Timeout time.Duration
+
+	mu    sync.Mutex
+	srv   *Server
+	err   error
+	tried bool
+}
+
+// Server returns the server, starting it on first use.
+func (l *Lazy) Server(ctx context.Context) (*Server, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.tried {
+		start := ctx
+		if l.Timeout > 0 {
+			var cancel context.CancelFunc
+			start, cancel = context.WithTimeout(ctx, l.Timeout)
+			defer cancel()
+		}
+		l.srv, l.err = Start(start, l.Options)
+		l.tried = l.err == nil || ctx.Err() == nil
+	}
+	return l.srv, l.err
+}
+
+// Stop stops the server if one was started; the next Server starts a new one.
+func (l *Lazy) Stop() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if l.srv != nil {
+		err = l.srv.Stop()
+	}
+	l.srv, l.err, l.tried = nil, nil, false
+	return err
+}

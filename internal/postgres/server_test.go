@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -170,6 +171,28 @@ func TestTwoServersServeAndStop(t *testing.T) {
 	}
 }
 
+// logText collects what a server logs, a line each (and passes it on to t's log when t is set).
+type logText struct {
+	t    *testing.T
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (l *logText) logf(f string, a ...any) {
+	l.mu.Lock()
+	fmt.Fprintf(&l.text, f+"\n", a...)
+	l.mu.Unlock()
+	if l.t != nil {
+		l.t.Logf(f, a...)
+	}
+}
+
+func (l *logText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
+}
+
 // TestKilledServerIsReported kills the postmaster behind the server's back: Done, Err and Stop
 // must report it, and Stop must still clean up. It also runs from a private directory, as dbbench's
 // run directories are, which the postgres user cannot reach when run as root: the server's
@@ -177,24 +200,16 @@ func TestTwoServersServeAndStop(t *testing.T) {
 func TestKilledServerIsReported(t *testing.T) {
 	t.Parallel()
 	private := privateDir(t)
-	var logged []string
-	var mu sync.Mutex
-	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, fmt.Sprintf(f, a...))
-		t.Logf(f, a...)
-	}})
+	log := &logText{t: t}
+	s := start(t, Options{TempDir: private, Logf: log.logf})
 	dir := workDirOf(t, s)
 	if os.Geteuid() == 0 {
 		if filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
 			t.Errorf("as root with an unreachable TempDir, work dir %s, want it in %s", dir, os.TempDir())
 		}
-		mu.Lock()
-		if strings.Contains(strings.Join(logged, "\n"), "cannot reach") {
+		if logged := log.String(); strings.Contains(logged, "cannot reach") {
 			t.Errorf("a warning about the private TempDir, the normal case: %q", logged)
 		}
-		mu.Unlock()
 	}
 	if err := s.Err(); err != nil {
 		t.Fatalf("Err() of a running server = %v", err)
@@ -261,22 +276,15 @@ func TestPrivateParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	private := privateDir(t)
-	var logged []string
-	var mu sync.Mutex
-	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, fmt.Sprintf(f, a...))
-	}})
+	log := &logText{}
+	s := start(t, Options{TempDir: private, Logf: log.logf})
 	if dir := workDirOf(t, s); filepath.Dir(dir) != sys {
 		t.Errorf("work dir %s, want it in %s", dir, sys)
 	}
 	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the dead owner's %s: %v, want it swept", left, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if all := strings.Join(logged, "\n"); strings.Contains(all, "cannot reach") {
+	if logged := log.String(); strings.Contains(logged, "cannot reach") {
 		t.Errorf("a warning for the normal case: %q", logged)
 	}
 }
@@ -290,21 +298,15 @@ func TestPrivateSystemTempDir(t *testing.T) {
 	}
 	private := privateDir(t)
 	t.Setenv("TMPDIR", private)
-	var logged []string
-	var mu sync.Mutex
-	s := start(t, Options{TempDir: private, Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, fmt.Sprintf(f, a...))
-	}})
+	log := &logText{}
+	s := start(t, Options{TempDir: private, Logf: log.logf})
 	if dir := workDirOf(t, s); filepath.Dir(dir) != "/tmp" {
 		t.Errorf("work dir %s, want it in /tmp", dir)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	first, _, _ := strings.Cut(log.String(), "\n")
 	want := "pgserver: the postgres user cannot reach the temp dir " + private + " (no search permission on "
-	if len(logged) == 0 || !strings.HasPrefix(logged[0], want) || !strings.HasSuffix(logged[0], "); using /tmp") {
-		t.Errorf("log %q, want first %q...", logged, want)
+	if !strings.HasPrefix(first, want) || !strings.HasSuffix(first, "); using /tmp") {
+		t.Errorf("log %q, want first %q...", log, want)
 	}
 }
 
@@ -375,6 +377,29 @@ func TestUnavailable(t *testing.T) {
 	cancel()
 	if _, err := Start(ctx, Options{}); !errors.Is(err, context.Canceled) || exitcode.Of(err) != exitcode.Infra {
 		t.Errorf("cancelled context: err = %v (exit %d), want context.Canceled, exit %d", err, exitcode.Of(err), exitcode.Infra)
+	}
+}
+
+// TestLazy: a Lazy server's failure is every caller's, without a second start, unless the caller's
+// context ended the start: then the next caller tries again.
+func TestLazy(t *testing.T) {
+	var l Lazy
+	l.Options = Options{Mode: ModeLocal, BinDir: t.TempDir()} // no binaries: fails at once
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Server(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	_, first := l.Server(context.Background())
+	_, again := l.Server(context.Background())
+	if !errors.Is(first, exitcode.ErrUnavailable) || again != first {
+		t.Errorf("after a cancelled start: %v, then %v; want the same ErrUnavailable twice", first, again)
+	}
+	if err := l.Stop(); err != nil {
+		t.Errorf("Stop without a server: %v", err)
+	}
+	if _, err := l.Server(context.Background()); err == first || !errors.Is(err, exitcode.ErrUnavailable) {
+		t.Errorf("after Stop: %v, want a new start", err)
 	}
 }
 
@@ -527,7 +552,7 @@ func TestStopStalledServer(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after Stop, %s: %v, want it removed", dir, err)
 	}
-	if alive(pid) {
+	if cleanup.Alive(pid) {
 		t.Errorf("postmaster %d still runs", pid)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbbench/dbbench/internal/cleanup"
 )
 
 // A work directory holds everything a local server creates:
@@ -157,25 +159,10 @@ func abandoned(dir string) bool {
 		return false
 	}
 	// A leftover's postmaster died with its owner; one still running means this is not ours to touch.
-	if pid, ok := postmasterPID(filepath.Join(dir, "data")); ok && alive(pid) {
+	if pid, ok := postmasterPID(filepath.Join(dir, "data")); ok && cleanup.Alive(pid) {
 		return false
 	}
 	return true
-}
-
-// alive reports whether a process exists and is not a zombie (an orphaned postmaster may wait
-// unreaped where PID 1 does not reap).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	// pid (comm) STATE ...; comm may contain spaces and parentheses.
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 // postmasterPID reads the pid from a data directory's postmaster.pid.

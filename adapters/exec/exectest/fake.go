@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
 )
 
@@ -33,7 +34,7 @@ const (
 	ExitAfter   = "exit-after"   // replies, then exits
 	NonJSON     = "non-json"     // prints a log line on stdout
 	WrongID     = "wrong-id"     // replies to another id
-	Missing     = "missing"      // leaves out the checksum
+	Missing     = "missing"      // leaves out the checksum (the last reader's, of concurrent)
 	Version     = "version"      // speaks protocol 2
 	Checksum    = "checksum"     // a wrong checksum
 	Hang        = "hang"         // never replies
@@ -84,6 +85,9 @@ func Main() {
 	os.Exit(run(b, at))
 }
 
+// request is what the fake reads of a request. It decodes requests, and writes its replies as maps,
+// on its own rather than through package protocol's types: the fake is the other side the exec
+// adapter is tested against, and must be free to break any field.
 type request struct {
 	ID       int64           `json:"id"`
 	Op       string          `json:"op"`
@@ -97,114 +101,24 @@ type request struct {
 	Options  json.RawMessage `json:"options"`
 }
 
+// fake is one fake client's session.
+type fake struct {
+	behaviour, at string
+	out           *bufio.Writer
+	ds            *dataset.Persons // the person file open names
+}
+
 func run(b, at string) int {
 	if b == ExitStart {
 		fmt.Fprintln(os.Stderr, "fake: exiting at start-up")
 		return 1
 	}
 	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(nil, 64<<20)
-	out := bufio.NewWriter(os.Stdout)
-	reply := func(m map[string]any) {
-		j, _ := json.Marshal(m)
-		out.Write(append(j, '\n'))
-		out.Flush()
-	}
-	var ds *dataset.Persons
+	in.Buffer(nil, protocol.MaxLine)
+	f := &fake{behaviour: b, at: at, out: bufio.NewWriter(os.Stdout)}
 	for in.Scan() {
-		var r request
-		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
-			reply(map[string]any{"id": 0, "error": "not a JSON request"})
-			continue
-		}
-		start := time.Now()
-		m := map[string]any{"id": r.ID}
-		broken := b != OK && r.Op == at
-		if broken {
-			switch b {
-			case ExitMid:
-				return 3
-			case Hang:
-				time.Sleep(time.Hour)
-			case NonJSON:
-				fmt.Fprintln(out, "loading the store...")
-				out.Flush()
-				continue
-			case WrongID:
-				m["id"] = r.ID + 1
-			case ErrorReply:
-				reply(map[string]any{"id": r.ID, "error": "the fake fails " + r.Op})
-				continue
-			case Huge:
-				m["pad"] = strings.Repeat("x", 65<<20)
-			}
-		}
-		switch r.Op {
-		case "hello":
-			if r.Protocol != 1 && b != NoVersionOK {
-				reply(map[string]any{"id": r.ID, "error": fmt.Sprintf("protocol %d is not spoken here", r.Protocol)})
-				continue
-			}
-			m["protocol"] = 1
-			if broken && b == Version {
-				m["protocol"] = 2
-			}
-			for k, v := range map[string]string{"client": "fake", "client_version": "1", "language": "Go",
-				"runtime": "go", "library": "dataset", "library_version": "1"} {
-				m[k] = v
-			}
-			m["workloads"] = []string{"scan", "lookup", "insert", "concurrent", "echo"}
-			m["options"] = []string{"flavour", "password"}
-		case "open":
-			var err error
-			if ds, err = dataset.ReadFile(r.Dataset); err != nil {
-				reply(map[string]any{"id": r.ID, "error": err.Error()})
-				continue
-			}
-			m["info"] = map[string]any{"options": r.Options}
-			m["scans_in_key_order"] = true
-		case "load":
-			m["rows"] = ds.Len()
-			m["elapsed_ns"] = time.Since(start).Nanoseconds()
-		case "ping", "close":
-		case "scan":
-			tally(m, r.Rows, ds.SumSortedPrefix(r.Rows))
-			m["elapsed_ns"] = time.Since(start).Nanoseconds()
-		case "insert":
-			tally(m, r.Rows, ds.SumFirst(r.Rows))
-			m["elapsed_ns"] = time.Since(start).Nanoseconds()
-		case "lookup":
-			lat := perOp(len(r.Keys))
-			tally(m, len(r.Keys), ds.SumOf(r.Keys))
-			m["latencies_ns"] = lat
-		case "run":
-			keys := make([]int32, r.Ops)
-			for i := range keys {
-				keys[i] = int32(i % ds.Len())
-			}
-			lat := perOp(r.Ops)
-			tally(m, r.Ops, ds.SumOf(keys))
-			m["latencies_ns"] = lat
-		case "concurrent":
-			var rs []map[string]any
-			for i := 0; i < r.Readers; i++ {
-				x := map[string]any{}
-				tally(x, r.Rows, ds.SumSortedPrefix(r.Rows))
-				x["elapsed_ns"] = time.Since(start).Nanoseconds()
-				rs = append(rs, x)
-			}
-			m["readers"] = rs
-			m["wall_ns"] = time.Since(start).Nanoseconds()
-		default:
-			reply(map[string]any{"id": r.ID, "error": "unknown op " + r.Op})
-			continue
-		}
-		if broken {
-			breakReply(b, m)
-		}
-		reply(m)
-		if broken && b == ExitAfter {
-			return 0
+		if code, goOn := f.serve(in.Bytes()); !goOn {
+			return code
 		}
 	}
 	if b == IgnoreEOF {
@@ -213,8 +127,115 @@ func run(b, at string) int {
 	return 0
 }
 
+// serve answers one request line, correctly or the way the behaviour breaks it; goOn is false when
+// the fake exits here, with code.
+func (f *fake) serve(line []byte) (code int, goOn bool) {
+	var r request
+	if err := json.Unmarshal(line, &r); err != nil {
+		f.reply(map[string]any{"id": 0, "error": "not a JSON request"})
+		return 0, true
+	}
+	broken := f.behaviour != OK && r.Op == f.at
+	if broken {
+		switch f.behaviour {
+		case ExitMid:
+			return 3, false
+		case Hang:
+			time.Sleep(time.Hour)
+		case NonJSON:
+			fmt.Fprintln(f.out, "loading the store...")
+			f.out.Flush()
+			return 0, true
+		case ErrorReply:
+			f.reply(map[string]any{"id": r.ID, "error": "the fake fails " + r.Op})
+			return 0, true
+		}
+	}
+	m, err := f.answer(r)
+	if err != nil {
+		f.reply(map[string]any{"id": r.ID, "error": err.Error()})
+		return 0, true
+	}
+	if broken {
+		breakReply(f.behaviour, r, m)
+	}
+	f.reply(m)
+	return 0, !broken || f.behaviour != ExitAfter
+}
+
+func (f *fake) reply(m map[string]any) {
+	j, _ := json.Marshal(m)
+	f.out.Write(append(j, '\n'))
+	f.out.Flush()
+}
+
+// answer is the correct reply to r, from the dataset's own sums.
+func (f *fake) answer(r request) (map[string]any, error) {
+	start := time.Now()
+	m := map[string]any{"id": r.ID}
+	switch r.Op {
+	case "hello":
+		return m, f.hello(r, m)
+	case "open":
+		var err error
+		if f.ds, err = dataset.ReadFile(r.Dataset); err != nil {
+			return nil, err
+		}
+		m["info"] = map[string]any{"options": r.Options}
+		m["scans_in_key_order"] = true
+	case "load":
+		m["rows"] = f.ds.Len()
+		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+	case "ping", "close":
+	case "scan":
+		tally(m, r.Rows, f.ds.SumSortedPrefix(r.Rows))
+		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+	case "insert":
+		tally(m, r.Rows, f.ds.SumFirst(r.Rows))
+		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+	case "lookup":
+		tally(m, len(r.Keys), f.ds.SumOf(r.Keys))
+		m["latencies_ns"] = perOp(len(r.Keys))
+	case "run":
+		keys := make([]int32, r.Ops)
+		for i := range keys {
+			keys[i] = int32(i % f.ds.Len())
+		}
+		tally(m, r.Ops, f.ds.SumOf(keys))
+		m["latencies_ns"] = perOp(r.Ops)
+	case "concurrent":
+		var rs []map[string]any
+		for i := 0; i < r.Readers; i++ {
+			x := map[string]any{}
+			tally(x, r.Rows, f.ds.SumSortedPrefix(r.Rows))
+			x["elapsed_ns"] = time.Since(start).Nanoseconds()
+			rs = append(rs, x)
+		}
+		m["readers"] = rs
+		m["wall_ns"] = time.Since(start).Nanoseconds()
+	default:
+		return nil, fmt.Errorf("unknown op %s", r.Op)
+	}
+	return m, nil
+}
+
+// hello fills the handshake; a version other than 1 is refused, unless the behaviour answers it.
+func (f *fake) hello(r request, m map[string]any) error {
+	if r.Protocol != 1 && f.behaviour != NoVersionOK {
+		return fmt.Errorf("protocol %d is not spoken here", r.Protocol)
+	}
+	m["protocol"] = 1
+	for k, v := range map[string]string{"client": "fake", "client_version": "1", "language": "Go",
+		"runtime": "go", "library": "dataset", "library_version": "1"} {
+		m[k] = v
+	}
+	m["workloads"] = []string{"scan", "lookup", "insert", "concurrent", "echo"}
+	m["options"] = []string{"flavour", "password"}
+	return nil
+}
+
 func tally(m map[string]any, rows int, sum uint64) {
-	m["rows"], m["checksum"] = rows, fmt.Sprintf("%016x", sum)
+	m["rows"], m["checksum"] = rows, protocol.Checksum(sum)
 }
 
 // perOp returns n small latencies (the fake does no work worth timing one by one).
@@ -226,15 +247,26 @@ func perOp(n int) []int64 {
 	return lat
 }
 
-// breakReply spoils a correct reply the way behaviour b says.
-func breakReply(b string, m map[string]any) {
+// breakReply spoils the correct reply m to r the way behaviour b says.
+func breakReply(b string, r request, m map[string]any) {
 	switch b {
+	case WrongID:
+		m["id"] = r.ID + 1
+	case Huge:
+		m["pad"] = strings.Repeat("x", 65<<20)
+	case Version:
+		if r.Op == "hello" {
+			m["protocol"] = 2
+		}
 	case Missing:
 		delete(m, "checksum")
 		delete(m, "scans_in_key_order")
 		delete(m, "library")
+		if r, ok := m["readers"].([]map[string]any); ok && len(r) > 0 {
+			delete(r[len(r)-1], "checksum")
+		}
 	case Checksum:
-		m["checksum"] = fmt.Sprintf("%016x", uint64(12345))
+		m["checksum"] = protocol.Checksum(12345)
 	case Slow:
 		for _, k := range []string{"elapsed_ns", "wall_ns"} {
 			if _, ok := m[k]; ok {

@@ -1,6 +1,7 @@
-// Package protocol serves dbbench's client protocol, version 1 (docs/protocol.md), for clients
-// written in Go. A client implements Backend for the library it measures and calls Serve with its
-// stdin and stdout; Serve decodes requests, calls the backend, and writes one reply per request.
+// Package protocol is dbbench's client protocol, version 1 (docs/protocol.md): its messages, which
+// dbbench's exec adapter and Go clients share, and Serve, which serves it for clients written in Go.
+// A client implements Backend for the library it measures and calls Serve with its stdin and stdout;
+// Serve decodes requests, calls the backend, and writes one reply per request.
 //
 // Timing is the backend's: it reads its own monotonic clock around exactly the work and returns
 // the durations, so that neither JSON nor pipes are ever inside a timed region.
@@ -11,7 +12,7 @@ import (
 	"time"
 )
 
-// Version is the protocol version this package speaks.
+// Version is the protocol version this package speaks, on both sides.
 const Version = 1
 
 // Hello describes the client in its reply to the hello request.
@@ -26,17 +27,17 @@ type Hello struct {
 	Options        []string `json:"options"`
 }
 
-// Open is the open request: where the store goes and what it holds.
+// Open is what the open request carries: where the store goes and what it holds.
 type Open struct {
 	// Options is the target's client options from the config, verbatim (JSON-decoded values).
-	Options map[string]any
-	Size    int
-	Seed    int64
-	TempDir string
+	Options map[string]any `json:"options"`
+	Size    int            `json:"size"`
+	Seed    int64          `json:"seed"`
+	TempDir string         `json:"temp_dir"`
 	// Dataset is the path of the person file (dataset.ReadFile reads it).
-	Dataset string
+	Dataset string `json:"dataset"`
 	// Postgres is set for targets with a PostgreSQL server: create tables in Schema only.
-	Postgres *Postgres
+	Postgres *Postgres `json:"postgres,omitempty"`
 }
 
 // Postgres is a server and a schema dbbench created for the target. The DSN is a secret.
@@ -45,10 +46,10 @@ type Postgres struct {
 	Schema string `json:"schema"`
 }
 
-// Opened is the reply to open.
+// Opened is what the reply to open says.
 type Opened struct {
-	Info            map[string]any
-	ScansInKeyOrder bool
+	Info            map[string]any `json:"info"`
+	ScansInKeyOrder bool           `json:"scans_in_key_order"`
 }
 
 // Tally is what a read produced: rows decoded and the sum of their dataset.RowSum (mod 2^64).

@@ -12,20 +12,16 @@ import (
 	"time"
 )
 
-// MaxLine bounds one request line (docs/protocol.md: 64 MiB).
+// MaxLine bounds one line of the protocol, a request or a reply (docs/protocol.md: 64 MiB).
 const MaxLine = 64 << 20
 
-// request is every field any request carries; each op reads its own.
+// request is what Serve reads of any request: every op's fields (the request types' of
+// messages.go), with pointers where a missing field must be told from a zero.
 type request struct {
-	ID       *int64         `json:"id"`
-	Op       string         `json:"op"`
-	Protocol int            `json:"protocol"`
-	Options  map[string]any `json:"options"`
-	Size     int            `json:"size"`
-	Seed     int64          `json:"seed"`
-	TempDir  string         `json:"temp_dir"`
-	Dataset  string         `json:"dataset"`
-	Postgres *Postgres      `json:"postgres"`
+	ID       *int64 `json:"id"`
+	Op       string `json:"op"`
+	Protocol int    `json:"protocol"`
+	Open
 	Rows     *int           `json:"rows"`
 	Keys     []int          `json:"keys"`
 	Readers  *int           `json:"readers"`
@@ -33,57 +29,6 @@ type request struct {
 	Params   map[string]any `json:"params"`
 	Ops      *int           `json:"ops"`
 }
-
-// Replies. The id is set by Serve; omitted fields follow docs/protocol.md.
-type (
-	idReply struct {
-		ID int64 `json:"id"`
-	}
-	errorReply struct {
-		ID    int64  `json:"id"`
-		Error string `json:"error"`
-	}
-	helloReply struct {
-		ID       int64 `json:"id"`
-		Protocol int   `json:"protocol"`
-		Hello
-	}
-	openReply struct {
-		ID              int64          `json:"id"`
-		Info            map[string]any `json:"info"`
-		ScansInKeyOrder bool           `json:"scans_in_key_order"`
-	}
-	loadReply struct {
-		ID        int64 `json:"id"`
-		Rows      int64 `json:"rows"`
-		ElapsedNs int64 `json:"elapsed_ns,omitempty"`
-	}
-	timedReply struct {
-		ID        int64  `json:"id"`
-		Rows      int64  `json:"rows"`
-		Checksum  string `json:"checksum"`
-		ElapsedNs int64  `json:"elapsed_ns"`
-	}
-	latenciesReply struct {
-		ID          int64   `json:"id"`
-		Rows        int64   `json:"rows"`
-		Checksum    string  `json:"checksum"`
-		LatenciesNs []int64 `json:"latencies_ns"`
-	}
-	readerReply struct {
-		Rows      int64  `json:"rows"`
-		Checksum  string `json:"checksum"`
-		ElapsedNs int64  `json:"elapsed_ns"`
-	}
-	concurrentReply struct {
-		ID      int64         `json:"id"`
-		WallNs  int64         `json:"wall_ns"`
-		Readers []readerReply `json:"readers"`
-	}
-)
-
-// Checksum formats a tally's sum the protocol's way: 16 lowercase hexadecimal digits.
-func Checksum(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 
 // Serve answers requests from r on w until r ends, then closes the backend if it is still open and
 // returns nil. It returns an error only when it can no longer speak the protocol (r or w failed, or a
@@ -106,7 +51,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, b Backend) error {
 		if bad != nil {
 			reply = *bad
 		} else {
-			if req.Op != "hello" && req.Op != "ping" && req.Op != "close" {
+			if req.Op != OpHello && req.Op != OpPing && req.Op != OpClose {
 				in.watch(cancel) // req holds no reference to line: the next read may reuse its buffer
 			}
 			reply = s.handle(ctx, req)
@@ -172,15 +117,15 @@ type server struct {
 
 // decode reads one request line; a line that is not a request gets an error reply, with id 0 when
 // no id can be read from it.
-func decode(line []byte) (*request, *errorReply) {
+func decode(line []byte) (*request, *ErrorReply) {
 	var req request
 	if err := json.Unmarshal(line, &req); err != nil {
 		var id struct{ ID int64 }
 		_ = json.Unmarshal(line, &id)
-		return nil, &errorReply{ID: id.ID, Error: "bad request: " + oneLine(err.Error())}
+		return nil, &ErrorReply{ID: id.ID, Error: "bad request: " + oneLine(err.Error())}
 	}
 	if req.ID == nil {
-		return nil, &errorReply{Error: "bad request: no id"}
+		return nil, &ErrorReply{Error: "bad request: no id"}
 	}
 	return &req, nil
 }
@@ -190,39 +135,38 @@ func (s *server) handle(ctx context.Context, req *request) (reply any) {
 	id := *req.ID
 	defer func() {
 		if p := recover(); p != nil {
-			reply = errorReply{ID: id, Error: oneLine(fmt.Sprintf("%s failed: panic: %v", req.Op, p))}
+			reply = ErrorReply{ID: id, Error: oneLine(fmt.Sprintf("%s failed: panic: %v", req.Op, p))}
 		}
 	}()
 	r, err := s.dispatch(ctx, id, req)
 	if err != nil {
-		return errorReply{ID: id, Error: oneLine(err.Error())}
+		return ErrorReply{ID: id, Error: oneLine(err.Error())}
 	}
 	return r
 }
 
 func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, error) {
 	switch req.Op {
-	case "hello":
+	case OpHello:
 		if req.Protocol != Version {
 			return nil, fmt.Errorf("protocol version %d is not supported: this client speaks version %d", req.Protocol, Version)
 		}
-		return helloReply{ID: id, Protocol: Version, Hello: s.b.Hello()}, nil
-	case "ping":
-		return idReply{ID: id}, nil
-	case "close":
+		return HelloReply{ID: id, Protocol: Version, Hello: s.b.Hello()}, nil
+	case OpPing:
+		return Reply{ID: id}, nil
+	case OpClose:
 		if s.open {
 			s.open = false
 			if err := s.b.Close(); err != nil {
 				return nil, err
 			}
 		}
-		return idReply{ID: id}, nil
-	case "open":
+		return Reply{ID: id}, nil
+	case OpOpen:
 		if s.open {
 			return nil, errors.New("open: a store is open already (send close first)")
 		}
-		o, err := s.b.Open(ctx, Open{Options: req.Options, Size: req.Size, Seed: req.Seed,
-			TempDir: req.TempDir, Dataset: req.Dataset, Postgres: req.Postgres})
+		o, err := s.b.Open(ctx, req.Open)
 		if err != nil {
 			return nil, err
 		}
@@ -230,8 +174,8 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 		if o.Info == nil {
 			o.Info = map[string]any{}
 		}
-		return openReply{ID: id, Info: o.Info, ScansInKeyOrder: o.ScansInKeyOrder}, nil
-	case "load", "scan", "lookup", "insert", "concurrent", "run":
+		return OpenReply{ID: id, Opened: o}, nil
+	case OpLoad, OpScan, OpLookup, OpInsert, OpConcurrent, OpRun:
 		if !s.open {
 			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
 		}
@@ -245,55 +189,29 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 // work runs one workload request on the open backend.
 func (s *server) work(ctx context.Context, id int64, req *request) (any, error) {
 	switch req.Op {
-	case "load":
+	case OpLoad:
 		rows, d, err := s.b.Load(ctx)
-		return loadReply{ID: id, Rows: rows, ElapsedNs: d.Nanoseconds()}, err
-	case "scan":
+		return LoadReply{ID: id, Rows: rows, ElapsedNs: d.Nanoseconds()}, err
+	case OpScan, OpInsert:
 		rows, err := count("rows", req.Rows)
 		if err != nil {
 			return nil, err
 		}
-		t, d, err := s.b.Scan(ctx, rows)
-		return timedReply{ID: id, Rows: t.Rows, Checksum: Checksum(t.Sum), ElapsedNs: d.Nanoseconds()}, err
-	case "lookup":
+		read := s.b.Scan
+		if req.Op == OpInsert {
+			read = s.b.Insert
+		}
+		t, d, err := read(ctx, rows)
+		return TimedReply{ID: id, Timed: timed(t, d)}, err
+	case OpLookup:
 		if req.Keys == nil {
 			return nil, errors.New("lookup: missing keys")
 		}
 		lat := make([]time.Duration, len(req.Keys))
 		t, err := s.b.Lookup(ctx, req.Keys, lat)
-		return latenciesReply{ID: id, Rows: t.Rows, Checksum: Checksum(t.Sum), LatenciesNs: nanos(lat)}, err
-	case "insert":
-		rows, err := count("rows", req.Rows)
-		if err != nil {
-			return nil, err
-		}
-		t, d, err := s.b.Insert(ctx, rows)
-		return timedReply{ID: id, Rows: t.Rows, Checksum: Checksum(t.Sum), ElapsedNs: d.Nanoseconds()}, err
-	case "concurrent":
-		readers, err := count("readers", req.Readers)
-		if err == nil && readers == 0 {
-			err = errors.New("concurrent: readers must be at least 1")
-		}
-		if err != nil {
-			return nil, err
-		}
-		rows, err := count("rows", req.Rows)
-		if err != nil {
-			return nil, err
-		}
-		lat := make([]time.Duration, readers)
-		tallies, wall, err := s.b.Concurrent(ctx, rows, lat)
-		if err != nil {
-			return nil, err
-		}
-		if len(tallies) != readers {
-			return nil, fmt.Errorf("concurrent: the backend returned %d readers' results for %d readers", len(tallies), readers)
-		}
-		rs := make([]readerReply, readers)
-		for i, t := range tallies {
-			rs[i] = readerReply{Rows: t.Rows, Checksum: Checksum(t.Sum), ElapsedNs: lat[i].Nanoseconds()}
-		}
-		return concurrentReply{ID: id, WallNs: wall.Nanoseconds(), Readers: rs}, nil
+		return latencies(id, t, lat), err
+	case OpConcurrent:
+		return s.concurrent(ctx, id, req)
 	default: // run
 		ops, err := count("ops", req.Ops)
 		if err != nil {
@@ -304,8 +222,48 @@ func (s *server) work(ctx context.Context, id int64, req *request) (any, error) 
 		}
 		lat := make([]time.Duration, ops)
 		t, err := s.b.Run(ctx, req.Workload, req.Params, lat)
-		return latenciesReply{ID: id, Rows: t.Rows, Checksum: Checksum(t.Sum), LatenciesNs: nanos(lat)}, err
+		return latencies(id, t, lat), err
 	}
+}
+
+// concurrent runs the concurrent request: its readers at once, each with its own tally and time.
+func (s *server) concurrent(ctx context.Context, id int64, req *request) (any, error) {
+	readers, err := count("readers", req.Readers)
+	if err == nil && readers == 0 {
+		err = errors.New("concurrent: readers must be at least 1")
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := count("rows", req.Rows)
+	if err != nil {
+		return nil, err
+	}
+	lat := make([]time.Duration, readers)
+	tallies, wall, err := s.b.Concurrent(ctx, rows, lat)
+	if err != nil {
+		return nil, err
+	}
+	if len(tallies) != readers {
+		return nil, fmt.Errorf("concurrent: the backend returned %d readers' results for %d readers", len(tallies), readers)
+	}
+	rs := make([]Timed, readers)
+	for i, t := range tallies {
+		rs[i] = timed(t, lat[i])
+	}
+	return ConcurrentReply{ID: id, WallNs: wall.Nanoseconds(), Readers: rs}, nil
+}
+
+func timed(t Tally, d time.Duration) Timed {
+	return Timed{Rows: t.Rows, Checksum: Checksum(t.Sum), ElapsedNs: d.Nanoseconds()}
+}
+
+func latencies(id int64, t Tally, lat []time.Duration) LatenciesReply {
+	ns := make([]int64, len(lat))
+	for i, v := range lat {
+		ns[i] = v.Nanoseconds()
+	}
+	return LatenciesReply{ID: id, Rows: t.Rows, Checksum: Checksum(t.Sum), LatenciesNs: ns}
 }
 
 // count reads a required non-negative count field.
@@ -317,14 +275,6 @@ func count(name string, v *int) (int, error) {
 		return 0, fmt.Errorf("%s must not be negative, got %d", name, *v)
 	}
 	return *v, nil
-}
-
-func nanos(d []time.Duration) []int64 {
-	ns := make([]int64, len(d))
-	for i, v := range d {
-		ns[i] = v.Nanoseconds()
-	}
-	return ns
 }
 
 // oneLine keeps an error message on one line, as replies must be.

@@ -127,9 +127,23 @@ WHERE f.tx_to = `+open+` GROUP BY f.a, f.vt, f.vn, f.vs ORDER BY f.a, f.vt, f.vn
 }
 
 func (x *indexed) prepareSQL() {
+	t := x.sqlTemplater()
+	x.prepareFactSQL(t)
+	x.prepareJoinSQL(t)
+	x.prepareGroupSQL(t)
+	x.prepareEntitySQL(t)
+}
+
+// Predicates on a fact's transactions: current (not retracted), and as of a transaction (two
+// placeholders, both the transaction).
+const (
+	curPred  = "tx_to = " + open
+	asofPred = "tx_from <= ? AND tx_to > ?"
+)
+
+// sqlTemplater returns the function that fills in a statement's table names and index hints.
+func (x *indexed) sqlTemplater() func(q string) string {
 	s := x.s
-	cur := "tx_to = " + open
-	asof := "tx_from <= ? AND tx_to > ?"
 	// {eav}, {aev} and {ave} follow a current read's table: on SQLite they pin the current-facts
 	// index. Its planner otherwise takes the primary key or the history index, equally covering
 	// by its costing, whose ranges grow with the versions per key (history depth); PostgreSQL
@@ -146,13 +160,18 @@ func (x *indexed) prepareSQL() {
 		return strings.NewReplacer(pairs...)
 	}
 	curHints, asofHints := hints(true), hints(false)
-	t := func(q string) string {
+	return func(q string) string {
 		h := asofHints
-		if strings.Contains(q, cur) {
+		if strings.Contains(q, curPred) {
 			h = curHints
 		}
 		return s.sqlTemplate(h.Replace(q), "fact", "entity", "av_count")
 	}
+}
+
+// prepareFactSQL prepares the scan and the pages of facts: all of them, or one attribute's.
+func (x *indexed) prepareFactSQL(t func(string) string) {
+	cur, asof := curPred, asofPred
 	q := &x.q
 	q.scan = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav} WHERE ` + cur + ` ORDER BY e, a, vt, vn, vs`)
 	all := func(pred, next string) string {
@@ -169,6 +188,12 @@ func (x *indexed) prepareSQL() {
 	q.pageAttrNext = attr(cur, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
 	q.asofAttr = attr(asof, "")
 	q.asofAttrNext = attr(asof, ` AND (e, vt, vn, vs) > (?, ?, ?, ?)`)
+}
+
+// prepareJoinSQL prepares the pages of the join.
+func (x *indexed) prepareJoinSQL(t func(string) string) {
+	cur, asof := curPred, asofPred
+	q := &x.q
 	// Drive backwards over AVE of the ordering attribute from the range bound and probe EAV of the
 	// joined attribute once per row. The order is Triplex's (score descending, then the projected
 	// ?e and ?name ascending; ?name is cardinality one, so ?e alone breaks every tie). A mixed-
@@ -188,6 +213,12 @@ ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	q.asofJoin = join(asof, "")
 	q.asofJoinNext = join(asof, ` AND (s.vn, s.vs) < (?, ?)`)
 	q.asofJoinTie = join(asof, ` AND s.vn = ? AND s.vs = ? AND s.e > ?`)
+}
+
+// prepareGroupSQL prepares the pages of group counts: maintained, computed, and as of a transaction.
+func (x *indexed) prepareGroupSQL(t func(string) string) {
+	cur, asof := curPred, asofPred
+	q := &x.q
 	q.groups = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? ORDER BY vt, vn, vs`)
 	q.groupsNext = t(`SELECT vt, vn, vs, n FROM {av_count} WHERE a = ? AND (vt, vn, vs) > (?, ?, ?) ORDER BY vt, vn, vs`)
 	grp := func(pred, next string) string {
@@ -197,6 +228,13 @@ ORDER BY s.vn DESC, s.vs DESC, s.e`)
 	q.computedNext = grp(cur, ` AND (vt, vn, vs) > (?, ?, ?)`)
 	q.asofGroups = grp(asof, "")
 	q.asofGrN = grp(asof, ` AND (vt, vn, vs) > (?, ?, ?)`)
+}
+
+// prepareEntitySQL prepares the reads of one entity: by its ident, now or as of a transaction, and
+// by the value of an attribute.
+func (x *indexed) prepareEntitySQL(t func(string) string) {
+	cur := curPred
+	q := &x.q
 	// The entity id comes from a scalar subquery, so the fact read is a plain range of the EAV index
 	// in (a, v) order: no join, no sort.
 	q.entity = t(`SELECT e, a, vt, vn, vs FROM {fact}{eav}

@@ -188,6 +188,11 @@ func (s *scanner) skipSpace() bool {
 }
 
 // next returns the next token. For tokString and tokNumber, s.tok holds its text until the next call.
+//
+// It is one function on purpose, although long: it is the tokenizer's hot loop, run once per token
+// of every answer (each row of a person is dozens of them), and the state
+// machine's punctuation states loop back here without a call. Split into a function per state it
+// would pay a call, or a missed inlining, per token; each case is short and reads on its own.
 func (s *scanner) next() (tokKind, error) {
 	for {
 		if (s.pos >= s.end || s.buf[s.pos] <= ' ') && !s.skipSpace() {

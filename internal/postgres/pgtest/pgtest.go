@@ -5,6 +5,7 @@
 //
 //	func TestSomething(t *testing.T) {
 //		dsn := pgtest.NewDatabase(t) // a fresh database, dropped after the test
+//		conn := pgtest.Connect(t, dsn) // closed after the test
 //		...
 //	}
 //
@@ -20,7 +21,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,12 +38,10 @@ const startTimeout = 5 * time.Minute
 
 // shared is the test binary's server. Package state is the point here: the server outlives any
 // one test, and Main stops it.
-var shared struct {
-	once sync.Once
-	srv  *postgres.Server
-	err  error
-	dbs  atomic.Int64 // databases created, for unique names
-}
+var shared = struct {
+	postgres.Lazy
+	dbs atomic.Int64 // databases created, for unique names
+}{Lazy: postgres.Lazy{Timeout: startTimeout}}
 
 // ForTest returns the test binary's server, starting it on first use. It fails tb when the server
 // cannot be started or has died, and skips tb when DBBENCH_SKIP_POSTGRES=1.
@@ -52,30 +50,24 @@ func ForTest(tb testing.TB) *postgres.Server {
 	if os.Getenv(SkipEnv) == "1" {
 		tb.Skipf("%s=1: skipping a test that needs PostgreSQL", SkipEnv)
 	}
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		shared.srv, shared.err = postgres.Start(ctx, postgres.Options{})
-	})
-	if shared.err != nil {
-		tb.Fatalf("PostgreSQL for tests: %v (set %s=1 to skip tests that need it)", shared.err, SkipEnv)
+	srv, err := shared.Server(context.Background())
+	if err != nil {
+		tb.Fatalf("PostgreSQL for tests: %v (set %s=1 to skip tests that need it)", err, SkipEnv)
 	}
-	if err := shared.srv.Err(); err != nil {
+	if err := srv.Err(); err != nil {
 		tb.Fatalf("PostgreSQL for tests died: %v", err)
 	}
-	return shared.srv
+	return srv
 }
 
 // Main runs the tests and then stops the shared server, if one was started. Use it from TestMain:
 // os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
-	if shared.srv != nil {
-		if err := shared.srv.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
-			if code == 0 {
-				code = 1
-			}
+	if err := shared.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		if code == 0 {
+			code = 1
 		}
 	}
 	return code
@@ -104,6 +96,41 @@ func NewDatabase(tb testing.TB) string {
 		}
 	})
 	return srv.DSN(name)
+}
+
+// Connect connects to dsn (a database NewDatabase made, say) and closes the connection when the test
+// ends. It fails tb when the connection fails.
+func Connect(tb testing.TB, dsn string) *pgx.Conn {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("connect to the test server: %v", err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// Exec runs statements on conn, one by one, failing tb at the first that fails.
+func Exec(tb testing.TB, conn *pgx.Conn, statements ...string) {
+	tb.Helper()
+	for _, q := range statements {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			tb.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// Strings runs a query of one text column on conn and returns its values, failing tb on an error.
+func Strings(tb testing.TB, conn *pgx.Conn, query string, args ...any) []string {
+	tb.Helper()
+	rows, _ := conn.Query(context.Background(), query, args...) // an error comes back from CollectRows
+	s, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return s
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)

@@ -1,0 +1,133 @@
+package protocol
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The messages of docs/protocol.md, as both sides use them: dbbench (adapters/exec) encodes requests
+// and decodes replies; a Go client (Serve) decodes requests and encodes replies. Fields stand in the
+// order docs/protocol.md writes them. A reply field without omitempty is required: dbbench refuses a
+// reply that lacks it.
+
+// The ops.
+const (
+	OpHello      = "hello"
+	OpOpen       = "open"
+	OpLoad       = "load"
+	OpPing       = "ping"
+	OpScan       = "scan"
+	OpLookup     = "lookup"
+	OpInsert     = "insert"
+	OpConcurrent = "concurrent"
+	OpRun        = "run"
+	OpClose      = "close"
+)
+
+// Header starts every request: its id (1, 2, 3, ... within a session) and its op. On its own it is
+// the request of load, ping and close.
+type Header struct {
+	ID int64  `json:"id"`
+	Op string `json:"op"`
+}
+
+// Head returns the header, so that every request type (each embeds Header) is a Request.
+func (h *Header) Head() *Header { return h }
+
+// Request is a request of any op.
+type Request interface{ Head() *Header }
+
+// Requests, beyond Header.
+type (
+	HelloRequest struct {
+		Header
+		Protocol int    `json:"protocol"`
+		DBBench  string `json:"dbbench"`
+	}
+	OpenRequest struct {
+		Header
+		Open
+	}
+	// RowsRequest is the request of scan and insert.
+	RowsRequest struct {
+		Header
+		Rows int `json:"rows"`
+	}
+	LookupRequest struct {
+		Header
+		Keys []int32 `json:"keys"`
+	}
+	ConcurrentRequest struct {
+		Header
+		Readers int `json:"readers"`
+		Rows    int `json:"rows"`
+	}
+	RunRequest struct {
+		Header
+		Workload string         `json:"workload"`
+		Params   map[string]any `json:"params"`
+		Ops      int            `json:"ops"`
+	}
+)
+
+// Replies. Each carries the id of its request.
+type (
+	// Reply is the reply to ping and close.
+	Reply struct {
+		ID int64 `json:"id"`
+	}
+	// ErrorReply answers a failed request; the client stays usable.
+	ErrorReply struct {
+		ID    int64  `json:"id"`
+		Error string `json:"error"`
+	}
+	HelloReply struct {
+		ID       int64 `json:"id"`
+		Protocol int   `json:"protocol"`
+		Hello
+	}
+	OpenReply struct {
+		ID int64 `json:"id"`
+		Opened
+	}
+	LoadReply struct {
+		ID        int64 `json:"id"`
+		Rows      int64 `json:"rows"`
+		ElapsedNs int64 `json:"elapsed_ns,omitempty"`
+	}
+	// Timed is what one read reports with the client's time: the reply of scan and insert (TimedReply),
+	// and each reader of concurrent.
+	Timed struct {
+		Rows      int64  `json:"rows"`
+		Checksum  string `json:"checksum"`
+		ElapsedNs int64  `json:"elapsed_ns"`
+	}
+	TimedReply struct {
+		ID int64 `json:"id"`
+		Timed
+	}
+	// LatenciesReply is the reply of lookup and run: one latency per operation.
+	LatenciesReply struct {
+		ID          int64   `json:"id"`
+		Rows        int64   `json:"rows"`
+		Checksum    string  `json:"checksum"`
+		LatenciesNs []int64 `json:"latencies_ns"`
+	}
+	ConcurrentReply struct {
+		ID      int64   `json:"id"`
+		WallNs  int64   `json:"wall_ns"`
+		Readers []Timed `json:"readers"`
+	}
+)
+
+// Checksum formats a tally's sum the protocol's way: 16 lowercase hexadecimal digits.
+func Checksum(sum uint64) string { return fmt.Sprintf("%016x", sum) }
+
+// ParseChecksum reads a checksum as the protocol sends it: 16 lowercase hexadecimal digits.
+func ParseChecksum(s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 16, 64)
+	if err != nil || len(s) != 16 || Checksum(v) != s {
+		return 0, fmt.Errorf("checksum %q is not 16 lowercase hexadecimal digits", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,118 @@
+// Package refclient lists the reference protocol clients (Go, Node, Python) on each library they
+// drive, for the tests that run them: how to start each one, and why it cannot run on this machine
+// when it cannot. Commands are relative to the module's root (Root).
+package refclient
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// RequireEnv, set to 1, makes a client that cannot run here a failure instead of a skip (CI sets
+// it, so that a test cannot pass by skipping).
+const RequireEnv = "DBBENCH_REQUIRE_CLIENTS"
+
+// Client is one reference client on one library.
+type Client struct {
+	Name string // language/library, e.g. go/lmdb
+	// Postgres says that the client's store is a PostgreSQL schema it is given (open.postgres).
+	Postgres bool
+	// Go is the library of the Go client ("" for the other languages); Argv, the command of the
+	// others; Needs, what they need here: the reason they cannot run, "" when they can.
+	Go    string
+	Argv  []string
+	Needs func() string
+}
+
+// All lists the reference clients.
+var All = []Client{
+	{Name: "go/lmdb", Go: "lmdb"},
+	{Name: "go/sqlite", Go: "sqlite"},
+	{Name: "go/postgres", Go: "postgres", Postgres: true},
+	node("lmdb", false),
+	node("better-sqlite3", false),
+	node("pg", true),
+	python("lmdb", "lmdb", false),
+	python("sqlite3", "sqlite3", false),
+	python("psycopg2", "psycopg2", true),
+}
+
+func node(lib string, pg bool) Client {
+	return Client{Name: "node/" + lib, Postgres: pg, Argv: []string{"node", "clients/node/bin/dbbench-client.js", lib}, Needs: func() string {
+		if _, err := exec.LookPath("node"); err != nil {
+			return "no node on PATH"
+		}
+		root, err := Root()
+		if err != nil {
+			return err.Error()
+		}
+		if _, err := os.Stat(filepath.Join(root, "clients/node/node_modules")); err != nil {
+			return "clients/node/node_modules is missing: run npm ci in clients/node (or .ci/setup)"
+		}
+		return ""
+	}}
+}
+
+// Python is Debian's interpreter: only it sees Debian's python3-lmdb and python3-psycopg2.
+const Python = "/usr/bin/python3"
+
+func python(lib, module string, pg bool) Client {
+	return Client{Name: "python/" + lib, Postgres: pg, Argv: []string{Python, "clients/python/dbbench-client.py", lib}, Needs: func() string {
+		if _, err := os.Stat(Python); err != nil {
+			return Python + " is missing"
+		}
+		if err := exec.Command(Python, "-c", "import "+module).Run(); err != nil {
+			return "python module " + module + " is missing: apt-get install -y python3-" + module
+		}
+		return ""
+	}}
+}
+
+// Command returns the client's argv, relative to Root: for the Go client, the binary built in
+// goBin's directory (see BuildGo). A client that cannot run here skips the test with the reason,
+// or fails it when RequireEnv is 1.
+func (c Client) Command(t testing.TB, goBin string) []string {
+	t.Helper()
+	if c.Go != "" {
+		return []string{goBin, c.Go}
+	}
+	if why := c.Needs(); why != "" {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s=1 and the client %s cannot run: %s", RequireEnv, c.Name, why)
+		}
+		t.Skipf("skipped: %s", why)
+	}
+	return c.Argv
+}
+
+// BuildGo builds the Go reference client into dir and returns its path (go run would rebuild it
+// for every target).
+func BuildGo(dir string) (string, error) {
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "dbbench-client")
+	cmd := exec.Command("go", "build", "-o", bin, "./clients/go/cmd/dbbench-client")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{strings.TrimSpace(string(out))}
+	}
+	return bin, nil
+}
+
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return "go build ./clients/go/cmd/dbbench-client: " + e.out }
+
+// Root returns the module's root directory.
+func Root() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
