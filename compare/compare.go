@@ -3,12 +3,24 @@
 // Mann-Whitney U test of golang.org/x/perf/benchmath (the statistics behind benchstat). The samples
 // are runs, not repeats: the repeats of one run share the machine's state of that moment and are not
 // independent samples of what changes from one run to the next, so a test over them overstates
-// significance. With several runs per side each run contributes one value (the median over its
-// repeats); with one run per side no change is called significant (a gate then decides on its
-// threshold alone), unless PerRepeat asks for the old repeat-level test. Given thresholds, the
-// verdicts become a regression gate. With a reference target (by default the baseline both reports
-// name) it compares each target's figures divided by the reference's figures of the same repeat,
-// which cancels the speed of the machine. Rendering is in render.go: nothing here prints.
+// significance. Each run contributes one value (the median over its repeats, or its best): a schema 1
+// report is one run, a schema 2 report holds run.runs of them (repeats carry their run index). With
+// one run per side no change is called significant, unless PerRepeat asks for the old repeat-level
+// test. With a reference target (by default the baseline both reports name) it compares each
+// target's figures divided by the reference's figures of the same repeat, which cancels the speed of
+// the machine. Rendering is in render.go: nothing here prints.
+//
+// Given thresholds, the comparison is a gate, and a gated figure is decided on an interval of its
+// change, never on a point (decide.go): FAIL when the whole interval lies beyond the threshold on the
+// worse side, PASS when it lies wholly within it, else INCONCLUSIVE with an estimate of the runs a
+// side that would decide. The interval is Welch's t interval for the difference of the sides' means
+// of log run values (a ratio of geometric means), not benchmath's distribution-free interval of the
+// median's change: that one is built from order statistics, so its confidence comes in steps fixed by
+// the sample sizes (a median's interval over 5 runs reaches at most 1 - 2/2^5, about 94%, while the
+// Bonferroni split over 3 figures and 4 looks asks for 99.6% each), and it gives no way to say how
+// many more runs would decide. Run values are medians of many paired repeats, close to normal within one machine state;
+// a machine that flips between states widens the spread and so the interval, which is the honest
+// outcome (more runs, or INCONCLUSIVE). Nothing is decided across machine classes (checks.go).
 package compare
 
 import (
@@ -186,8 +198,8 @@ type Source struct {
 	Cores     int    `json:"cores"`
 	// MachineClass is report.Environment.MachineClass of the side's runs (one class a side).
 	MachineClass string `json:"machine_class"`
-	Repeats   int    `json:"repeats"`
-	Sizes     []int  `json:"sizes"`
+	Repeats      int    `json:"repeats"`
+	Sizes        []int  `json:"sizes"`
 	// Runs is how many independent runs the side has: one per schema 1 report, and each run a
 	// schema 2 report holds.
 	Runs int `json:"runs"`
