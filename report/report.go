@@ -101,6 +101,9 @@ type Run struct {
 	// Instructions says how instr_per_op and instr_per_row were counted, when they were (dbbench run
 	// --instructions); empty otherwise.
 	Instructions string `json:"instructions,omitempty"`
+	// Runs lists the runs (worker processes) a schema 2 report holds, one entry each; empty in a
+	// schema 1 report, which is one run (see runs.go).
+	Runs []RunEntry `json:"runs,omitempty"`
 }
 
 // IsolationMode is the run's isolation as recorded; a report from before the field existed ran
@@ -168,6 +171,8 @@ type Result struct {
 	// ErrorHistogram holds the latencies of failed operations, same encoding; empty if none failed.
 	ErrorHistogram string   `json:"error_histogram,omitempty"`
 	Repeats        []Repeat `json:"repeats"`
+	// Runs holds each run's own figures (the median over its repeats), schema 2.
+	Runs []ResultRun `json:"runs,omitempty"`
 	// Verification is what the engine checked before the times counted.
 	Verification Verification   `json:"verification"`
 	Info         map[string]any `json:"info,omitempty"`
@@ -176,7 +181,9 @@ type Result struct {
 
 // Repeat is one measured repetition.
 type Repeat struct {
-	Index     int                `json:"index"`
+	Index int `json:"index"`
+	// Run is the 1-based run the repeat belongs to (schema 2; absent or 0 in schema 1: run 1).
+	Run       int                `json:"run,omitempty"`
 	ElapsedNs int64              `json:"elapsed_ns"`
 	Ops       int64              `json:"ops"`
 	Rows      int64              `json:"rows"`
