@@ -545,7 +545,7 @@ func (c *comparer) checkCompatible() error {
 		}
 		c.forced = d
 	}
-	oldT, newT := targetNames(c.old), targetNames(c.new)
+	oldT, newT := c.old.TargetNames(), c.new.TargetNames()
 	if ref := c.opts.NormalizeBy; ref != "" {
 		for _, side := range []struct {
 			name string
@@ -553,7 +553,7 @@ func (c *comparer) checkCompatible() error {
 		}{{c.oldName, c.old}, {c.newName, c.new}} {
 			t := side.r.TargetByName(ref)
 			if t == nil {
-				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(targetNames(side.r), ", "))
+				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(side.r.TargetNames(), ", "))
 			}
 			if t.Status == report.StatusSkipped {
 				return fmt.Errorf("--normalize-by %s: the target was skipped in %s (%s)", ref, side.name, t.Reason)
@@ -573,7 +573,7 @@ func (c *comparer) checkCompatible() error {
 		}
 		return fmt.Errorf("no common targets: %s has %s; %s has %s", c.oldName, strings.Join(oldT, ", "), c.newName, strings.Join(newT, ", "))
 	}
-	oldW, newW := workloadNames(c.old), workloadNames(c.new)
+	oldW, newW := c.old.WorkloadNames(), c.new.WorkloadNames()
 	if !slices.ContainsFunc(newW, func(w string) bool { return slices.Contains(oldW, w) }) {
 		return fmt.Errorf("no common workloads: %s ran %s; %s ran %s", c.oldName, strings.Join(oldW, ", "), c.newName, strings.Join(newW, ", "))
 	}
@@ -624,29 +624,6 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, "/")
-}
-
-func targetNames(r *report.Report) []string {
-	var names []string
-	for _, t := range r.Targets {
-		names = append(names, t.Name)
-	}
-	for _, x := range r.Results { // reports without a targets list still name them in results
-		if !slices.Contains(names, x.Target) {
-			names = append(names, x.Target)
-		}
-	}
-	return names
-}
-
-func workloadNames(r *report.Report) []string {
-	var names []string
-	for _, x := range r.Results {
-		if !slices.Contains(names, x.Workload) {
-			names = append(names, x.Workload)
-		}
-	}
-	return names
 }
 
 // find returns the result for (target, workload) at exactly size.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -85,4 +86,30 @@ func (r *Report) TargetByName(name string) *Target {
 		}
 	}
 	return nil
+}
+
+// TargetNames lists the report's targets in their order, then any that only its results name (older
+// reports have no targets list).
+func (r *Report) TargetNames() []string {
+	var names []string
+	for _, t := range r.Targets {
+		names = append(names, t.Name)
+	}
+	for _, x := range r.Results {
+		if !slices.Contains(names, x.Target) {
+			names = append(names, x.Target)
+		}
+	}
+	return names
+}
+
+// WorkloadNames lists the workloads of the report's results in the order they first appear.
+func (r *Report) WorkloadNames() []string {
+	var names []string
+	for _, x := range r.Results {
+		if !slices.Contains(names, x.Workload) {
+			names = append(names, x.Workload)
+		}
+	}
+	return names
 }
