@@ -4,6 +4,9 @@
 #
 #   prerequisite NAME CMD [ARG...]  runs CMD; when it fails nothing else can run: exits with its code
 #   step NAME CMD [ARG...]          runs CMD as one step; a failure is recorded and the script goes on
+#   gate_step NAME CMD [ARG...]     a step whose exit 4 (INCONCLUSIVE: the evidence did not decide,
+#                                   nothing failed) is printed in a banner and listed at the end, but
+#                                   is not a failure; any other non-zero exit is
 #   steps_done SCRIPT               prints the summary; returns 1 when a step failed
 #
 # Steps are single commands (chain with && inside one): a shell function's commands would not stop at
@@ -14,6 +17,7 @@
 
 steps_total=0
 steps_failed=()
+steps_inconclusive=()
 
 # run_step NAME CMD [ARG...]: runs CMD (or the test's stand-in) and returns its exit status.
 run_step() {
@@ -48,14 +52,38 @@ step() {
   fi
 }
 
+gate_step() {
+  local name=$1 rc=0
+  steps_total=$((steps_total + 1))
+  run_step "$@" || rc=$?
+  if ((rc == 4)); then
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    echo "!! $name: INCONCLUSIVE (exit 4): the evidence did not decide; nothing failed."
+    echo "!! Not counted as a failure. Read its output above: it says what would decide."
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    steps_inconclusive+=("$name")
+  elif ((rc != 0)); then
+    echo "-- $name failed (exit $rc)"
+    steps_failed+=("$name")
+  fi
+}
+
 steps_done() {
-  local script=$1
+  local script=$1 undecided=""
+  if ((${#steps_inconclusive[@]} > 0)); then
+    printf -v undecided '%s, ' "${steps_inconclusive[@]}"
+    undecided=" (INCONCLUSIVE: ${undecided%, })"
+  fi
   if ((${#steps_failed[@]} == 0)); then
-    echo "== $script: all $steps_total steps passed"
+    if [[ -n $undecided ]]; then
+      echo "== $script: none of $steps_total steps failed$undecided"
+    else
+      echo "== $script: all $steps_total steps passed"
+    fi
     return 0
   fi
   local list
   printf -v list '%s, ' "${steps_failed[@]}"
-  echo "== $script: ${#steps_failed[@]} of $steps_total steps failed: ${list%, }"
+  echo "== $script: ${#steps_failed[@]} of $steps_total steps failed: ${list%, }$undecided"
   return 1
 }

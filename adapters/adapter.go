@@ -225,6 +225,20 @@ type TimedConcurrentScanner interface {
 	TimedScanConcurrently(ctx context.Context, readers, rows int, lat []time.Duration) (tallies []Tally, wall time.Duration, err error)
 }
 
+// SelfTimed is a target that times every common workload itself (the C baselines, a client in
+// another process), and also scans in key order untimed, so that the engine can check the exact
+// checksum of a partial scan. Its Scan is usually Untimed(t.TimedScan(ctx, n)).
+type SelfTimed interface {
+	OrderedScanner
+	TimedScanner
+	TimedPointReader
+	TimedInserter
+	TimedConcurrentScanner
+}
+
+// Untimed drops the duration from a self-timed call's results: TimedScan without the time is Scan.
+func Untimed(t Tally, _ time.Duration, err error) (Tally, error) { return t, err }
+
 // CustomRunner runs adapter-specific workloads (listed in Info.Workloads).
 type CustomRunner interface {
 	// PrepareWorkload readies the named workload (untimed: building statements, picking keys) and

@@ -32,6 +32,8 @@ type CompareOptions struct {
 	AllowSizeMismatch  bool
 	Alpha              float64
 	alphaSet           bool // --alpha was given (0 then is an error, not the default)
+	Confidence         float64
+	Looks              int
 }
 
 // NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
@@ -68,7 +70,9 @@ func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
 	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
 	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
-	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one report per side, test over its repeats (overstates significance across runs)")
+	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one run per side, test and decide over its repeats (overstates it across runs)")
+	fl.Float64Var(&opts.Confidence, "confidence", compare.DefaultConfidence, "gate: family-wise confidence, split over the gated figures and looks")
+	fl.IntVar(&opts.Looks, "looks", 1, "gate: most looks a sequential gate takes as runs are added")
 	formats := make([]string, len(compare.Formats))
 	for i, f := range compare.Formats {
 		formats[i] = string(f)
@@ -85,19 +89,18 @@ verdict: better, worse, ~ (no significant change) or "? one run". Latency percen
 value from the histogram merged over all repeats.
 
 The unit of evidence is a run, not a repeat: the repeats of one run share that moment's machine and
-are not independent samples of what changes between runs. So give each side several reports of
-independent runs, separated by --, or a directory of reports: each run contributes one value (its
-median over repeats). Over runs the significance level is 0.01 (--alpha): the U test needs 5 runs
-per side to reach it (7 tolerate an outlying run); with fewer the verdict is "too few samples".
-With one report per side the run-to-run variation is not measured: no change is called significant
-(verdict "? one run") and a gate decides on its threshold alone.
---per-repeat restores the repeat-level test for one report per side (only for reports made back to
-back on an idle machine). --run-value best makes each run contribute its best repeat instead of its
-median (the smallest time, the largest throughput; divided by the reference's best repeat of the
-same run when normalized): on a busy machine other work only adds time, so the best repeat moves
-far less from run to run than the median. --drop-slowest N leaves out each side's N slowest runs of
-each figure (the smallest throughputs, the largest times): when other work lasts a whole run even its
-best repeat carries it. The gate uses --run-value best --drop-slowest 1 over 7 runs a side.
+are not independent samples of what changes between runs. So give each side several runs: reports
+separated by --, directories of reports, or reports that hold several runs each (dbbench run --runs N,
+report schema 2); each run contributes one value (its median over repeats). Over runs the significance
+level is 0.01 (--alpha): the U test needs 5 runs per side to reach it (7 tolerate an outlying run);
+with fewer the verdict is "too few samples". With one run per side the run-to-run variation is not
+measured: no change is called significant (verdict "? one run").
+--per-repeat takes the repeats as the samples for one run per side (only for reports made back to
+back on an idle machine, or for instruction counts, which do not depend on the machine's state).
+--run-value best makes each run contribute its best repeat instead of its median (the smallest time,
+the largest throughput; divided by the reference's best repeat of the same run when normalized): on
+a busy machine other work only adds time, so the best repeat moves far less from run to run than
+the median. --drop-slowest N leaves out each side's N slowest runs of each figure.
 
 Default figures: rows_per_s (ops_per_s where a result has no rows), p50 and p99 (not for scan and
 insert, whose repeats time a single operation). --figures picks others (see 'dbbench list').
@@ -105,31 +108,44 @@ insert, whose repeats time a single operation). --figures picks others (see 'dbb
 --threshold makes compare a gate. It takes VALUE (the default for every figure) or KEY=VALUE, where
 VALUE is 10% or 0.1 and KEY is FIGURE or WORKLOAD.FIGURE; repeat the flag or separate with commas.
 --threshold-file reads the same keys from YAML ("default: 10%", "p99: 25%", "lookup.p99: 40%").
-A figure fails the gate when it is significantly worse (p < alpha) and its median moved the wrong
-way by more than its threshold: for a throughput the drop (-17% fails a 10% threshold), for a latency
-the rise. A result that failed in NEW fails the gate too.
+The gate decides each gated figure on an interval of its change, never on a point: Welch's t
+interval over the runs' values, on log scale, at confidence 1 - (1 - C)/(k x L), where C is
+--confidence (0.95: the chance of any wrong decision is at most 5%), k the gated figures and L
+--looks (a gate that adds runs and decides again looks several times). FAIL when the whole interval
+lies beyond the threshold on the worse side (for a throughput the drop, for a latency the rise);
+PASS when it lies wholly within it; otherwise INCONCLUSIVE, with about how many runs a side would
+decide (estimated from the spread between runs and the change's distance from the threshold). One
+run per side gives no interval: INCONCLUSIVE (--per-repeat decides over repeats). A result that
+failed in NEW fails the gate. docs/verdicts.md ("compare and the gate") has the method.
+
+Nothing is decided across machine classes (CPU model and core count, as report environments
+record them): a ratio to an in-run baseline cancels a machine's speed, not its microarchitecture.
+Every figure is still printed, with verdict "? machines", and compare exits 4; --force does not
+change that. The runs of one side must share one machine class.
 
 --normalize-by TARGET divides every target's per-repeat figures by the reference target's figures of
 the same repeat (targets run interleaved, so those ran back to back) and compares the ratios. That
-cancels the speed of the machine: a report from a laptop can be compared with one from a CI runner.
-Ratios keep the figure's direction (a higher rows_per_s ratio is better, a higher p99 ratio worse).
-When both sides name the same baseline target (the config's baseline:), it is the reference by
-default, and the output says so; --normalize-by none compares raw figures.
+cancels the drift of the machine's speed between runs. Ratios keep the figure's direction (a higher
+rows_per_s ratio is better, a higher p99 ratio worse). When both sides name the same baseline target
+(the config's baseline:), it is the reference by default, and the output says so; --normalize-by
+none compares raw figures.
 
-Reports of different configs, seeds, or with different adapters or options under one target name
-measure different things and are refused (--force compares them anyway and names the differences
-in the output), as are reports with different schema versions, no common target or workload, or
-different dataset sizes (unless --allow-size-mismatch). The runs of one side must be runs of one
-benchmark, even with --force.
+Refused (exit 2): an OLD side (the baseline) with a result that failed or a run whose verdict is
+error, named; reports of different configs, seeds, or with different adapters or options under one
+target name (--force compares them anyway and names the differences in the output); reports from a
+newer dbbench, with no common target or workload, or different dataset sizes (unless
+--allow-size-mismatch). The runs of one side must be runs of one benchmark, even with --force.
 
-Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure got significantly worse beyond
-its threshold, or a result failed in NEW); 2 unusable input (missing or corrupt report, a report from
-a newer dbbench, incompatible reports, unknown --normalize-by target, bad threshold or figure) or a
-gate that cannot decide (too few runs, a result failed in OLD).`
+Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure's interval lies beyond its
+threshold, or a result failed in NEW); 2 unusable or refused input (missing or corrupt report,
+incompatible reports, a baseline that failed, unknown --normalize-by target, bad threshold or
+figure); 4 inconclusive (a gated figure's interval straddles its threshold, too few runs for an
+interval, or the sides ran on different machine classes). README, "Exit codes".`
 
 // compareExample is its examples.
 const compareExample = `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
   dbbench compare base-1.json base-2.json base-3.json base-4.json base-5.json -- new-*.json
+  dbbench compare base.json new.json --threshold 5%      # reports of dbbench run --runs 5
   dbbench compare baselines/gate-ci/ reports/gate/ --threshold 5%
   dbbench compare old.json new.json --threshold 10% --threshold p99=25%
   dbbench compare laptop.json ci.json --normalize-by lmdb-c --format markdown >> "$GITHUB_STEP_SUMMARY"
@@ -167,11 +183,17 @@ func compareRun(opts *CompareOptions) error {
 			return exitcode.Usagef("%v", err)
 		}
 	}
-	olds, oldName, err := readSide(opts.OldPaths)
+	if !(opts.Confidence > 0 && opts.Confidence < 1) {
+		return exitcode.Usagef("--confidence must lie strictly between 0 and 1, got %g", opts.Confidence)
+	}
+	if opts.Looks < 1 || opts.Looks > 100 {
+		return exitcode.Usagef("--looks must be 1 to 100, got %d", opts.Looks)
+	}
+	olds, oldFiles, oldName, err := readSide(opts.OldPaths)
 	if err != nil {
 		return err
 	}
-	news, newName, err := readSide(opts.NewPaths)
+	news, newFiles, newName, err := readSide(opts.NewPaths)
 	if err != nil {
 		return err
 	}
@@ -197,6 +219,10 @@ func compareRun(opts *CompareOptions) error {
 		Alpha:             opts.Alpha,
 		OldName:           oldName,
 		NewName:           newName,
+		OldFiles:          oldFiles,
+		NewFiles:          newFiles,
+		Confidence:        opts.Confidence,
+		Looks:             opts.Looks,
 	})
 	if err != nil {
 		return exitcode.Usagef("%v", err)
@@ -204,22 +230,15 @@ func compareRun(opts *CompareOptions) error {
 	if err := compare.Render(opts.f.Out, c, format); err != nil {
 		return exitcode.Infraf("write comparison: %v", err)
 	}
-	msg := "see the table above"
-	if len(c.Gate.Reasons) > 0 {
-		msg = c.Gate.Reasons[0]
-	}
-	switch c.Gate.Verdict {
-	case compare.GateFail:
-		return &silentError{code: exitcode.Failed, msg: "gate failed: " + msg}
-	case compare.GateUndecided:
-		return &silentError{code: exitcode.Usage, msg: "the regression gate cannot decide: " + msg}
+	if code, msg := c.Outcome(); code != exitcode.OK {
+		return &silentError{code: code, msg: msg}
 	}
 	return nil
 }
 
 // readSide reads one side's reports: files, or directories whose *.json files are all reports (in
-// name order). It returns them with the side's name for messages.
-func readSide(paths []string) ([]*report.Report, string, error) {
+// name order). It returns them with their files and the side's name for messages.
+func readSide(paths []string) ([]*report.Report, []string, string, error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -229,7 +248,7 @@ func readSide(paths []string) ([]*report.Report, string, error) {
 		}
 		matches, err := filepath.Glob(filepath.Join(p, "*.json"))
 		if err != nil || len(matches) == 0 {
-			return nil, "", exitcode.Usagef("%s: a directory without reports (*.json)", p)
+			return nil, nil, "", exitcode.Usagef("%s: a directory without reports (*.json)", p)
 		}
 		files = append(files, matches...)
 	}
@@ -237,15 +256,15 @@ func readSide(paths []string) ([]*report.Report, string, error) {
 	for i, f := range files {
 		r, err := report.Read(f)
 		if err != nil {
-			return nil, "", exitcode.Usagef("%v", err)
+			return nil, nil, "", exitcode.Usagef("%v", err)
 		}
 		reps[i] = r
 	}
 	name := strings.Join(paths, " ")
 	if len(files) > 1 {
-		name = fmt.Sprintf("%s (%d runs)", name, len(files))
+		name = fmt.Sprintf("%s (%d reports)", name, len(files))
 	}
-	return reps, name, nil
+	return reps, files, name, nil
 }
 
 // thresholdFlag lets --threshold accumulate into compare.Thresholds.

@@ -60,6 +60,7 @@ func compareFixtures(t *testing.T) map[string]string {
 	write("faster", mk(0.5*1.25, n, 4))
 	write("few-old", mk(0.5, 3, 5))
 	write("few", mk(0.5/1.25, 3, 6))
+	write("few-near", mk(0.5/1.115, 3, 8))
 	write("other", comparetest.Report("gate", comparetest.Result{Target: "x", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"rows_per_s": {1, 2, 3, 4}}}))
 	big := mk(0.5, n, 6)
 	for i := range big.Results {
@@ -78,7 +79,7 @@ func compareFixtures(t *testing.T) map[string]string {
 	b, _ := os.ReadFile(paths["base"])
 	raw("newer.json", strings.Replace(string(b), fmt.Sprintf(`"schema_version": %d`, report.SchemaVersion), `"schema_version": 9`, 1))
 	raw("corrupt.json", `{"schema_version": 1, "results": [}`)
-	raw("thresholds.yaml", "default: 10%\nrows_per_s: 20%\n")
+	raw("thresholds.yaml", "default: 10%\nrows_per_s: 25%\n")
 	raw("bad-thresholds.yaml", "rows_per_s: fast\n")
 	paths["missing"] = filepath.Join(dir, "missing.json")
 
@@ -90,6 +91,10 @@ func compareFixtures(t *testing.T) map[string]string {
 	other("seed2", func(r *report.Report) { r.Run.Seed = 2 })
 	other("adapter", func(r *report.Report) { r.Targets[1].Adapter = "lmdb" })
 	other("config", func(r *report.Report) { r.Run.ConfigName = "lmdb" })
+	other("failed", func(r *report.Report) {
+		r.Results[1].Status, r.Results[1].Error = report.StatusFailed, "verification failed: 99 rows, want 100"
+		r.Verdict = report.VerdictError
+	})
 
 	// Five runs per side, each at its own machine speed (±8%, the same for ref and sut), naming ref
 	// as their baseline; a directory per side as well.
@@ -118,6 +123,41 @@ func compareFixtures(t *testing.T) map[string]string {
 		}
 		paths["run-"+side.name+"-dir"] = d
 	}
+	// The same five slower runs as one report of schema 2's shape; and five runs of another machine.
+	var slower [][]comparetest.Result
+	for i := 1; i <= 5; i++ {
+		r, err := report.Read(paths[fmt.Sprintf("run-slower-%d", i)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res []comparetest.Result
+		for _, x := range r.Results {
+			var vals []float64
+			for _, rep := range x.Repeats {
+				vals = append(vals, rep.Figures["rows_per_s"])
+			}
+			res = append(res, comparetest.Result{Target: x.Target, Workload: x.Workload, Unit: x.Unit, Figures: map[string][]float64{"rows_per_s": vals}})
+		}
+		slower = append(slower, res)
+	}
+	multi := comparetest.Runs("gate", slower...)
+	multi.Run.Baseline = "ref"
+	write("runs-slower-v2", multi)
+	d := filepath.Join(dir, "runs-other-machine")
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		r, err := report.Read(paths[fmt.Sprintf("run-same-%d", i)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Environment.CPUModel = "Intel(R) Xeon(R) Processor"
+		if err := report.Write(filepath.Join(d, fmt.Sprintf("run-%d.json", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths["run-other-machine-dir"] = d
 	paths["empty-dir"] = t.TempDir()
 	return paths
 }
@@ -134,12 +174,14 @@ func TestCompareCommand(t *testing.T) {
 	}{
 		{"unchanged", []string{p["base"], p["same"], "--normalize-by", "ref"}, exitcode.OK, []string{"sut     scan      rows_per_s  ", "? one run"}, "", []string{"gate:"}},
 		{"regression without gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--per-repeat"}, exitcode.OK, []string{"worse"}, "", []string{"gate:"}},
-		{"regression fails the gate", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7% worse, beyond 10%"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond 10% (one run a side: no test)", nil},
-		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%"}, exitcode.OK, []string{"gate: PASS"}, "", nil},
-		{"threshold file", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold-file", p["thresholds.yaml"]}, exitcode.OK, []string{"ok ≤20%", "gate: PASS"}, "", nil},
+		{"one run a side decides nothing", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%"}, exitcode.Inconclusive, []string{"? 10%", "gate: INCONCLUSIVE"}, "dbbench: INCONCLUSIVE: 1 of 1 gated figure undecided (thresholds 10%); first: sut scan rows_per_s/ref: one run a side: the spread between runs is not measured, so there is no interval (give 5 or more runs a side)", nil},
+		{"regression fails the gate over repeats", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.Failed, []string{"FAIL >10%", "gate: FAIL", "sut scan rows_per_s/ref: -19.7%: interval [-20.3%, -19.3%] lies beyond the 10% threshold"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7%: interval [-20.3%, -19.3%] lies beyond the 10% threshold, on the worse side", nil},
+		{"regression within a per-figure threshold", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--threshold", "rows_per_s=25%", "--per-repeat"}, exitcode.OK, []string{"gate: PASS"}, "", nil},
+		{"threshold file", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold-file", p["thresholds.yaml"], "--per-repeat"}, exitcode.OK, []string{"ok ≤25%", "gate: PASS"}, "", nil},
 		{"improvement passes", []string{p["base"], p["faster"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.OK, []string{"better", "gate: PASS"}, "", nil},
-		{"too few repeats cannot decide", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.Usage, []string{"too few samples", "gate: UNDECIDED", "need >= 4 samples"}, "dbbench: the regression gate cannot decide: sut scan rows_per_s/ref: cannot decide with 3 and 3 repeats (need >= 4 samples to detect a difference at alpha level 0.05)", nil},
-		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7% worse, beyond 10% (one run a side: no test)", nil},
+		{"too few repeats for the U test, not for the interval", []string{p["few-old"], p["few"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.Failed, []string{"too few samples", "gate: FAIL"}, "dbbench: gate failed: sut scan rows_per_s/ref: -20.0%: interval [-21.0%, -19.3%] lies beyond the 10% threshold, on the worse side", nil},
+		{"straddling the threshold", []string{p["few-old"], p["few-near"], "--normalize-by", "ref", "--threshold", "10%", "--per-repeat"}, exitcode.Inconclusive, []string{"gate: INCONCLUSIVE: 1 of 1 gated figure undecided (thresholds 10%): about 9 repeats a side would decide", "straddles the 10%"}, "dbbench: INCONCLUSIVE: 1 of 1 gated figure undecided (thresholds 10%): about 9 repeats a side would decide; first: sut scan rows_per_s/ref: interval [-10.3%, -9.3%] straddles the 10% threshold", nil},
+		{"markdown", []string{p["base"], p["slower"], "--normalize-by", "ref", "--threshold", "10%", "--format", "markdown", "--per-repeat"}, exitcode.Failed, []string{"### dbbench compare: FAIL", "| sut | scan | rows\\_per\\_s/ref |"}, "dbbench: gate failed: sut scan rows_per_s/ref: -19.7%: interval [-20.3%, -19.3%] lies beyond the 10% threshold, on the worse side", nil},
 		{"absolute figures", []string{p["base"], p["same"], "--figures", "rows_per_s"}, exitcode.OK, []string{"ref     scan      rows_per_s", "sut     scan      rows_per_s"}, "", nil},
 
 		{"missing report", []string{p["missing"], p["base"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory", nil},
@@ -159,7 +201,11 @@ func TestCompareCommand(t *testing.T) {
 		{"empty normalize-by", []string{p["base"], p["same"], "--normalize-by", ""}, exitcode.Usage, nil, "dbbench: --normalize-by: empty value (leave the flag out for the default) (see 'dbbench compare --help')", nil},
 		{"one argument", []string{p["base"]}, exitcode.Usage, nil, "dbbench: want OLD and NEW (or OLD... -- NEW...), got 1 arguments (see 'dbbench compare --help')", nil},
 		{"one run per side", []string{p["base"], p["slower"], "--normalize-by", "ref"}, exitcode.OK, []string{"? one run", "note: one run per side: the run-to-run variation is not measured"}, "", []string{"worse"}},
-		{"runs on both sides", []string{"--threshold", "10%", p["run-old-1"], p["run-old-2"], p["run-old-3"], p["run-old-4"], p["run-old-5"], "--", p["run-slower-dir"]}, exitcode.Failed, []string{"(5 runs)", "normalized: every figure is the target's divided by ref's in the same repeat (by default: the baseline both sides name)", "worse", "gate: FAIL"}, "dbbench: gate failed: sut scan rows_per_s/ref: -20.1% worse, beyond the 10% threshold", nil},
+		{"runs on both sides", []string{"--threshold", "10%", p["run-old-1"], p["run-old-2"], p["run-old-3"], p["run-old-4"], p["run-old-5"], "--", p["run-slower-dir"]}, exitcode.Failed, []string{"(5 reports)", "5 runs from", "normalized: every figure is the target's divided by ref's in the same repeat (by default: the baseline both sides name)", "worse", "gate: FAIL"}, "dbbench: gate failed: sut scan rows_per_s/ref: -20.1%: interval [-20.5%, -19.8%] lies beyond the 10% threshold, on the worse side", nil},
+		{"one report holding five runs", []string{"--threshold", "10%", p["run-old-dir"], p["runs-slower-v2"]}, exitcode.Failed, []string{"5 runs from", "worse", "gate: FAIL"}, "dbbench: gate failed: sut scan rows_per_s/ref: -20.1%: interval [-20.5%, -19.8%] lies beyond the 10% threshold, on the worse side", nil},
+		{"another machine class decides nothing", []string{"--threshold", "10%", p["run-other-machine-dir"], p["run-slower-dir"], "--force"}, exitcode.Inconclusive, []string{"? machines", "? 10%", "gate: INCONCLUSIVE: none of 1 gated figure decided"}, "dbbench: INCONCLUSIVE: none of 1 gated figure decided: the sides ran on different machine classes (thresholds 10%)", []string{"worse", "FAIL"}},
+		{"another machine class without a gate", []string{p["run-other-machine-dir"], p["run-same-dir"]}, exitcode.Inconclusive, []string{"? machines", "INCONCLUSIVE: different machine classes"}, "dbbench: INCONCLUSIVE: different machine classes (" + p["run-other-machine-dir"] + " (5 reports): Intel(R) Xeon(R) Processor, 2 cores; " + p["run-same-dir"] + " (5 reports): Test CPU @ 3.00GHz, 2 cores): nothing is decided across machine classes, normalized or not (a ratio to an in-run baseline cancels a machine's speed, not its microarchitecture); measure the baseline on a machine of the same class, or alongside", nil},
+		{"a baseline that failed is refused", []string{p["failed"], p["base"], "--threshold", "10%"}, exitcode.Usage, nil, "dbbench: " + p["failed"] + " " + p["failed"] + ": sut scan failed (verification failed: 99 rows, want 100): a baseline whose own results failed is refused; measure it again", nil},
 		{"directories of runs, unchanged", []string{p["run-old-dir"], p["run-same-dir"], "--threshold", "10%"}, exitcode.OK, []string{"Mann-Whitney U test over runs", "gate: PASS"}, "", nil},
 		{"raw figures on request", []string{p["run-old-dir"], p["run-same-dir"], "--normalize-by", "none"}, exitcode.OK, []string{"ref     scan      rows_per_s"}, "", []string{"normalized"}},
 		{"empty side of --", []string{p["base"], "--"}, exitcode.Usage, nil, "dbbench: give reports on both sides of --: OLD... -- NEW...", nil},
@@ -188,7 +234,7 @@ func TestCompareCommand(t *testing.T) {
 			if got := strings.TrimSuffix(errOut, "\n"); got != tt.wantErr {
 				t.Errorf("stderr\n%q\nwant\n%q", got, tt.wantErr)
 			}
-			if tt.wantErr != "" && out != "" && tt.wantCode != exitcode.Failed && !strings.Contains(tt.wantErr, "cannot decide") {
+			if tt.wantErr != "" && out != "" && tt.wantCode != exitcode.Failed && tt.wantCode != exitcode.Inconclusive {
 				t.Errorf("unusable input still printed to stdout:\n%s", out)
 			}
 		})

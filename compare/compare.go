@@ -3,12 +3,24 @@
 // Mann-Whitney U test of golang.org/x/perf/benchmath (the statistics behind benchstat). The samples
 // are runs, not repeats: the repeats of one run share the machine's state of that moment and are not
 // independent samples of what changes from one run to the next, so a test over them overstates
-// significance. With several runs per side each run contributes one value (the median over its
-// repeats); with one run per side no change is called significant (a gate then decides on its
-// threshold alone), unless PerRepeat asks for the old repeat-level test. Given thresholds, the
-// verdicts become a regression gate. With a reference target (by default the baseline both reports
-// name) it compares each target's figures divided by the reference's figures of the same repeat,
-// which cancels the speed of the machine. Rendering is in render.go: nothing here prints.
+// significance. Each run contributes one value (the median over its repeats, or its best): a schema 1
+// report is one run, a schema 2 report holds run.runs of them (repeats carry their run index). With
+// one run per side no change is called significant, unless PerRepeat asks for the old repeat-level
+// test. With a reference target (by default the baseline both reports name) it compares each
+// target's figures divided by the reference's figures of the same repeat, which cancels the speed of
+// the machine. Rendering is in render.go: nothing here prints.
+//
+// Given thresholds, the comparison is a gate, and a gated figure is decided on an interval of its
+// change, never on a point (decide.go): FAIL when the whole interval lies beyond the threshold on the
+// worse side, PASS when it lies wholly within it, else INCONCLUSIVE with an estimate of the runs a
+// side that would decide. The interval is Welch's t interval for the difference of the sides' means
+// of log run values (a ratio of geometric means), not benchmath's distribution-free interval of the
+// median's change: that one is built from order statistics, so its confidence comes in steps fixed by
+// the sample sizes (a median's interval over 5 runs reaches at most 1 - 2/2^5, about 94%, while the
+// Bonferroni split over 3 figures and 4 looks asks for 99.6% each), and it gives no way to say how
+// many more runs would decide. Run values are medians of many paired repeats, close to normal within one machine state;
+// a machine that flips between states widens the spread and so the interval, which is the honest
+// outcome (more runs, or INCONCLUSIVE). Nothing is decided across machine classes (checks.go).
 package compare
 
 import (
@@ -64,6 +76,15 @@ type Options struct {
 	// OptionKinds says which target options are sizes, to show them in bytes in messages (nil:
 	// plain numbers).
 	OptionKinds render.OptionKinds
+	// Confidence is the family-wise confidence of the gate's decisions (0: DefaultConfidence): each
+	// gated figure's interval is taken at 1 - (1-Confidence)/(gated figures x Looks).
+	Confidence float64
+	// Looks is the most times a sequential gate may decide over growing samples (0: 1). Each look is
+	// a test, so the error budget is split over them too.
+	Looks int
+	// OldFiles and NewFiles name each side's reports, in order, for messages that point at one
+	// (nil: "run N").
+	OldFiles, NewFiles []string
 }
 
 // What a run contributes as a sample (Options.RunValue).
@@ -97,6 +118,8 @@ const (
 	// OneRun means a side has a single run: the run-to-run variation is not measured, so no change is
 	// called significant.
 	OneRun Verdict = "one_run"
+	// OtherMachines means the sides ran on different machine classes: nothing is decided.
+	OtherMachines Verdict = "other_machines"
 )
 
 // The unit of evidence of a comparison (Comparison.Sample).
@@ -115,6 +138,8 @@ func (v Verdict) Label() string {
 		return "too few samples"
 	case OneRun:
 		return "? one run"
+	case OtherMachines:
+		return "? machines"
 	}
 	return string(v)
 }
@@ -123,10 +148,12 @@ func (v Verdict) Label() string {
 type GateStatus string
 
 const (
-	GateNone      GateStatus = ""          // no threshold applies
-	GatePass      GateStatus = "pass"      // not significantly worse beyond the threshold
-	GateFail      GateStatus = "fail"      // significantly worse beyond the threshold
-	GateUndecided GateStatus = "undecided" // too few repeats to tell
+	GateNone GateStatus = ""     // no threshold applies
+	GatePass GateStatus = "pass" // the change's interval lies within the threshold
+	GateFail GateStatus = "fail" // the change's interval lies beyond the threshold on the worse side
+	// GateInconclusive: the interval straddles the threshold, there is none (too few runs), or the
+	// sides ran on different machine classes. Never a pass.
+	GateInconclusive GateStatus = "inconclusive"
 )
 
 // Comparison is the outcome of comparing two reports.
@@ -152,9 +179,12 @@ type Comparison struct {
 	Failed []Failed `json:"failed"`
 	// Unpaired lists results present on one side only (or without the reference's result).
 	Unpaired []Unpaired `json:"unpaired"`
-	// Notes are differences between the reports worth knowing (machines, parameters, slowdowns).
+	// Notes are differences between the reports worth knowing (parameters, slowdowns, isolation).
 	Notes []string `json:"notes"`
-	Gate  Gate     `json:"gate"`
+	// Undecidable says why the comparison decides nothing at all (the sides ran on different machine
+	// classes); empty otherwise.
+	Undecidable string `json:"undecidable,omitempty"`
+	Gate        Gate   `json:"gate"`
 }
 
 // Source identifies one of the compared reports.
@@ -166,9 +196,12 @@ type Source struct {
 	Commit    string `json:"commit,omitempty"`
 	CPU       string `json:"cpu"`
 	Cores     int    `json:"cores"`
-	Repeats   int    `json:"repeats"`
-	Sizes     []int  `json:"sizes"`
-	// Runs is how many reports (independent runs) the side has.
+	// MachineClass is report.Environment.MachineClass of the side's runs (one class a side).
+	MachineClass string `json:"machine_class"`
+	Repeats      int    `json:"repeats"`
+	Sizes        []int  `json:"sizes"`
+	// Runs is how many independent runs the side has: one per schema 1 report, and each run a
+	// schema 2 report holds.
 	Runs int `json:"runs"`
 }
 
@@ -199,6 +232,8 @@ type Row struct {
 	// Threshold is the gate's threshold for this row (null when not gated).
 	Threshold *float64   `json:"threshold,omitempty"`
 	Gate      GateStatus `json:"gate,omitempty"`
+	// Decision is how the gate decided the row (gated rows only).
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // Side holds one report's values of a row's figure.
@@ -239,13 +274,22 @@ type Unpaired struct {
 // Gate is the overall outcome when thresholds are set.
 type Gate struct {
 	Enabled bool `json:"enabled"`
-	// Verdict is "pass", "fail" (a figure got significantly worse beyond its threshold, or a result
-	// failed in NEW) or "undecided" (too few repeats, or a result failed in OLD). Empty when disabled.
+	// Verdict is "pass" (every gated figure's interval lies within its threshold), "fail" (some
+	// figure's interval lies beyond its threshold on the worse side, or a result failed in NEW) or
+	// "inconclusive" (neither: some interval straddles its threshold or there is none, or the sides
+	// ran on different machine classes). Empty when disabled.
 	Verdict    GateStatus `json:"verdict,omitempty"`
 	Thresholds string     `json:"thresholds,omitempty"`
-	Gated      int        `json:"gated"`
-	Failures   int        `json:"failures"`
-	Undecided  int        `json:"undecided"`
+	// Confidence is the family-wise confidence of the decisions, Looks the looks it is split over
+	// (with the gated figures).
+	Confidence   float64 `json:"confidence,omitempty"`
+	Looks        int     `json:"looks,omitempty"`
+	Gated        int     `json:"gated"`
+	Failures     int     `json:"failures"`
+	Inconclusive int     `json:"inconclusive"`
+	// RunsNeeded is the most samples a side any inconclusive figure would need (Decision.RunsNeeded;
+	// -1: more than anyone would take); 0 when none is estimated.
+	RunsNeeded int `json:"runs_needed,omitempty"`
 	// Reasons say why the verdict is not "pass", one line each.
 	Reasons []string `json:"reasons,omitempty"`
 }
@@ -281,11 +325,24 @@ func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error)
 	if c.newName == "" {
 		c.newName = "NEW"
 	}
+	c.oldRuns, c.newRuns = countRuns(olds), countRuns(news)
 	if c.opts.Alpha == 0 {
 		c.opts.Alpha = DefaultAlpha
-		if len(olds) > 1 && len(news) > 1 {
+		if c.oldRuns > 1 && c.newRuns > 1 {
 			c.opts.Alpha = DefaultRunAlpha
 		}
+	}
+	if c.opts.Confidence == 0 {
+		c.opts.Confidence = DefaultConfidence
+	}
+	if cf := c.opts.Confidence; !(cf > 0 && cf < 1) {
+		return nil, fmt.Errorf("confidence %g: want a level between 0 and 1, e.g. 0.95", cf)
+	}
+	if c.opts.Looks == 0 {
+		c.opts.Looks = 1
+	}
+	if c.opts.Looks < 1 || c.opts.Looks > 100 {
+		return nil, fmt.Errorf("looks %d: want the most looks a sequential gate takes, 1 to 100", c.opts.Looks)
 	}
 	switch c.opts.RunValue {
 	case "":
@@ -298,23 +355,36 @@ func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error)
 		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
 	}
 	if n := c.opts.DropSlowest; n != 0 {
-		if left := min(len(olds), len(news)) - n; n < 0 || left < minRunsLeft {
+		if left := min(c.oldRuns, c.newRuns) - n; n < 0 || left < minRunsLeft {
 			return nil, fmt.Errorf("dropping the %d slowest runs of a side of %d: at least %d runs must be left to test (give more runs)",
-				n, min(len(olds), len(news)), minRunsLeft)
+				n, min(c.oldRuns, c.newRuns), minRunsLeft)
 		}
+	}
+	if err := c.checkBaseline(); err != nil {
+		return nil, err
 	}
 	return c.run()
 }
 
+// countRuns is how many independent runs a side's reports hold (each schema 1 report is one).
+func countRuns(reps []*report.Report) int {
+	n := 0
+	for _, r := range reps {
+		n += len(r.RunIndices())
+	}
+	return n
+}
+
 type comparer struct {
 	opts       Options
-	olds, news []*report.Report // every run of each side
+	olds, news []*report.Report // every report of each side
+	// oldRuns and newRuns count each side's runs (a schema 2 report holds several).
+	oldRuns, newRuns int
 	// old and new are each side's first run: they stand for their side in the checks and notes.
 	old, new         *report.Report
 	oldName, newName string
 	sizeOf           map[int]int // NEW size -> OLD size
 	out              *Comparison
-	hist             histCache
 	forced           []string
 	sample           string
 }
@@ -330,8 +400,11 @@ func (c *comparer) run() (*Comparison, error) {
 	if err := c.checkCompatible(); err != nil {
 		return nil, err
 	}
+	if err := c.checkMachines(); err != nil {
+		return nil, err
+	}
 	switch {
-	case len(c.olds) > 1 && len(c.news) > 1:
+	case c.oldRuns > 1 && c.newRuns > 1:
 		c.sample = SampleRuns
 	case c.opts.PerRepeat:
 		c.sample = SampleRepeats
@@ -339,7 +412,7 @@ func (c *comparer) run() (*Comparison, error) {
 		c.sample = SampleOneRun
 	}
 	c.out = &Comparison{
-		Old: source(c.oldName, c.old, len(c.olds)), New: source(c.newName, c.new, len(c.news)),
+		Old: source(c.oldName, c.old, c.oldRuns), New: source(c.newName, c.new, c.newRuns),
 		NormalizeBy: c.opts.NormalizeBy, NormalizedByDefault: byDefault, Alpha: c.opts.Alpha, Sample: c.sample,
 		RunValue: runValue(c.sample, c.opts.RunValue), DropSlowest: c.opts.DropSlowest,
 		Forced: c.forced,
@@ -357,6 +430,7 @@ func (c *comparer) run() (*Comparison, error) {
 		return nil, fmt.Errorf("nothing to compare: no result has %s in both reports (latency percentiles are not compared for scan and insert, whose repeats record one latency)", what)
 	}
 	c.notes()
+	c.undecidable()
 	if err := c.gate(); err != nil {
 		return nil, err
 	}
@@ -367,7 +441,7 @@ func source(name string, r *report.Report, runs int) Source {
 	return Source{
 		Runs: runs,
 		Name: name, Config: r.Run.ConfigName, CI: r.Run.CI, StartedAt: r.Run.StartedAt.UTC().Format("2006-01-02 15:04:05Z"),
-		Commit: r.Tool.Commit, CPU: r.Environment.CPUModel, Cores: r.Environment.Cores,
+		Commit: r.Tool.Commit, CPU: r.Environment.CPUModel, Cores: r.Environment.Cores, MachineClass: r.Environment.MachineClass(),
 		Repeats: r.Run.Repeats, Sizes: r.Run.Sizes,
 	}
 }
@@ -456,11 +530,12 @@ func optionsOrNone(t *report.Target, kinds render.OptionKinds) string {
 
 // checkCompatible refuses reports that cannot be compared, naming the difference.
 func (c *comparer) checkCompatible() error {
+	// Every schema version up to this dbbench's compares with every other (a schema 1 report is one
+	// run); a newer one is refused when it is read, and here for reports built in code.
 	for _, side := range [][]*report.Report{c.olds, c.news} {
 		for _, r := range side {
-			if r.SchemaVersion != c.new.SchemaVersion {
-				return fmt.Errorf("schema versions differ: %s has %d, %s has %d: rerun the older one with this dbbench",
-					c.oldName, c.old.SchemaVersion, c.newName, c.new.SchemaVersion)
+			if r.SchemaVersion > report.SchemaVersion || r.SchemaVersion < 1 {
+				return fmt.Errorf("a report has schema version %d; this dbbench reads 1 to %d", r.SchemaVersion, report.SchemaVersion)
 			}
 		}
 	}
@@ -470,7 +545,7 @@ func (c *comparer) checkCompatible() error {
 		}
 		c.forced = d
 	}
-	oldT, newT := targetNames(c.old), targetNames(c.new)
+	oldT, newT := c.old.TargetNames(), c.new.TargetNames()
 	if ref := c.opts.NormalizeBy; ref != "" {
 		for _, side := range []struct {
 			name string
@@ -478,7 +553,7 @@ func (c *comparer) checkCompatible() error {
 		}{{c.oldName, c.old}, {c.newName, c.new}} {
 			t := side.r.TargetByName(ref)
 			if t == nil {
-				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(targetNames(side.r), ", "))
+				return fmt.Errorf("--normalize-by %s: %s has no target %s (targets: %s)", ref, side.name, ref, strings.Join(side.r.TargetNames(), ", "))
 			}
 			if t.Status == report.StatusSkipped {
 				return fmt.Errorf("--normalize-by %s: the target was skipped in %s (%s)", ref, side.name, t.Reason)
@@ -498,7 +573,7 @@ func (c *comparer) checkCompatible() error {
 		}
 		return fmt.Errorf("no common targets: %s has %s; %s has %s", c.oldName, strings.Join(oldT, ", "), c.newName, strings.Join(newT, ", "))
 	}
-	oldW, newW := workloadNames(c.old), workloadNames(c.new)
+	oldW, newW := c.old.WorkloadNames(), c.new.WorkloadNames()
 	if !slices.ContainsFunc(newW, func(w string) bool { return slices.Contains(oldW, w) }) {
 		return fmt.Errorf("no common workloads: %s ran %s; %s ran %s", c.oldName, strings.Join(oldW, ", "), c.newName, strings.Join(newW, ", "))
 	}
@@ -549,29 +624,6 @@ func joinInts(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, "/")
-}
-
-func targetNames(r *report.Report) []string {
-	var names []string
-	for _, t := range r.Targets {
-		names = append(names, t.Name)
-	}
-	for _, x := range r.Results { // reports without a targets list still name them in results
-		if !slices.Contains(names, x.Target) {
-			names = append(names, x.Target)
-		}
-	}
-	return names
-}
-
-func workloadNames(r *report.Report) []string {
-	var names []string
-	for _, x := range r.Results {
-		if !slices.Contains(names, x.Workload) {
-			names = append(names, x.Workload)
-		}
-	}
-	return names
 }
 
 // find returns the result for (target, workload) at exactly size.
@@ -782,49 +834,43 @@ func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) er
 	return nil
 }
 
-// sideSeries is one side's samples of fig: with several runs one value per run (the median over its
-// repeats, so the run is the unit of evidence); with one run its per-repeat values. The merged
-// percentile comes from the histograms of every run.
-func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string) (series, error) {
+// sideSeries is one side's samples of fig: with several runs a side (Sample "runs") one value per run,
+// each report's runs in turn (its median over the run's repeats, or its best repeat), so the run is
+// the unit of evidence; otherwise the per-repeat values of every run pooled. The merged percentile
+// comes from the histograms of every run.
+func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string) (sideValues, error) {
 	ref := func(i int) *report.Result {
 		if refs == nil {
 			return nil
 		}
 		return refs[i]
 	}
-	if len(rs) == 1 {
-		return c.series(name, rs[0], ref(0), fig)
-	}
-	out := series{merged: math.NaN()}
-	var pooled []float64
+	out := sideValues{merged: math.NaN()}
 	for i, r := range rs {
-		s, err := c.series(fmt.Sprintf("%s run %d", name, i+1), r, ref(i), fig)
-		if err != nil {
-			return out, err
-		}
-		if len(s.values) == 0 {
+		if c.sample != SampleRuns {
+			out.values = append(out.values, series(r, ref(i), fig, 0)...)
 			continue
 		}
-		switch {
-		case c.sample == SampleRuns && c.opts.RunValue == RunBest:
-			v, err := c.bestOfRun(r, ref(i), fig)
-			if err != nil {
-				return out, err
+		for _, k := range runsOf(r) {
+			vals := series(r, ref(i), fig, k)
+			if len(vals) == 0 {
+				continue // the run did not measure this figure (or not the reference's)
+			}
+			v := median(vals)
+			if c.opts.RunValue == RunBest {
+				var err error
+				if v, err = bestOfRun(r, ref(i), fig, k); err != nil {
+					return out, err
+				}
 			}
 			out.values = append(out.values, v)
-		case c.sample == SampleRuns:
-			out.values = append(out.values, median(s.values))
-		default:
-			pooled = append(pooled, s.values...)
 		}
 	}
-	if c.sample != SampleRuns {
-		out.values = pooled
-	} else {
+	if c.sample == SampleRuns {
 		out.values = dropSlowest(out.values, c.opts.DropSlowest, fig)
 	}
 	if mergedFigures[fig] && len(out.values) > 0 {
-		m, err := c.mergedAcross(rs, refs, fig)
+		m, err := mergedAcross(rs, refs, fig)
 		if err != nil {
 			return out, fmt.Errorf("%s: %v", name, err)
 		}
@@ -833,14 +879,14 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 	return out, nil
 }
 
-// bestOfRun is a run's best repeat of fig (divided by the reference's best repeat of the run).
-func (c *comparer) bestOfRun(r, ref *report.Result, fig string) (float64, error) {
+// bestOfRun is run k's best repeat of fig in r (divided by the reference's best repeat of the run).
+func bestOfRun(r, ref *report.Result, fig string, k int) (float64, error) {
 	info, _ := report.LookupFigure(fig)
 	best := func(r *report.Result) float64 {
 		b := math.NaN()
 		for _, rep := range r.Repeats {
 			v, ok := rep.Figures[fig]
-			if !ok {
+			if !ok || rep.RunIndex() != k {
 				continue
 			}
 			if math.IsNaN(b) || (info.HigherBetter && v > b) || (!info.HigherBetter && v < b) {
@@ -911,7 +957,7 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func side(center, lo, hi float64, s series) Side {
+func side(center, lo, hi float64, s sideValues) Side {
 	out := Side{Median: Num(center), Lo: Num(lo), Hi: Num(hi), Values: s.values}
 	if !math.IsNaN(s.merged) && !math.IsInf(s.merged, 0) {
 		m := s.merged

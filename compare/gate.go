@@ -7,21 +7,24 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
 
-// gate applies the thresholds: a row fails when its figure got significantly worse (U test at alpha)
-// and its median moved the wrong way by more than the threshold. Rows with too few repeats, and
-// results that failed in OLD, leave the gate undecided (never a silent pass); a result that failed in
-// NEW fails it.
+// gate applies the thresholds: each gated row is decided on the interval of its change (decide):
+// FAIL when it lies wholly beyond the threshold on the worse side, PASS when wholly within, else
+// INCONCLUSIVE, never a silent pass. The family-wise confidence is split over the gated rows and the
+// looks (Bonferroni), so that the chance of any wrong decision at any look stays within 1 - Confidence.
+// With one run a side there is no interval (the run-to-run spread is not measured): inconclusive. A
+// result that failed in NEW fails the gate; across machine classes nothing else is decided.
 func (c *comparer) gate() error {
 	th := c.opts.Thresholds
 	if !th.Enabled() {
 		return nil
 	}
 	g := &c.out.Gate
-	g.Enabled, g.Thresholds = true, th.String()
+	g.Enabled, g.Thresholds, g.Confidence, g.Looks = true, th.String(), c.opts.Confidence, c.opts.Looks
 	used := map[string]bool{}
 	for i := range c.out.Rows {
 		r := &c.out.Rows[i]
@@ -32,40 +35,54 @@ func (c *comparer) gate() error {
 		used[r.Workload+"."+r.Figure], used[r.Figure] = true, true
 		r.Threshold = &t
 		g.Gated++
-		switch {
-		case r.Verdict == Worse && Worsening(*r) > t:
-			r.Gate = GateFail
-			g.Failures++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s worse, beyond the %s threshold",
-				c.rowName(*r), FormatChange(float64(r.Change)), FormatPercent(t)))
-		case r.Verdict == OneRun && Worsening(*r) > t:
-			// No significance without the run-to-run variation: the threshold alone decides.
-			r.Gate = GateFail
-			g.Failures++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s worse, beyond %s (one run a side: no test)",
-				c.rowName(*r), FormatChange(float64(r.Change)), FormatPercent(t)))
-		case r.Verdict == TooFew:
-			r.Gate = GateUndecided
-			g.Undecided++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: cannot decide with %d and %d %s (%s)",
-				c.rowName(*r), r.Old.N(), r.New.N(), c.sampleWord(), r.Reason))
-		default:
-			r.Gate = GatePass
-		}
-	}
-	for _, f := range c.out.Failed {
-		name := f.Target + " " + f.Workload + c.sizeSuffix(f.Size)
-		if f.In == "new" {
-			g.Failures++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s failed in %s: %s", name, c.newName, f.Error))
-		} else {
-			g.Undecided++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s failed in %s (the baseline): %s", name, c.oldName, f.Error))
-		}
 	}
 	if g.Gated == 0 && len(c.out.Failed) == 0 {
 		return fmt.Errorf("the gate would check nothing: no compared figure has a threshold (thresholds %s; compared figures: %s)",
 			th.String(), strings.Join(c.comparedFigures(), ", "))
+	}
+	conf := 1 - (1-c.opts.Confidence)/float64(max(g.Gated, 1)*c.opts.Looks)
+	for i := range c.out.Rows {
+		r := &c.out.Rows[i]
+		if r.Threshold == nil {
+			continue
+		}
+		t := *r.Threshold
+		var d Decision
+		switch {
+		case c.out.Undecidable != "":
+			r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
+				Why: "not decided: the sides ran on different machine classes"}
+		case c.sample == SampleOneRun:
+			r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
+				Why: "one run a side: the spread between runs is not measured, so there is no interval (give 5 or more runs a side)"}
+		default:
+			r.Gate, d = decide(r.Old.Values, r.New.Values, t, r.HigherBetter, conf, c.sampleWord(), c.opts.DropSlowest)
+		}
+		r.Decision = &d
+		switch r.Gate {
+		case GateFail:
+			g.Failures++
+			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s: %s", c.rowName(*r), FormatChange(float64(r.Change)), d.Why))
+		case GateInconclusive:
+			g.Inconclusive++
+			switch n := d.RunsNeeded; {
+			case n < 0:
+				g.RunsNeeded = -1 // more than anyone would take: that says it all
+			case g.RunsNeeded >= 0 && n > g.RunsNeeded:
+				g.RunsNeeded = n
+			}
+			if c.out.Undecidable == "" {
+				g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s", c.rowName(*r), d.Why))
+			}
+		}
+	}
+	if c.out.Undecidable != "" {
+		g.Reasons = append([]string{c.out.Undecidable}, g.Reasons...)
+	}
+	for _, f := range c.out.Failed {
+		// OLD's failures refuse the comparison before it starts (checkBaseline): these are NEW's.
+		g.Failures++
+		g.Reasons = append(g.Reasons, fmt.Sprintf("%s %s%s failed in %s: %s", f.Target, f.Workload, c.sizeSuffix(f.Size), c.newName, f.Error))
 	}
 	for _, k := range th.Keys() {
 		if !used[k] {
@@ -75,8 +92,8 @@ func (c *comparer) gate() error {
 	switch {
 	case g.Failures > 0:
 		g.Verdict = GateFail
-	case g.Undecided > 0:
-		g.Verdict = GateUndecided
+	case g.Inconclusive > 0:
+		g.Verdict = GateInconclusive
 	default:
 		g.Verdict = GatePass
 	}
@@ -160,14 +177,8 @@ func (c *comparer) notes() {
 	if o.Run.CI != n.Run.CI {
 		add("%s was run with --ci=%t, %s with --ci=%t: sizes and repeats may differ", c.oldName, o.Run.CI, c.newName, n.Run.CI)
 	}
-	oe, ne := o.Environment, n.Environment
-	if oe.CPUModel != ne.CPUModel || oe.Cores != ne.Cores || oe.Arch != ne.Arch {
-		what := "absolute figures are not comparable across machines; --normalize-by TARGET compares ratios to a reference target instead"
-		if c.opts.NormalizeBy != "" {
-			what = "figures are normalized by " + c.opts.NormalizeBy + ", which cancels most of the machine's speed"
-		}
-		add("different machines (%s: %s, %d cores; %s: %s, %d cores): %s",
-			c.oldName, oe.CPUModel, oe.Cores, c.newName, ne.CPUModel, ne.Cores, what)
+	if oe, ne := o.Environment, n.Environment; oe.MachineClass() == ne.MachineClass() && oe.Arch != ne.Arch {
+		add("different architectures (%s: %s; %s: %s)", c.oldName, oe.Arch, c.newName, ne.Arch)
 	}
 	for _, t := range n.Targets {
 		ot := o.TargetByName(t.Name)
@@ -218,4 +229,31 @@ func params(p map[string]any) string {
 		parts[i] = k + "=" + render.OptionValue("", p[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// Outcome is the exit code the comparison calls for (internal/exitcode) and, unless 0, one line
+// saying why: 1 when the gate failed, 4 when it is inconclusive, or when there is no gate but the
+// sides ran on different machine classes (nothing is decided; exit 0 would read as "no change").
+func (c *Comparison) Outcome() (int, string) {
+	first := func(fallback string) string {
+		if len(c.Gate.Reasons) > 0 {
+			return c.Gate.Reasons[0]
+		}
+		return fallback
+	}
+	switch {
+	case c.Gate.Verdict == GateFail:
+		return exitcode.Failed, "gate failed: " + first("see the table above")
+	case c.Gate.Verdict == GateInconclusive:
+		line := gateLine(c)
+		if c.Undecidable == "" {
+			// the gate line already says how many runs would decide
+			r, _, _ := strings.Cut(first(""), ": about ")
+			line += "; first: " + r
+		}
+		return exitcode.Inconclusive, strings.TrimPrefix(line, "gate: ")
+	case !c.Gate.Enabled && c.Undecidable != "":
+		return exitcode.Inconclusive, "INCONCLUSIVE: " + c.Undecidable
+	}
+	return exitcode.OK, ""
 }

@@ -36,7 +36,7 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 	charts := ChangeCharts(c)
 	if len(charts) > 0 {
 		fmt.Fprintln(ew, "<h2>Changes</h2>")
-		fmt.Fprintf(ew, "<p class=\"note\">%s</p>\n", "Each point is the change of the median from OLD to NEW, its bar the confidence interval (none with too few repeats); dashed red: the gate's threshold.")
+		fmt.Fprintf(ew, "<p class=\"note\">%s</p>\n", "Each point is the change of the median from OLD to NEW, its bar the confidence interval (for a gated figure the one the gate decided on; none with too few samples); dashed red: the gate's threshold.")
 		for i := range charts {
 			charts[i].WriteSVG(ew)
 		}
@@ -82,8 +82,11 @@ func numClass(right bool) string {
 }
 
 func verdictClass(r Row) string {
-	if r.Gate == GateFail {
+	switch r.Gate {
+	case GateFail:
 		return "fail"
+	case GateInconclusive:
+		return "inconclusive"
 	}
 	switch r.Verdict {
 	case Worse:
@@ -170,7 +173,11 @@ func changeSeries(c *Comparison, fig, t string, cats []string, rows []Row) rende
 		}
 		p := render.Pt(float64(slices.Index(cats, category(c, r))), 100*float64(r.Change),
 			fmt.Sprintf("%s %s %s → %s, %s %s, %s", r.Workload, fig, value(r, float64(r.Old.Median)), value(r, float64(r.New.Median)), FormatChange(float64(r.Change)), ci(r), r.Verdict.Label()))
-		if lo, hi := float64(r.ChangeLo), float64(r.ChangeHi); !math.IsNaN(lo) && !math.IsNaN(hi) {
+		lo, hi := float64(r.ChangeLo), float64(r.ChangeHi)
+		if r.Decision != nil { // the interval the gate decided on, as the table shows it
+			lo, hi = float64(r.Decision.Lo), float64(r.Decision.Hi)
+		}
+		if !math.IsNaN(lo) && !math.IsNaN(hi) {
 			p.Lo, p.Hi = 100*lo, 100*hi
 		}
 		s.Points = append(s.Points, p)

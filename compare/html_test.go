@@ -95,7 +95,11 @@ func TestChangeCharts(t *testing.T) {
 				if p.Y != 100*float64(row.Change) {
 					t.Errorf("%s %s: y %v, want %v", ch.ID, s.Name, p.Y, 100*float64(row.Change))
 				}
-				if lo := float64(row.ChangeLo); !math.IsNaN(lo) && p.Lo != 100*lo {
+				lo := float64(row.ChangeLo)
+				if row.Decision != nil { // a gated row draws the interval the gate decided on
+					lo = float64(row.Decision.Lo)
+				}
+				if !math.IsNaN(lo) && p.Lo != 100*lo {
 					t.Errorf("%s %s: interval from %v, want %v", ch.ID, s.Name, p.Lo, 100*lo)
 				}
 			}

@@ -51,7 +51,7 @@ func Render(w io.Writer, c *Comparison, f Format) error {
 
 // JSONVersion is the version of compare's JSON, its schema_version field: the schema is
 // report/schema/compare.v<N>.schema.json. Fields are only added within a version.
-const JSONVersion = 1
+const JSONVersion = 2
 
 // WriteJSON writes c as indented JSON, with the schema version first.
 func WriteJSON(w io.Writer, c *Comparison) error {
@@ -110,6 +110,10 @@ func WriteText(w io.Writer, c *Comparison) error {
 	for _, n := range c.Notes {
 		line("note: " + n)
 	}
+	if c.Undecidable != "" && !c.Gate.Enabled {
+		fmt.Fprintln(ew)
+		line("INCONCLUSIVE: " + c.Undecidable)
+	}
 	fmt.Fprintln(ew)
 	line(legend(c))
 	if c.Gate.Enabled {
@@ -163,6 +167,9 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	}
 	for _, n := range c.Notes {
 		items = append(items, "note: "+mdEscape(n))
+	}
+	if c.Undecidable != "" && !c.Gate.Enabled {
+		items = append(items, "**INCONCLUSIVE**: "+mdEscape(c.Undecidable))
 	}
 	if len(items) > 0 {
 		fmt.Fprintf(ew, "\n- %s\n", strings.Join(items, "\n- "))
@@ -233,21 +240,71 @@ func legend(c *Comparison) string {
 	case SampleOneRun:
 		samples = "repeats of one run per side (\"? one run\": no significance without the run-to-run variation)"
 	}
+	ci := fmt.Sprintf("CI = distribution-free confidence interval of the change (at least %s%%)", strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
+	if c.Gate.Enabled && c.Gate.Gated > 0 {
+		ci = fmt.Sprintf("CI = a gated figure's interval the gate decides on (Welch's t over %s, log scale, %s each: "+
+			"%s family-wise over %s and %s), other figures' distribution-free interval (at least %s%%)",
+			c.gateSampleWord(), percent(gatedConfidence(c)), percent(c.Gate.Confidence), plural(c.Gate.Gated, "figure"),
+			plural(c.Gate.Looks, "look"), strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
+	}
 	return fmt.Sprintf("~ = no significant change (Mann-Whitney U test over %s, alpha %s); OLD and NEW are medians; "+
-		"CI = distribution-free confidence interval of the change (at least %s%%); "+
-		"merged = percentile of the histogram merged over all repeats",
-		samples, strconv.FormatFloat(c.Alpha, 'f', -1, 64), strconv.FormatFloat(100*(1-c.Alpha), 'f', -1, 64))
+		"%s; merged = percentile of the histogram merged over all repeats",
+		samples, strconv.FormatFloat(c.Alpha, 'f', -1, 64), ci)
+}
+
+// gateSampleWord names what the gate's samples are.
+func (c *Comparison) gateSampleWord() string {
+	if c.Sample == SampleRuns {
+		return "runs"
+	}
+	return "repeats"
+}
+
+// gatedConfidence is the confidence of each gated figure's interval.
+func gatedConfidence(c *Comparison) float64 {
+	return 1 - (1-c.Gate.Confidence)/float64(max(c.Gate.Gated, 1)*max(c.Gate.Looks, 1))
+}
+
+// allOf is "the 1 gated figure", "all 3 gated figures".
+func allOf(n int, word string) string {
+	if n == 1 {
+		return "the 1 " + word
+	}
+	return fmt.Sprintf("all %d %ss", n, word)
+}
+
+// plural is "1 look", "4 looks".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// percent renders a confidence: 0.95 -> "95%", 0.99583 -> "99.58%".
+func percent(f float64) string {
+	return strconv.FormatFloat(math.Round(f*1e4)/100, 'f', -1, 64) + "%"
 }
 
 func gateLine(c *Comparison) string {
 	g := c.Gate
 	switch g.Verdict {
 	case GateFail:
-		return fmt.Sprintf("gate: FAIL: %d of %d gated figures significantly worse beyond their threshold or failed (thresholds %s)", g.Failures, g.Gated+len(c.Failed), g.Thresholds)
-	case GateUndecided:
-		return fmt.Sprintf("gate: UNDECIDED: %d of %d gated figures cannot be decided (thresholds %s): rerun with more repeats", g.Undecided, g.Gated+len(c.Failed), g.Thresholds)
+		return fmt.Sprintf("gate: FAIL: %d of %s worse beyond their threshold (the whole interval) or failed (thresholds %s)", g.Failures, plural(g.Gated+len(c.Failed), "gated figure"), g.Thresholds)
+	case GateInconclusive:
+		if c.Undecidable != "" {
+			return fmt.Sprintf("gate: INCONCLUSIVE: none of %s decided: the sides ran on different machine classes (thresholds %s)", plural(g.Gated, "gated figure"), g.Thresholds)
+		}
+		more := ""
+		switch n := g.RunsNeeded; {
+		case n > 0:
+			more = fmt.Sprintf(": about %d %s a side would decide", n, c.gateSampleWord())
+		case n < 0:
+			more = ": a change sits on its threshold, no practical number of runs decides it"
+		}
+		return fmt.Sprintf("gate: INCONCLUSIVE: %d of %s undecided (thresholds %s)%s", g.Inconclusive, plural(g.Gated, "gated figure"), g.Thresholds, more)
 	}
-	return fmt.Sprintf("gate: PASS: none of %d gated figures significantly worse beyond its threshold (thresholds %s)", g.Gated, g.Thresholds)
+	return fmt.Sprintf("gate: PASS: %s within the threshold (the whole interval; thresholds %s)", allOf(g.Gated, "gated figure"), g.Thresholds)
 }
 
 // line is one table row; emphasize marks cells markdown shows in bold.
@@ -298,7 +355,7 @@ func table(c *Comparison) (line, []line) {
 		{"CHANGE", true, true, func(r Row) string { return FormatChange(float64(r.Change)) }},
 		{"CI", false, true, func(r Row) string { return ci(r) }},
 		{"P", true, true, func(r Row) string {
-			if r.Verdict == OneRun {
+			if r.Verdict == OneRun || r.Verdict == OtherMachines {
 				return "-"
 			}
 			return strconv.FormatFloat(r.P, 'f', 3, 64)
@@ -331,7 +388,7 @@ func table(c *Comparison) (line, []line) {
 			case "CHANGE", "VERDICT":
 				l.emphasize[j] = r.Verdict == Worse || r.Verdict == Better
 			case "GATE":
-				l.emphasize[j] = r.Gate == GateFail || r.Gate == GateUndecided
+				l.emphasize[j] = r.Gate == GateFail || r.Gate == GateInconclusive
 			}
 		}
 		rows[i] = l
@@ -347,8 +404,8 @@ func gateCell(r Row) string {
 	switch r.Gate {
 	case GateFail:
 		return "FAIL >" + t
-	case GateUndecided:
-		return "UNDECIDED"
+	case GateInconclusive:
+		return "? " + t
 	}
 	return "ok ≤" + t
 }
@@ -364,9 +421,13 @@ func value(r Row, v float64) string {
 	return render.FigureValue(r.Figure, v)
 }
 
-// ci renders the change's interval: "[-18.0%, -15.1%]", or "±∞" with too few repeats.
+// ci renders the change's interval: "[-18.0%, -15.1%]", or "±∞" with too few repeats. A gated row
+// shows the interval the gate decided on.
 func ci(r Row) string {
 	lo, hi := float64(r.ChangeLo), float64(r.ChangeHi)
+	if r.Decision != nil {
+		lo, hi = float64(r.Decision.Lo), float64(r.Decision.Hi)
+	}
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return "±∞"
 	}

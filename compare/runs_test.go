@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -104,35 +105,47 @@ func TestRunsCatchARegression(t *testing.T) {
 	if c.Old.Runs != 5 || c.New.Runs != 5 {
 		t.Errorf("runs %d and %d, want 5 and 5", c.Old.Runs, c.New.Runs)
 	}
-	// Three runs per side cannot reach alpha 0.05 with the U test: undecided, never a silent pass.
+	// Three runs per side cannot reach alpha 0.05 with the U test, and their interval reaches both
+	// sides of the threshold through an 8% drift: inconclusive, never a silent pass, and it says how
+	// many runs would decide.
 	c, err = CompareRuns(dayRuns(rng, 3, .08, 1), dayRuns(rng, 3, .08, 0.8), Options{NoNormalize: true, Thresholds: th})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sutRow(t, c).Verdict != TooFew || c.Gate.Verdict != GateUndecided || !strings.Contains(c.Gate.Reasons[0], "3 and 3 runs") {
-		t.Errorf("3 runs per side: verdict %s, gate %s %q", sutRow(t, c).Verdict, c.Gate.Verdict, c.Gate.Reasons)
+	if r := sutRow(t, c); r.Verdict != TooFew || c.Gate.Verdict != GateInconclusive || r.Decision.RunsNeeded < 4 ||
+		!strings.Contains(c.Gate.Reasons[0], fmt.Sprintf("straddles the 10%% threshold: about %d runs a side would decide", r.Decision.RunsNeeded)) {
+		t.Errorf("3 runs per side: verdict %s, gate %s %q", r.Verdict, c.Gate.Verdict, c.Gate.Reasons)
 	}
 }
 
-// With one run per side a gate decides on its threshold alone, and says so.
-func TestOneRunGateUsesTheThreshold(t *testing.T) {
+// With one run per side there is no interval, so a gate decides nothing, however far apart the
+// sides are, and says why; --per-repeat decides over the repeats instead.
+func TestOneRunGateIsInconclusive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tt := range []struct {
-		k    float64
-		want GateStatus
+		k         float64
+		perRepeat GateStatus
 	}{{1, GatePass}, {0.7, GateFail}} {
-		c, err := CompareRuns(dayRuns(rng, 1, 0, 1), dayRuns(rng, 1, 0, tt.k), Options{NoNormalize: true, Thresholds: gate10()})
+		old, new := dayRuns(rng, 1, 0, 1), dayRuns(rng, 1, 0, tt.k)
+		c, err := CompareRuns(old, new, Options{NoNormalize: true, Thresholds: gate10()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Gate.Verdict != tt.want {
-			t.Errorf("k=%g: gate %s, want %s (%q)", tt.k, c.Gate.Verdict, tt.want, c.Gate.Reasons)
+		if c.Gate.Verdict != GateInconclusive || !strings.Contains(c.Gate.Reasons[0], "one run a side: the spread between runs is not measured") {
+			t.Errorf("k=%g: gate %s (%q), want inconclusive saying why", tt.k, c.Gate.Verdict, c.Gate.Reasons)
 		}
-		if tt.want == GateFail && !strings.Contains(c.Gate.Reasons[0], "one run a side: no test") {
-			t.Errorf("the reason does not say the threshold alone decided: %q", c.Gate.Reasons)
+		if code, _ := c.Outcome(); code != 4 {
+			t.Errorf("k=%g: exit %d, want 4", tt.k, code)
 		}
 		if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "one run per side") }) {
 			t.Errorf("notes %q do not say there was one run per side", c.Notes)
+		}
+		c, err = CompareRuns(old, new, Options{NoNormalize: true, Thresholds: gate10(), PerRepeat: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Gate.Verdict != tt.perRepeat {
+			t.Errorf("k=%g, --per-repeat: gate %s, want %s (%q)", tt.k, c.Gate.Verdict, tt.perRepeat, c.Gate.Reasons)
 		}
 	}
 }

@@ -3,13 +3,14 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dbbench/dbbench/report"
 )
 
-// series is one figure of one result as compared: its per-repeat values and, for latency figures, its
-// value in the histogram merged over all repeats.
-type series struct {
+// sideValues is one side's samples of a figure as compared and, for latency figures, its value in
+// the histogram merged over all repeats of every run.
+type sideValues struct {
 	values []float64
 	merged float64 // NaN when not a latency figure
 }
@@ -17,27 +18,31 @@ type series struct {
 // mergedFigures are the figures report.Percentiles computes from a histogram.
 var mergedFigures = map[string]bool{"p50": true, "p90": true, "p99": true, "p999": true, "max": true, "min": true, "mean": true}
 
-// series returns the samples of fig in r. With a reference result ref, each repeat's value is divided
-// by the reference's value of the same repeat: targets run interleaved (A B A B ...), so repeat i of
-// both ran back to back under the same machine conditions, and the ratio cancels them. The ratio
-// keeps the figure's direction: a higher rows_per_s ratio is still better, a higher p99 ratio still
-// worse.
-func (c *comparer) series(name string, r, ref *report.Result, fig string) (series, error) {
-	s := series{merged: math.NaN()}
-	var refByIndex map[int]report.Repeat
+// series returns the samples of fig in r's repeats of run (0: every run's). With a reference result
+// ref, each repeat's value is divided by the reference's value of the same repeat (same run, same
+// index): targets run interleaved (A B A B ...), so repeat i of both ran back to back under the same
+// machine conditions, and the ratio cancels them. The ratio keeps the figure's direction: a higher
+// rows_per_s ratio is still better, a higher p99 ratio still worse.
+func series(r, ref *report.Result, fig string, run int) []float64 {
+	type key struct{ run, index int }
+	var refBy map[key]report.Repeat
 	if ref != nil {
-		refByIndex = make(map[int]report.Repeat, len(ref.Repeats))
+		refBy = make(map[key]report.Repeat, len(ref.Repeats))
 		for _, rep := range ref.Repeats {
-			refByIndex[rep.Index] = rep
+			refBy[key{rep.RunIndex(), rep.Index}] = rep
 		}
 	}
+	var out []float64
 	for _, rep := range r.Repeats {
+		if run != 0 && rep.RunIndex() != run {
+			continue
+		}
 		v, ok := rep.Figures[fig]
 		if !ok {
 			continue
 		}
 		if ref != nil {
-			rr, ok := refByIndex[rep.Index]
+			rr, ok := refBy[key{rep.RunIndex(), rep.Index}]
 			if !ok {
 				continue
 			}
@@ -47,70 +52,26 @@ func (c *comparer) series(name string, r, ref *report.Result, fig string) (serie
 			}
 			v /= d
 		}
-		s.values = append(s.values, v)
+		out = append(out, v)
 	}
-	if !mergedFigures[fig] || len(s.values) == 0 {
-		return s, nil
-	}
-	m, err := c.hist.percentiles(r)
-	if err != nil {
-		return s, fmt.Errorf("%s: %s %s: %v", name, r.Target, r.Workload, err)
-	}
-	v, ok := m[fig]
-	if !ok {
-		return s, nil
-	}
-	if ref != nil {
-		rm, err := c.hist.percentiles(ref)
-		if err != nil {
-			return s, fmt.Errorf("%s: %s %s: %v", name, ref.Target, ref.Workload, err)
-		}
-		d, ok := rm[fig]
-		if !ok || d == 0 {
-			return s, nil
-		}
-		v /= d
-	}
-	s.merged = v
-	return s, nil
+	return out
 }
 
-// histCache holds the percentiles of each result's merged histogram, decoded once.
-type histCache map[*report.Result]map[string]float64
-
-// percentiles merges the per-repeat histograms of r (the merged one when repeats carry none) and
-// returns its percentiles keyed by figure name.
-func (h *histCache) percentiles(r *report.Result) (map[string]float64, error) {
-	if m, ok := (*h)[r]; ok {
-		return m, nil
-	}
-	var enc []string
+// runsOf lists the runs r has repeats of, in order (a schema 1 result: run 1).
+func runsOf(r *report.Result) []int {
+	var out []int
 	for _, rep := range r.Repeats {
-		if rep.Histogram != "" {
-			enc = append(enc, rep.Histogram)
+		if k := rep.RunIndex(); !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
-	if len(enc) == 0 && r.Histogram != "" {
-		enc = []string{r.Histogram}
-	}
-	if len(enc) == 0 {
-		return map[string]float64{}, nil // no latencies recorded: no percentiles to show
-	}
-	merged, err := report.MergeHistograms(enc...)
-	if err != nil {
-		return nil, err
-	}
-	m := report.Percentiles(merged)
-	if *h == nil {
-		*h = histCache{}
-	}
-	(*h)[r] = m
-	return m, nil
+	slices.Sort(out)
+	return out
 }
 
 // mergedAcross is fig from the histograms of every run's result merged together (divided by the
 // reference's, merged the same way, when normalizing); NaN when there is none.
-func (c *comparer) mergedAcross(rs, refs []*report.Result, fig string) (float64, error) {
+func mergedAcross(rs, refs []*report.Result, fig string) (float64, error) {
 	v, err := mergedFigure(rs, fig)
 	if err != nil || refs == nil || math.IsNaN(v) {
 		return v, err

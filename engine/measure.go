@@ -112,11 +112,7 @@ func (e *execution) lookup(ctx context.Context) (*measurement, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i := range lat {
-			lat[i] += e.slowdown.add(lat[i], 0)
-			report.Record(m.hist, lat[i])
-			m.elapsed += lat[i]
-		}
+		e.recordSelfTimed(m, lat)
 		m.rows, m.sum = t.Rows, t.Sum
 		return m, nil
 	}
@@ -348,13 +344,19 @@ func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.recordSelfTimed(m, lat)
+	m.ops, m.rows, m.sum = int64(e.w.Ops), t.Rows, t.Sum
+	return m, nil
+}
+
+// recordSelfTimed records the latencies a self-timed target reported (the slowdown option added to
+// each) into m's histogram and elapsed time.
+func (e *execution) recordSelfTimed(m *measurement, lat []time.Duration) {
 	for i := range lat {
 		lat[i] += e.slowdown.add(lat[i], 0)
 		report.Record(m.hist, lat[i])
 		m.elapsed += lat[i]
 	}
-	m.ops, m.rows, m.sum = int64(e.w.Ops), t.Rows, t.Sum
-	return m, nil
 }
 
 // opStepper is the per-operation loop one operation at a time, so that the engine can alternate the operations of

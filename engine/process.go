@@ -84,7 +84,11 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := r.complete(head, m, &RunError{}, false)
+	runErr := workersStopped(workers)
+	rep := r.complete(head, m, runErr, false)
+	if runErr.Err != nil {
+		return rep, runErr
+	}
 	prog.finish()
 	return rep, nil
 }
@@ -126,17 +130,23 @@ func (r *Runner) mergeWorkers(workers []*worker) (measured, error) {
 	var m measured
 	for _, w := range workers {
 		wr, err := report.Read(w.report)
+		if err != nil && w.stopped != nil {
+			return measured{}, w.stopped // what it left is no report (a crash's placeholder): its own error says why
+		}
 		if err != nil {
 			return measured{}, exitcode.Infraf("worker for %s: %v", w.name, err)
 		}
 		m.targets = append(m.targets, wr.Targets...)
 		m.results = append(m.results, wr.Results...)
 		m.peakRSS = max(m.peakRSS, wr.Run.PeakRSSBytes)
+		w.runErrs = wr.Run.Errors
 	}
 	order := func(x report.Result) []int {
 		return []int{slices.Index(p.Sizes, x.Size), workloadIndex(p, x.Workload), slices.IndexFunc(p.Targets, func(t config.TargetPlan) bool { return t.Name == x.Target })}
 	}
 	slices.SortStableFunc(m.results, func(a, b report.Result) int { return slices.Compare(order(a), order(b)) })
+	// Each worker saw one target: the targets are checked against each other here (crosscheck.go).
+	crossCheckMerged(p, m.results)
 	return m, nil
 }
 
@@ -151,12 +161,7 @@ func (r *Runner) readStep(w *worker) error {
 	if errors.Is(err, io.EOF) && line == "" {
 		w.next = nil
 		w.in.Close()
-		err := w.wait()
-		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed) {
-			return w.failed(err) // exit 1 is its own assertions failing: the merged report decides
-		}
-		return nil
+		return w.ended(w.wait())
 	}
 	if err != nil {
 		return w.failed(w.wait())
@@ -175,4 +180,40 @@ func (r *Runner) readStep(w *worker) error {
 	}
 	w.step = strings.Join(f, " ")
 	return nil
+}
+
+// ended takes a worker's exit (the error of its Wait). Exit 1 is its own assertions failing: the
+// merged report decides them. A worker that failed otherwise but wrote its report (a workload that
+// failed, a run stopped early) ends the way one process would: its results are merged, failures
+// included, and the run goes on (workersStopped says why it stopped, if it did). Only a worker that
+// wrote no report stops the run.
+func (w *worker) ended(err error) error {
+	var ee *exec.ExitError
+	if err == nil || errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed {
+		return nil
+	}
+	if _, statErr := os.Stat(w.report); statErr == nil {
+		w.stopped = w.failed(err)
+		return nil
+	}
+	return w.failed(err)
+}
+
+// workersStopped is the run's error from workers that failed after writing their reports and
+// whose runs stopped early or could not clean up (their run.errors, in the merged report too); a
+// worker whose only failure is a failed result leaves that to the result, as in one process.
+func workersStopped(workers []*worker) *RunError {
+	runErr := &RunError{}
+	for _, w := range workers {
+		if w.stopped == nil || len(w.runErrs) == 0 {
+			continue
+		}
+		err := &exitcode.Error{Code: exitcode.Of(w.stopped), Err: fmt.Errorf("%s: %s", w.name, strings.Join(w.runErrs, "; "))}
+		if runErr.Err == nil {
+			runErr.Err = err
+		} else {
+			runErr.Cleanup = append(runErr.Cleanup, err)
+		}
+	}
+	return runErr
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -144,51 +143,6 @@ func (a *resultAcc) describe(info map[string]any) {
 			continue
 		}
 		a.info[k] = info[k]
-	}
-}
-
-// crossCheck requires every target of a workload to produce the same checksum in each repeat; a
-// target that disagrees with the majority (or all of them, when there is no majority) fails.
-func crossCheck(accs []*resultAcc) {
-	var ok []*resultAcc
-	for _, a := range accs {
-		if !a.failed() {
-			ok = append(ok, a)
-		}
-	}
-	if len(ok) < 2 {
-		return
-	}
-	n := len(ok[0].sums)
-	for _, a := range ok[1:] {
-		n = min(n, len(a.sums))
-	}
-	for i := 0; i < n; i++ {
-		counts := map[uint64]int{}
-		for _, a := range ok {
-			counts[a.sums[i]]++
-		}
-		if len(counts) == 1 {
-			continue
-		}
-		var best uint64
-		bestN := 0
-		for s, c := range counts {
-			if c > bestN {
-				best, bestN = s, c
-			}
-		}
-		majority := bestN*2 > len(ok)
-		var parts []string
-		for _, a := range ok {
-			parts = append(parts, fmt.Sprintf("%s=%016x", a.key.target, a.sums[i]))
-		}
-		for _, a := range ok {
-			if !majority || a.sums[i] != best {
-				a.fail(fmt.Errorf("verification failed: targets disagree in repeat %d (%s)", i+1, strings.Join(parts, ", ")))
-			}
-		}
-		return
 	}
 }
 

@@ -57,6 +57,10 @@ type worker struct {
 	// isolation: process only
 	next []int // the pending step's order key; nil when the worker is done
 	step string
+	// stopped is the error of a worker that failed after writing its report (see ended); the
+	// report's results are merged all the same.
+	stopped error
+	runErrs []string // its report's run.errors: its run stopped early or could not clean up
 }
 
 // startWorker starts a worker process for spec. Cancelling ctx sends it SIGINT, then kills it

@@ -88,16 +88,8 @@ func (r *Report) TargetByName(name string) *Target {
 	return nil
 }
 
-// RunIndex is the run a repeat belongs to: its run, or 1 in a version 1 report (one run).
-func (rep Repeat) RunIndex() int {
-	if rep.Run <= 0 {
-		return 1
-	}
-	return rep.Run
-}
-
-// RunIndexes returns the runs the result's repeats come from, in order.
-func (x *Result) RunIndexes() []int {
+// RunIndices returns the runs the result's repeats come from, in order.
+func (x *Result) RunIndices() []int {
 	var out []int
 	for _, rep := range x.Repeats {
 		if k := rep.RunIndex(); !slices.Contains(out, k) {
@@ -133,4 +125,30 @@ func (x *Result) RunFigure(run int, figure string) (float64, bool) {
 		return 0, false
 	}
 	return Median(xs), true
+}
+
+// TargetNames lists the report's targets in their order, then any that only its results name (older
+// reports have no targets list).
+func (r *Report) TargetNames() []string {
+	var names []string
+	for _, t := range r.Targets {
+		names = append(names, t.Name)
+	}
+	for _, x := range r.Results {
+		if !slices.Contains(names, x.Target) {
+			names = append(names, x.Target)
+		}
+	}
+	return names
+}
+
+// WorkloadNames lists the workloads of the report's results in the order they first appear.
+func (r *Report) WorkloadNames() []string {
+	var names []string
+	for _, x := range r.Results {
+		if !slices.Contains(names, x.Workload) {
+			names = append(names, x.Workload)
+		}
+	}
+	return names
 }

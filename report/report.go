@@ -127,22 +127,6 @@ type Run struct {
 	Verdict *VerdictRule `json:"verdict,omitempty"`
 }
 
-// RunEntry is one run of a report: a fresh process with fresh stores that ran the plan, or the part
-// of it named in Workloads and Targets.
-type RunEntry struct {
-	Index      int       `json:"index"` // 1-based
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
-	Workloads  []string  `json:"workloads"`
-	Targets    []string  `json:"targets"`
-	// Why the run was made: "initial", or "to decide: NAME, NAME" (the assertions it was run for).
-	Why string `json:"why"`
-	// Interrupted: Ctrl-C stopped this run; what it measured until then is kept.
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Error: the run failed (its worker process's last line).
-	Error string `json:"error,omitempty"`
-}
-
 // VerdictRule records how a report's assertions were decided over runs.
 type VerdictRule struct {
 	// Confidence is the family-wise confidence of the run's verdicts (verdict.confidence).
@@ -244,7 +228,7 @@ type RunFigures struct {
 // Repeat is one measured repetition.
 type Repeat struct {
 	Index int `json:"index"`
-	// Run is the 1-based index of the run that measured it (0 in version 1 reports: run 1).
+	// Run is the 1-based run the repeat belongs to (schema 2; absent or 0 in schema 1: run 1).
 	Run       int                `json:"run,omitempty"`
 	ElapsedNs int64              `json:"elapsed_ns"`
 	Ops       int64              `json:"ops"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
@@ -152,5 +153,85 @@ func TestSetupDeadline(t *testing.T) {
 	var n int
 	if err := user.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = 'users_own'").Scan(&n); err != nil || n != 1 {
 		t.Errorf("the user's schema: %d, %v", n, err)
+	}
+}
+
+// TestInsertPreparedBeforeBegin: the insert's statement is prepared when the session is made
+// (untimed), not in the timed Begin, and its executions still run inside the session's transaction
+// (a rollback leaves the table empty). On PostgreSQL the server's list of the connection's
+// prepared statements shows the statement before Begin and no new one after the transaction.
+func TestInsertPreparedBeforeBegin(t *testing.T) {
+	ctx := context.Background()
+	ds, err := dataset.Generate(5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setups := map[string]map[string]any{"sqlite memory": {"storage": "memory"}, "sqlite file": nil}
+	if os.Getenv(pgtest.SkipEnv) != "1" {
+		setups["postgres"] = map[string]any{"driver": "postgres", "dsn": pgtest.NewDatabase(t)}
+	}
+	for name, raw := range setups {
+		t.Run(name, func(t *testing.T) {
+			tg, err := open(t, raw, adapters.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			prepared := func(s *insertSession) (n int) {
+				t.Helper()
+				if s.t.s.driver != DriverPostgres {
+					return -1
+				}
+				if err := s.conn.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO persons_insert%'").Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			rows := func(s *insertSession) (n int) {
+				t.Helper()
+				if err := s.t.s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+insertTable).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			is, err := tg.(adapters.Inserter).NewInsertSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := is.(*insertSession)
+			defer s.Close()
+			before := prepared(s)
+			if s.stmt == nil || before == 0 {
+				t.Fatalf("no statement prepared before Begin (server lists %d)", before)
+			}
+			p0, p1 := ds.Person(0), ds.Person(1)
+			if err := s.Begin(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Insert(ctx, &p0); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			s.tx = nil
+			if n := rows(s); n != 0 {
+				t.Fatalf("%d rows after a rollback: the insert ran outside the transaction", n)
+			}
+			for _, step := range []func() error{
+				func() error { return s.Begin(ctx) }, func() error { return s.Insert(ctx, &p0) },
+				func() error { return s.Insert(ctx, &p1) }, func() error { return s.Commit(ctx) },
+			} {
+				if err := step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tally, err := s.Verify(ctx); err != nil || tally.Rows != 2 || rows(s) != 2 {
+				t.Errorf("read back %d rows (%v), want 2", tally.Rows, err)
+			}
+			if after := prepared(s); after != before {
+				t.Errorf("the server lists %d prepared inserts after the transaction, %d before: prepared again in the timed region", after, before)
+			}
+		})
 	}
 }

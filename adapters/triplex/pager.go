@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 
 // pager pages through one query shape with keyset cursors; R is the shape's row type. Everything
 // the ops check comes from here: the order of rows (which also proves keyset continuity), each
-// row's value against the model, and the page's row count.
+// row's value against the model, and the page's completeness: every row and the row count against
+// the answer computed from the fixture's definition (row), so that one target alone is checked.
 type pager[R any] struct {
 	t     *target
 	shape string
@@ -33,6 +35,11 @@ type pager[R any] struct {
 	hash   func(R) uint64
 	check  func(R) error
 	plan   func(after *R, limit int) store.PlanQuery
+	// row is the answer computed independently of the store: the row at position pos (0-based) of
+	// the shape's whole answer, from the fixture's definition and the writes dbbench made, in the
+	// shape's order (Triplex's); false past its end.
+	row  func(pos int) (R, bool)
+	show func(R) string // a row, for an error message
 }
 
 // shapeOps is what PrepareWorkload needs of a pager, whatever its row type.
@@ -44,13 +51,13 @@ type shapeOps interface {
 // pageOp fetches one page per call: the first page, or the pages after cursors taken at prepare.
 // Do takes only the page's row count and an order-sensitive fingerprint of its rows (a few
 // nanoseconds a row); Verify, with the clock stopped, reads the page again, checks every row of it
-// (order, values against the model, count) and that its fingerprint is the timed read's.
+// (order, values, membership and count against the computed answer) and that its fingerprint is
+// the timed read's.
 type pageOp[R any] struct {
 	p       *pager[R]
 	page    int
-	cursors []*R     // nil: the first page
-	want    []int    // rows each fetch returns (page+1 while a next page exists)
-	first   []uint64 // hash of each page's first row, recorded at prepare (next pages)
+	cursors []*R  // nil: the first page
+	starts  []int // the position in the shape's answer of each cursor's page
 	plan    store.Plan
 	planErr error
 
@@ -67,10 +74,19 @@ type pageRows[R any] struct {
 	fetched int
 }
 
+// dropRow, set by a test, makes every page read skip its row at this position (1-based; 0: none)
+// and read one more in its place, as a store that loses a row from a page would: the completeness
+// check must catch it.
+var dropRow int
+
 // fetchPage fetches the page after cursor (page+1 rows at most) into into, reusing its memory.
 func (p *pager[R]) fetchPage(ctx context.Context, after *R, page int, into *pageRows[R]) error {
 	into.rows, into.arena, into.fetched = into.rows[:0], into.arena[:0], 0
-	return p.fetch(ctx, after, page+1, func(r R) error {
+	seen := 0
+	return p.fetch(ctx, after, page+1+min(dropRow, 1), func(r R) error {
+		if seen++; seen == dropRow {
+			return nil
+		}
 		into.fetched++
 		if into.fetched <= page { // the extra row only says that a next page exists
 			into.arena, r = p.keep(into.arena, r)
@@ -80,31 +96,53 @@ func (p *pager[R]) fetchPage(ctx context.Context, after *R, page int, into *page
 	})
 }
 
-// verify checks a fetched page: order (and continuity after the cursor) and every row against the
-// model. It returns the page's tally and the hash of its first row.
-func (p *pager[R]) verify(after *R, got *pageRows[R]) (tally adapters.Tally, first uint64, err error) {
+// verify checks a fetched page, the one at position start of the shape's answer: order (and
+// continuity after the cursor), every row against the model, and then that the rows are exactly
+// the computed answer's, none missing, none extra, and that the fetch returned as many rows as the
+// answer has there (page+1 while a next page exists). It returns the page's tally.
+func (p *pager[R]) verify(after *R, start int, got *pageRows[R]) (tally adapters.Tally, err error) {
 	for n, r := range got.rows {
 		switch {
 		case n > 0 && !p.before(got.rows[n-1], r):
-			return tally, 0, fmt.Errorf("triplex: %s: row %d is out of order", p.shape, n+1)
+			return tally, fmt.Errorf("triplex: %s: row %d is out of order", p.shape, n+1)
 		case n == 0 && after != nil && !p.before(*after, r):
-			return tally, 0, fmt.Errorf("triplex: %s: first row does not follow the cursor", p.shape)
+			return tally, fmt.Errorf("triplex: %s: first row does not follow the cursor", p.shape)
 		}
 		if err := p.check(r); err != nil {
-			return tally, 0, fmt.Errorf("%w (%s, row %d)", err, p.shape, n+1)
+			return tally, fmt.Errorf("%w (%s, row %d)", err, p.shape, n+1)
 		}
 		h := p.hash(r)
-		if n == 0 {
-			first = h
+		if want, ok := p.row(start + n); !ok || p.hash(want) != h {
+			return tally, p.incomplete(start, n, r, want, ok)
 		}
 		tally.Rows++
 		tally.Sum += mix(h + uint64(n+1))
 	}
-	return tally, first, nil
+	want := 0
+	for ; want <= len(got.rows); want++ { // the rows the answer has from start, page+1 at most
+		if _, ok := p.row(start + want); !ok {
+			break
+		}
+	}
+	if got.fetched != want {
+		return tally, fmt.Errorf("triplex: %s: the page at row %d fetched %d rows, the answer has %d there: rows are missing or extra",
+			p.shape, start+1, got.fetched, want)
+	}
+	return tally, nil
+}
+
+// incomplete says how row n of the page at start differs from the computed answer.
+func (p *pager[R]) incomplete(start, n int, got, want R, ok bool) error {
+	if !ok {
+		return fmt.Errorf("triplex: %s: row %d of the page at row %d is %s, past the end of the answer: an extra row",
+			p.shape, n+1, start+1, p.show(got))
+	}
+	return fmt.Errorf("triplex: %s: row %d of the page at row %d is %s, want %s: a row is missing or extra",
+		p.shape, n+1, start+1, p.show(got), p.show(want))
 }
 
 func (p *pager[R]) firstPage(ctx context.Context, page int) (adapters.Op, error) {
-	op := &pageOp[R]{p: p, page: page, cursors: []*R{nil}, want: []int{page + 1}}
+	op := &pageOp[R]{p: p, page: page, cursors: []*R{nil}, starts: []int{0}}
 	op.plan, op.planErr = p.t.bench.Explain(ctx, p.plan(nil, page+1))
 	return op, nil
 }
@@ -117,14 +155,12 @@ func (p *pager[R]) nextPages(ctx context.Context, page, pages int) (adapters.Op,
 		if err := p.fetchPage(ctx, after, page, &got); err != nil {
 			return nil, err
 		}
-		_, first, err := p.verify(after, &got)
-		if err != nil {
+		if _, err := p.verify(after, k*page, &got); err != nil {
 			return nil, err
 		}
 		if k > 0 {
 			op.cursors = append(op.cursors, after)
-			op.want = append(op.want, got.fetched)
-			op.first = append(op.first, first)
+			op.starts = append(op.starts, k*page)
 		}
 		if got.fetched <= page || k == pages {
 			break
@@ -191,9 +227,28 @@ func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
 	}
 	pr := o.pr
 	pr.n, pr.fp, pr.page = 0, 0, o.page
-	err := o.p.timed(ctx, o.cursors[i%len(o.cursors)], o.page+1, pr)
+	var err error
+	if dropRow == 0 {
+		err = o.p.timed(ctx, o.cursors[i%len(o.cursors)], o.page+1, pr)
+	} else {
+		err = o.dropping(ctx, i, pr)
+	}
 	o.fetched, o.print = pr.n, pr.fp
 	return adapters.Tally{Rows: int64(min(pr.n, o.page))}, err
+}
+
+// dropping is Do's read when a test sets dropRow: the same count and fingerprint, with the row
+// skipped as fetchPage skips it.
+func (o *pageOp[R]) dropping(ctx context.Context, i int, pr *printer) error {
+	seen := 0
+	return o.p.fetch(ctx, o.cursors[i%len(o.cursors)], o.page+2, func(r R) error {
+		if seen++; seen != dropRow {
+			if pr.n++; pr.n <= pr.page {
+				pr.fp = fingerprint(pr.fp, o.p.print(r))
+			}
+		}
+		return nil
+	})
 }
 
 // Verify (untimed) reads the page of the last Do again, checks it and that it is the page the
@@ -203,7 +258,7 @@ func (o *pageOp[R]) Verify(ctx context.Context, i int) (adapters.Tally, error) {
 	if err := o.p.fetchPage(ctx, o.cursors[k], o.page, &o.got); err != nil {
 		return adapters.Tally{}, err
 	}
-	tally, first, err := o.p.verify(o.cursors[k], &o.got)
+	tally, err := o.p.verify(o.cursors[k], o.starts[k], &o.got)
 	var fp uint64
 	for _, r := range o.got.rows {
 		fp = fingerprint(fp, o.p.print(r))
@@ -211,12 +266,8 @@ func (o *pageOp[R]) Verify(ctx context.Context, i int) (adapters.Tally, error) {
 	switch {
 	case err != nil:
 		return tally, err
-	case o.fetched != o.want[k]:
-		return tally, fmt.Errorf("triplex: %s: fetched %d rows, want %d", o.p.shape, o.fetched, o.want[k])
 	case fp != o.print || o.got.fetched != o.fetched:
 		return tally, fmt.Errorf("triplex: %s: the timed read returned other rows than the checked one", o.p.shape)
-	case o.first != nil && first != o.first[k]:
-		return tally, fmt.Errorf("triplex: %s: page %d starts with a different row than when prepared", o.p.shape, k+2)
 	}
 	return tally, nil
 }
@@ -314,13 +365,8 @@ func (t *target) pagerFor(name string, params adapters.Options) (shapeOps, int, 
 			return nil, 0, "", exitcode.Usagef("triplex: workload %s: min_score must be in 0..%d, got %d", name, scoreRange-1, minScore)
 		}
 		j := store.Join{Order: attrScore, With: attrName, Min: float64(minScore)}
-		rows := 0
-		for e := int64(1); e <= int64(entities); e++ {
-			if t.scoreOf(e) >= j.Min {
-				rows++
-			}
-		}
-		return t.joinPager(j, minScore, indexed), rows, "entities with score >= min_score", nil
+		order := t.joinOrder(minScore)
+		return t.joinPager(j, minScore, indexed, order), len(order), "entities with score >= min_score", nil
 	case wGroupCount:
 		computed := params.String("mode") == "computed"
 		return t.groupPager(computed, indexed), min(entities, groupCount), "groups", nil
@@ -338,16 +384,52 @@ func (t *target) allPager(indexed bool) *pager[store.Fact] {
 		timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
 			return t.bench.PageAll(ctx, 0, after, limit, pr.factFn)
 		},
-		keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
+		keep: keepFact, print: printFact, before: factBefore, hash: hashFact, show: showFact,
 		check: func(f store.Fact) error { return t.expectValue(f.E, f.A, f.V, -1) },
 		plan: func(after *store.Fact, limit int) store.PlanQuery {
 			return store.PlanQuery{Shape: store.PlanAll, AfterFact: after, Limit: limit}
 		},
+		// every current entity has one fact of each attribute: (e, a) in order
+		row: func(pos int) (store.Fact, bool) {
+			return t.modelFact(int64(pos/factsPerEntity)+1, pos%factsPerEntity, -1, t.nextEntity()-1)
+		},
 	}
 }
 
-// joinPager pages the join of name and score for scores of at least j.Min, in Triplex's order.
-func (t *target) joinPager(j store.Join, minScore int, indexed bool) *pager[store.JoinRow] {
+// modelFact is fact (e, a) of the model (current, or as of rounds load-time update rounds), among
+// entities 1..last.
+func (t *target) modelFact(e int64, a, rounds int, last int64) (store.Fact, bool) {
+	if e > last {
+		return store.Fact{}, false
+	}
+	v, err := t.modelValue(nil, e, a, rounds)
+	return store.Fact{E: e, A: a, V: v}, err == nil
+}
+
+func showFact(f store.Fact) string {
+	return fmt.Sprintf("(%d, %s, %s)", f.E, benchSchemaIdent(f.A), show(f.V))
+}
+
+// joinOrder is the join's answer from the model: the entities with a current score of at least min,
+// by score descending, then entity ascending (Triplex's order; a name is the entity's alone).
+func (t *target) joinOrder(min int) []int64 {
+	var byScore [scoreRange][]int64
+	last := t.nextEntity() - 1
+	for e := int64(1); e <= last; e++ {
+		if s := int(t.scoreOf(e)); s >= min {
+			byScore[s] = append(byScore[s], e)
+		}
+	}
+	var order []int64
+	for s := scoreRange - 1; s >= min; s-- {
+		order = append(order, byScore[s]...)
+	}
+	return order
+}
+
+// joinPager pages the join of name and score for scores of at least j.Min, in Triplex's order;
+// order is the answer, joinOrder's.
+func (t *target) joinPager(j store.Join, minScore int, indexed bool, order []int64) *pager[store.JoinRow] {
 	return &pager[store.JoinRow]{
 		t: t, shape: fmt.Sprintf("join name+score, score >= %d, by score desc", minScore), flat: indexed,
 		fetch: func(ctx context.Context, after *store.JoinRow, limit int, fn func(store.JoinRow) error) error {
@@ -379,12 +461,23 @@ func (t *target) joinPager(j store.Join, minScore int, indexed bool) *pager[stor
 		plan: func(after *store.JoinRow, limit int) store.PlanQuery {
 			return store.PlanQuery{Shape: store.PlanJoin, Join: j, AfterJoin: after, Limit: limit}
 		},
+		row: func(pos int) (store.JoinRow, bool) {
+			if pos >= len(order) {
+				return store.JoinRow{}, false
+			}
+			e := order[pos]
+			return store.JoinRow{E: e, Order: store.NumberValue(t.scoreOf(e)), With: store.StringValue(benchName(int(e - 1)))}, true
+		},
+		show: func(r store.JoinRow) string {
+			return fmt.Sprintf("(%d, score %s, %s)", r.E, show(r.Order), show(r.With))
+		},
 	}
 }
 
 // groupPager pages the entity count of each :bench/group value: the maintained counts, or (computed,
 // and always on the triplex layout) a GROUP BY.
 func (t *target) groupPager(computed, indexed bool) *pager[store.Group] {
+	groups := t.groupOrder()
 	return &pager[store.Group]{
 		t: t, shape: "group count ?group (count ?e) over :bench/group" + map[bool]string{true: ", computed", false: ", maintained"}[computed || !indexed],
 		flat: indexed && !computed,
@@ -427,14 +520,34 @@ func (t *target) groupPager(computed, indexed bool) *pager[store.Group] {
 			}
 			return q
 		},
+		row: func(pos int) (store.Group, bool) {
+			if pos >= len(groups) {
+				return store.Group{}, false
+			}
+			return store.Group{V: store.StringValue(benchGroup(groups[pos])), N: t.groupSize(groups[pos])}, true
+		},
+		show: func(g store.Group) string { return fmt.Sprintf("(%s, %d)", show(g.V), g.N) },
 	}
+}
+
+// groupOrder is the group count's answer from the model: the groups with entities, in the order of
+// their values (bytes: "group:0", "group:1", "group:10", ...).
+func (t *target) groupOrder() []int {
+	groups := make([]int, min(t.entities(), groupCount))
+	for k := range groups {
+		groups[k] = k
+	}
+	slices.SortFunc(groups, func(a, b int) int { return strings.Compare(benchGroup(a), benchGroup(b)) })
+	return groups
 }
 
 // attrPager pages [?e attr ?v] as of transaction at (0: current); rounds is the model's state at
 // that transaction (-1: current).
 func (t *target) attrPager(a int, at int64, rounds int) *pager[store.Fact] {
 	shape := "fixed attribute [?e " + benchSchemaIdent(a) + " ?v]"
+	last := t.nextEntity() - 1 // every current entity, in entity order
 	if at != 0 {
+		last = int64(t.n) // as of a load-time round: the loaded entities
 		shape += fmt.Sprintf(" as of tx %d", at)
 	}
 	return &pager[store.Fact]{
@@ -445,7 +558,8 @@ func (t *target) attrPager(a int, at int64, rounds int) *pager[store.Fact] {
 		timed: func(ctx context.Context, after *store.Fact, limit int, pr *printer) error {
 			return t.bench.PageAttr(ctx, at, a, after, limit, pr.factFn)
 		},
-		keep: keepFact, print: printFact, before: factBefore, hash: hashFact,
+		keep: keepFact, print: printFact, before: factBefore, hash: hashFact, show: showFact,
+		row: func(pos int) (store.Fact, bool) { return t.modelFact(int64(pos)+1, a, rounds, last) },
 		check: func(f store.Fact) error {
 			if f.A != a {
 				return fmt.Errorf("triplex: attribute page: got attribute %d, want %d", f.A, a)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
@@ -184,7 +185,7 @@ func TestLayoutsGiveSameAnswers(t *testing.T) {
 				sums[i][label] = tally
 			}
 			info := tg.Info()
-			for _, k := range []string{"backend", "driver", "storage", "cache", "history_depth", "fixture_facts", "load_facts_per_s", "update_pairs_per_s", "insert_facts_per_s"} {
+			for _, k := range []string{"backend", "driver", "storage", "cache", "history_depth", "fixture_facts", "load_facts_per_s", "update_pairs_per_s", "insert_facts_total"} {
 				if _, ok := info[k]; !ok {
 					t.Errorf("%s: Info lacks %s: %v", label, k, info)
 				}
@@ -479,11 +480,7 @@ func TestJoinPageIsTriplexOrder(t *testing.T) {
 // loses a write would, and runs it through the engine on both layouts: the op's read-back must fail
 // the result (and so the run), where a tally built from the op's inputs would have passed.
 func TestLostWriteFailsTheRun(t *testing.T) {
-	reg, err := adapters.NewRegistry(New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := dbconfig.Parse("lost.yaml", []byte(`name: lost-write
+	r := runner(t, `name: lost-write
 dataset: {persons: 300}
 warmup: 0
 repeats: 1
@@ -491,18 +488,9 @@ workloads: [{name: insert_facts, ops: 2, params: {batch: 20}}]
 targets:
   - {name: triplex, adapter: triplex, options: {layout: triplex, persons: false}}
   - {name: indexed, adapter: triplex, options: {layout: indexed, persons: false}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Resolve(reg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Verdict.Runs = 1 // one run in this process: the lost write is this process's
+`)
 	loseFact = true
 	t.Cleanup(func() { loseFact = false })
-	r := &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 	rep, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -555,4 +543,108 @@ func TestKeepFile(t *testing.T) {
 			t.Errorf("kept store: %d current facts, %v; want %d", n, err, 200*factsPerEntity)
 		}
 	}
+}
+
+// TestShortPageFailsTheRun makes every page read lose one row (and read one more in its place, so
+// the count, the order and every value still hold), on one target alone, where no other target's
+// checksum could disagree: each page workload must fail its verification against the answer
+// computed from the fixture's definition, and the same run without the lost row must pass.
+func TestShortPageFailsTheRun(t *testing.T) {
+	r := runner(t, `name: short-page
+dataset: {persons: 300}
+warmup: 0
+repeats: 1
+workloads:
+  - {name: page_all, ops: 2, params: {page: 20}}
+  - {name: page_attribute, ops: 2, params: {page: 20, attribute: score}}
+  - {name: page_join, ops: 2, params: {page: 20}}
+  - {name: group_count, ops: 2, params: {page: 20}}
+  - {name: next_page, ops: 2, params: {page: 20, shape: join, pages: 2}}
+  - {name: asof_page, ops: 2, params: {page: 20}}
+targets:
+  - {name: alone, adapter: triplex, options: {history_depth: 2, update_share: 0.2, persons: false}}
+`)
+	for _, drop := range []int{0, 5} {
+		dropRow = drop
+		rep, err := r.Run(context.Background())
+		dropRow = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Results) != 6 {
+			t.Fatalf("%d results, want 6", len(rep.Results))
+		}
+		for _, res := range rep.Results {
+			switch {
+			case drop == 0 && res.Status != "ok":
+				t.Errorf("%s, every row there: %s %q", res.Workload, res.Status, res.Error)
+			case drop > 0 && (res.Status != "failed" || !strings.Contains(res.Error, "a row is missing or extra")):
+				t.Errorf("%s, a row lost: %s %q; want it failed as incomplete", res.Workload, res.Status, res.Error)
+			}
+		}
+	}
+}
+
+// TestInsertDoHoldsTheTransactionAlone: insert_facts builds a batch's values before Do (untimed)
+// and Do takes no lock of the target's: with the values replaced after prepare and the target's
+// lock held, Do still finishes and writes exactly the prepared values, so it built none itself.
+func TestInsertDoHoldsTheTransactionAlone(t *testing.T) {
+	tg, _ := open(t, map[string]any{"storage": "memory", "persons": false}, 300)
+	op, err := tg.PrepareWorkload(context.Background(), wInsertFacts, params(t, wInsertFacts, map[string]any{"batch": 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := op.(*insertOp)
+	ins.vals[1][attrName] = store.StringValue("built before Do")
+	tg.mu.Lock()
+	done := make(chan error, 1)
+	go func() { _, err := op.Do(context.Background(), 0); done <- err }()
+	select {
+	case err := <-done:
+		tg.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		tg.mu.Unlock()
+		t.Fatal("Do waits for the target's lock: the timed region holds more than the transaction")
+	}
+	var got string
+	if err := tg.bench.Entity(context.Background(), 0, tg.bench.Ident(ins.from+1), func(f store.Fact) error {
+		if f.A == attrName {
+			got = string(f.V.Str)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != "built before Do" {
+		t.Errorf("entity %d's name is %q: Do built its own values", ins.from+1, got)
+	}
+	// Verify (untimed) readies the next batch: the next Do builds nothing either.
+	if _, err := op.(adapters.Verifier).Verify(context.Background(), 0); err == nil {
+		t.Error("Verify passed a name the model does not have")
+	}
+	if ins.built != tg.nextEntity() || string(ins.vals[1][attrName].Str) != benchName(int(ins.built)) {
+		t.Errorf("after Verify the values are for entity %d (%q), want %d", ins.built, ins.vals[1][attrName].Str, tg.nextEntity())
+	}
+}
+
+// runner resolves a config of triplex targets into the engine's runner of it.
+func runner(t *testing.T, yaml string) *engine.Runner {
+	t.Helper()
+	reg, err := adapters.NewRegistry(New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbconfig.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(reg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Verdict.Runs = 1 // one run in this process: what a test hook does is this process's
+	return &engine.Runner{Plan: p, TempDir: t.TempDir(), Environment: func() report.Environment { return report.Environment{} }}
 }

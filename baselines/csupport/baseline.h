@@ -1,16 +1,23 @@
 /* What every C baseline shares: the monotonic clock it times itself with, dataset.RowSum ported to C
- * (operation for operation; docs/protocol.md specifies it), and the start gate of the concurrent
- * workload. Included by the baselines' own .c files; all static inline, so each package compiles its
+ * (operation for operation; docs/protocol.md specifies it), and the concurrent workload's start gate
+ * and threads. Included by the baselines' own .c files; all static inline, so each package compiles its
  * own copy. (Go's build cache does not track a header outside the package directory: after editing
  * this file, `go clean -cache` or touch the baselines' .c files.) */
 #ifndef DBBENCH_CSUPPORT_BASELINE_H
 #define DBBENCH_CSUPPORT_BASELINE_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
+
+/* The codes run_readers returns of its own, besides a reader's; the baselines use the same values.
+ * Distinct from 0 (success), LMDB's codes (-30799..), errno values and SQLite's codes (> 0). */
+#define CS_NO_THREAD (-2)
+#define CS_NO_MEMORY (-3)
 
 static inline int64_t now_ns(void) {
 	struct timespec ts;
@@ -80,5 +87,75 @@ static inline int64_t gate_open(gate *g, int readers) {
 
 /* gate_abort releases the readers that did start, telling them to give up. */
 static inline void gate_abort(gate *g) { atomic_store_explicit(&g->state, -1, memory_order_release); }
+
+/* The concurrent workload's driver. scan(ctx, i) is reader i's timed work: one read transaction
+ * scanning the persons asked for, the tally written where the baseline keeps it (at the end, from a
+ * local: readers' tallies side by side would share cache lines); it returns 0 or the baseline's code. */
+typedef int (*scan_fn)(void *ctx, int i);
+
+typedef struct reader {
+	scan_fn scan;
+	void *ctx;
+	int i;
+	gate *g;
+	int64_t start, end;
+	int rc;
+} reader;
+
+static void *reader_main(void *arg) {
+	reader *r = arg;
+	if (gate_wait(r->g) < 0)
+		return NULL;
+	r->start = now_ns();
+	r->rc = r->scan(r->ctx, r->i);
+	r->end = now_ns();
+	return NULL;
+}
+
+/* run_readers starts readers threads, releases them together at the gate and joins them. lat[i] is
+ * reader i's time; *wall runs from opening the gate (all readers waiting at it) to the latest
+ * reader's end, as the engine measures its Go readers. It returns 0, the first failed reader's code,
+ * CS_NO_THREAD or CS_NO_MEMORY; lat and *wall are set only on 0. */
+static inline int run_readers(int readers, scan_fn scan, void *ctx, int64_t *lat, int64_t *wall) {
+	gate g;
+	reader *rs = calloc((size_t)readers, sizeof *rs);
+	pthread_t *th = calloc((size_t)readers, sizeof *th);
+	int i, started = 0, rc = 0;
+	int64_t t0 = 0, last = 0;
+	if (rs == NULL || th == NULL) {
+		free(rs);
+		free(th);
+		return CS_NO_MEMORY;
+	}
+	gate_init(&g);
+	for (i = 0; i < readers; i++) {
+		rs[i] = (reader){.scan = scan, .ctx = ctx, .i = i, .g = &g};
+		if (pthread_create(&th[i], NULL, reader_main, &rs[i]) != 0) {
+			rc = CS_NO_THREAD;
+			break;
+		}
+		started++;
+	}
+	if (rc == 0) {
+		t0 = gate_open(&g, readers);
+	} else {
+		gate_abort(&g);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (rc == 0) {
+		for (i = 0; i < readers; i++) {
+			if (rs[i].rc != 0 && rc == 0)
+				rc = rs[i].rc;
+			lat[i] = rs[i].end - rs[i].start;
+			if (rs[i].end > last)
+				last = rs[i].end;
+		}
+		*wall = last - t0;
+	}
+	free(rs);
+	free(th);
+	return rc;
+}
 
 #endif

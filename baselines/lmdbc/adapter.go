@@ -16,9 +16,6 @@ import (
 // Name is the adapter's name in configs.
 const Name = "lmdb-c"
 
-// maxReaderThreads bounds the concurrent workload's threads.
-const maxReaderThreads = 4096
-
 // Adapter opens C-baseline targets.
 type Adapter struct{}
 

@@ -161,75 +161,33 @@ int dbb_insert(MDB_env *env, MDB_dbi dbi, const char *emails, const uint32_t *eo
 	return rc;
 }
 
+_Static_assert(DBB_NO_THREAD == CS_NO_THREAD && DBB_NO_MEMORY == CS_NO_MEMORY, "run_readers' codes");
+
 /* The concurrent workload: readers threads start together at the gate, each scanning rows pairs in its
  * own read transaction. */
-typedef struct reader {
+typedef struct concurrent {
 	MDB_env *env;
 	MDB_dbi dbi;
 	int64_t rows;
-	gate *g;
-	dbb_tally tally;
-	int64_t start, end;
-	int rc;
-} reader;
+	dbb_tally *tallies;
+} concurrent;
 
-static void *reader_main(void *arg) {
-	reader *r = arg;
+static int scan_reader(void *arg, int i) {
+	concurrent *c = arg;
+	dbb_tally t = {0, 0};
 	MDB_txn *txn;
-	if (gate_wait(r->g) < 0)
-		return NULL;
-	r->start = now_ns();
-	r->rc = mdb_txn_begin(r->env, NULL, DBB_MDB_RDONLY, &txn);
-	if (r->rc == 0) {
-		r->rc = scan_txn(txn, r->dbi, r->rows, &r->tally);
+	int rc = mdb_txn_begin(c->env, NULL, DBB_MDB_RDONLY, &txn);
+	if (rc == 0) {
+		rc = scan_txn(txn, c->dbi, c->rows, &t);
 		mdb_txn_abort(txn);
 	}
-	r->end = now_ns();
-	return NULL;
+	c->tallies[i] = t;
+	return rc;
 }
 
-/* lat[i] is reader i's time from its begin to its abort; *wall runs from opening the gate (all
- * readers waiting at it) to the latest reader's end, as the engine measures its Go readers. */
+/* lat[i] is reader i's time from its begin to its abort; *wall as run_readers says. */
 int dbb_scan_concurrent(MDB_env *env, MDB_dbi dbi, int readers, int64_t rows, int64_t *lat,
                         dbb_tally *tallies, int64_t *wall) {
-	gate g;
-	reader *rs = calloc((size_t)readers, sizeof *rs);
-	pthread_t *th = calloc((size_t)readers, sizeof *th);
-	int i, started = 0, rc = 0;
-	int64_t t0 = 0, last = 0;
-	if (rs == NULL || th == NULL) {
-		free(rs);
-		free(th);
-		return DBB_NO_MEMORY;
-	}
-	gate_init(&g);
-	for (i = 0; i < readers; i++) {
-		rs[i] = (reader){.env = env, .dbi = dbi, .rows = rows, .g = &g};
-		if (pthread_create(&th[i], NULL, reader_main, &rs[i]) != 0) {
-			rc = DBB_NO_THREAD;
-			break;
-		}
-		started++;
-	}
-	if (rc == 0) {
-		t0 = gate_open(&g, readers);
-	} else {
-		gate_abort(&g);
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	if (rc == 0) {
-		for (i = 0; i < readers; i++) {
-			if (rs[i].rc != 0 && rc == 0)
-				rc = rs[i].rc;
-			lat[i] = rs[i].end - rs[i].start;
-			tallies[i] = rs[i].tally;
-			if (rs[i].end > last)
-				last = rs[i].end;
-		}
-		*wall = last - t0;
-	}
-	free(rs);
-	free(th);
-	return rc;
+	concurrent c = {.env = env, .dbi = dbi, .rows = rows, .tallies = tallies};
+	return run_readers(readers, scan_reader, &c, lat, wall);
 }

@@ -81,14 +81,9 @@ type target struct {
 	closed  bool
 }
 
-// The capabilities a lmdb-c target offers (docs/adapters.md): removing a method fails the build.
-var (
-	_ adapters.OrderedScanner         = (*target)(nil)
-	_ adapters.TimedScanner           = (*target)(nil)
-	_ adapters.TimedPointReader       = (*target)(nil)
-	_ adapters.TimedInserter          = (*target)(nil)
-	_ adapters.TimedConcurrentScanner = (*target)(nil)
-)
+// A lmdb-c target times every common workload itself (docs/adapters.md): removing a method fails
+// the build.
+var _ adapters.SelfTimed = (*target)(nil)
 
 // Load uses the same loader as the Go adapter, so both measure identically built files.
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -126,8 +121,7 @@ func (t *target) ScansInKeyOrder() bool { return true }
 
 // Scan is TimedScan without the time, so the baseline is also an OrderedScanner.
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	tally, _, err := t.TimedScan(ctx, n)
-	return tally, err
+	return adapters.Untimed(t.TimedScan(ctx, n))
 }
 
 // TimedScan reads the first n persons in one read transaction, in C.
@@ -175,8 +169,8 @@ func (t *target) TimedInsert(ctx context.Context, ds *dataset.Persons, n int) (a
 	if err := ctx.Err(); err != nil {
 		return adapters.Tally{}, 0, err
 	}
-	if n < 0 || n > ds.Len() {
-		return adapters.Tally{}, 0, exitcode.Usagef("lmdb-c insert of %d persons from a dataset of %d", n, ds.Len())
+	if err := csupport.CheckInsert("lmdb-c", ds, n); err != nil {
+		return adapters.Tally{}, 0, err
 	}
 	if t.closed {
 		return adapters.Tally{}, 0, errors.New("lmdb-c target is closed")
@@ -220,16 +214,12 @@ func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, l
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	switch {
-	case readers < 1 || readers > maxReaderThreads:
-		return nil, 0, exitcode.Usagef("lmdb-c concurrent: want 1 to %d readers, got %d", maxReaderThreads, readers)
-	case readers > t.st.Config().MaxReaders:
+	if err := csupport.CheckReaders("lmdb-c", readers, rows, lat); err != nil {
+		return nil, 0, err
+	}
+	if readers > t.st.Config().MaxReaders {
 		return nil, 0, exitcode.Usagef("lmdb-c concurrent: %d readers need max_readers of at least %d (it is %d)",
 			readers, readers, t.st.Config().MaxReaders)
-	case len(lat) != readers:
-		return nil, 0, fmt.Errorf("lmdb-c concurrent: %d latency slots for %d readers", len(lat), readers)
-	case rows < 0:
-		return nil, 0, exitcode.Usagef("lmdb-c concurrent: %d rows", rows)
 	}
 	env, err := t.env()
 	if err != nil {

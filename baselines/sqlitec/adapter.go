@@ -17,9 +17,6 @@ import (
 // Name is the adapter's name in configs.
 const Name = "sqlite-c"
 
-// maxReaderThreads bounds the concurrent workload's threads.
-const maxReaderThreads = 4096
-
 // Adapter opens C-baseline targets.
 type Adapter struct{}
 

@@ -171,72 +171,40 @@ int dbbsq_read_all(sqlite3 *db, const char *sql, dbbsq_tally *out) {
 	return rc;
 }
 
+_Static_assert(DBBSQ_NO_THREAD == CS_NO_THREAD && DBBSQ_NO_MEMORY == CS_NO_MEMORY, "run_readers' codes");
+
 /* The concurrent workload: one connection per reader, opened before the gate (as a pool's would be),
  * threads released together at the gate. */
-typedef struct reader {
-	sqlite3 *db;
+typedef struct concurrent {
+	sqlite3 **dbs;
 	int64_t rows;
-	gate *g;
-	dbbsq_tally tally;
-	int64_t start, end;
-	int rc;
-} reader;
+	dbbsq_tally *tallies;
+} concurrent;
 
-static void *reader_main(void *arg) {
-	reader *r = arg;
-	if (gate_wait(r->g) < 0)
-		return NULL;
-	r->start = now_ns();
-	r->rc = scan_conn(r->db, r->rows, &r->tally);
-	r->end = now_ns();
-	return NULL;
+static int scan_reader(void *arg, int i) {
+	concurrent *c = arg;
+	dbbsq_tally t = {0, 0};
+	int rc = scan_conn(c->dbs[i], c->rows, &t);
+	c->tallies[i] = t;
+	return rc;
 }
 
 int dbbsq_scan_concurrent(const char *path, int readers, int64_t rows, int64_t *lat, dbbsq_tally *tallies,
                           int64_t *wall) {
-	gate g;
-	reader *rs = calloc((size_t)readers, sizeof *rs);
-	pthread_t *th = calloc((size_t)readers, sizeof *th);
-	int i, opened = 0, started = 0, rc = SQLITE_OK;
-	int64_t t0 = 0, last = 0;
-	if (rs == NULL || th == NULL) {
-		free(rs);
-		free(th);
+	sqlite3 **dbs = calloc((size_t)readers, sizeof *dbs);
+	int i, opened = 0, rc = SQLITE_OK;
+	if (dbs == NULL)
 		return DBBSQ_NO_MEMORY;
-	}
-	gate_init(&g);
 	for (i = 0; i < readers && rc == SQLITE_OK; i++) {
-		rs[i] = (reader){.rows = rows, .g = &g};
-		rc = dbbsq_open(path, &rs[i].db);
+		rc = dbbsq_open(path, &dbs[i]);
 		opened++; /* a failed open still leaves a handle to close */
 	}
-	for (i = 0; i < readers && rc == SQLITE_OK; i++) {
-		if (pthread_create(&th[i], NULL, reader_main, &rs[i]) != 0)
-			rc = DBBSQ_NO_THREAD;
-		else
-			started++;
-	}
 	if (rc == SQLITE_OK) {
-		t0 = gate_open(&g, readers);
-	} else {
-		gate_abort(&g);
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	if (rc == SQLITE_OK) {
-		for (i = 0; i < readers; i++) {
-			if (rs[i].rc != SQLITE_OK && rc == SQLITE_OK)
-				rc = rs[i].rc;
-			lat[i] = rs[i].end - rs[i].start;
-			tallies[i] = rs[i].tally;
-			if (rs[i].end > last)
-				last = rs[i].end;
-		}
-		*wall = last - t0;
+		concurrent c = {.dbs = dbs, .rows = rows, .tallies = tallies};
+		rc = run_readers(readers, scan_reader, &c, lat, wall);
 	}
 	for (i = 0; i < opened; i++)
-		sqlite3_close_v2(rs[i].db);
-	free(rs);
-	free(th);
+		sqlite3_close_v2(dbs[i]);
+	free(dbs);
 	return rc;
 }

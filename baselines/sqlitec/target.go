@@ -92,14 +92,9 @@ type target struct {
 	closed   bool
 }
 
-// The capabilities a sqlite-c target offers (docs/adapters.md): removing a method fails the build.
-var (
-	_ adapters.OrderedScanner         = (*target)(nil)
-	_ adapters.TimedScanner           = (*target)(nil)
-	_ adapters.TimedPointReader       = (*target)(nil)
-	_ adapters.TimedInserter          = (*target)(nil)
-	_ adapters.TimedConcurrentScanner = (*target)(nil)
-)
+// A sqlite-c target times every common workload itself (docs/adapters.md): removing a method fails
+// the build.
+var _ adapters.SelfTimed = (*target)(nil)
 
 // fail is the error for a failed SQLite call, with SQLite's message.
 func (t *target) fail(what string, rc C.int) error {
@@ -176,8 +171,7 @@ func (t *target) ScansInKeyOrder() bool { return true }
 
 // Scan is TimedScan without the time, so the baseline is also an OrderedScanner.
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	tally, _, err := t.TimedScan(ctx, n)
-	return tally, err
+	return adapters.Untimed(t.TimedScan(ctx, n))
 }
 
 // TimedScan reads the first n persons in email order in one read transaction, in C.
@@ -223,8 +217,8 @@ func (t *target) TimedInsert(ctx context.Context, ds *dataset.Persons, n int) (a
 	if err := ctx.Err(); err != nil {
 		return adapters.Tally{}, 0, err
 	}
-	if n < 0 || n > ds.Len() {
-		return adapters.Tally{}, 0, exitcode.Usagef("sqlite-c insert of %d persons from a dataset of %d", n, ds.Len())
+	if err := csupport.CheckInsert("sqlite-c", ds, n); err != nil {
+		return adapters.Tally{}, 0, err
 	}
 	if err := t.exec(fmt.Sprintf(createSQL, "persons_insert")); err != nil {
 		return adapters.Tally{}, 0, err
@@ -257,11 +251,8 @@ func (t *target) TimedScanConcurrently(ctx context.Context, readers, rows int, l
 	if err != nil {
 		return nil, 0, err
 	}
-	switch {
-	case readers < 1 || readers > maxReaderThreads:
-		return nil, 0, exitcode.Usagef("sqlite-c concurrent: want 1 to %d readers, got %d", maxReaderThreads, readers)
-	case len(lat) != readers:
-		return nil, 0, fmt.Errorf("sqlite-c concurrent: %d latency slots for %d readers", len(lat), readers)
+	if err := csupport.CheckReaders("sqlite-c", readers, rows, lat); err != nil {
+		return nil, 0, err
 	}
 	tallies := make([]C.dbbsq_tally, readers)
 	var wall C.int64_t

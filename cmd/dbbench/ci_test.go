@@ -16,18 +16,27 @@ import (
 // exit code, the steps in the order they ran, and stdout's last line.
 func ciScript(t *testing.T, name string, fail ...string) (code int, ran []string, last string) {
 	t.Helper()
+	code, ran, out := ciScriptOut(t, name, nil, fail...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return code, ran, lines[len(lines)-1]
+}
+
+// ciScriptOut is ciScript with steps that exit 4 (inconclusive) too; it returns the whole stdout.
+func ciScriptOut(t *testing.T, name string, inconclusive []string, fail ...string) (code int, ran []string, stdout string) {
+	t.Helper()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "steps.log")
 	runner := filepath.Join(dir, "step")
 	if err := os.WriteFile(runner, []byte(`#!/bin/sh
 printf '%s\n' "$1" >> "$STEP_LOG"
 printf '%s\n' "$FAIL_STEPS" | grep -Fxq -- "$1" && exit 7
+printf '%s\n' "$INCONCLUSIVE_STEPS" | grep -Fxq -- "$1" && exit 4
 exit 0
 `), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join("..", "..", ".ci", name))
-	cmd.Env = append(os.Environ(), "DBBENCH_CI_STEP_RUNNER="+runner, "STEP_LOG="+log, "FAIL_STEPS="+strings.Join(fail, "\n"))
+	cmd.Env = append(os.Environ(), "DBBENCH_CI_STEP_RUNNER="+runner, "STEP_LOG="+log, "FAIL_STEPS="+strings.Join(fail, "\n"), "INCONCLUSIVE_STEPS="+strings.Join(inconclusive, "\n"))
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -35,9 +44,8 @@ exit 0
 	}
 	b, _ := os.ReadFile(log)
 	ran = strings.Split(strings.TrimSpace(string(b)), "\n")
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	t.Logf(".ci/%s:\n%s", name, out)
-	return cmd.ProcessState.ExitCode(), ran, lines[len(lines)-1]
+	return cmd.ProcessState.ExitCode(), ran, string(out)
 }
 
 // TestCIScriptsRunEveryStep: .ci/test and .ci/run run every step when one fails, and end with the
@@ -91,6 +99,34 @@ func TestCIScriptsRunEveryStep(t *testing.T) {
 		}
 		if want := "== .ci/run: 1 of " + strconv.Itoa(len(all)) + " steps failed: .ci/test"; last != want {
 			t.Errorf("last line %q, want %q", last, want)
+		}
+	})
+	t.Run(".ci/run: an inconclusive gate is loud and does not fail; a failing one does", func(t *testing.T) {
+		_, all, _ := ciScript(t, "run")
+		gate := ""
+		for _, s := range all {
+			if strings.HasPrefix(s, ".ci/gate") {
+				gate = s
+			}
+		}
+		if gate == "" {
+			t.Fatalf("no .ci/gate step in %q", all)
+		}
+		code, ran, out := ciScriptOut(t, "run", []string{gate})
+		if code != 0 || !slices.Equal(ran, all) {
+			t.Errorf("gate exit 4: exit %d, ran %q; want 0 and every step", code, ran)
+		}
+		if !strings.Contains(out, "!! "+gate+": INCONCLUSIVE (exit 4): the evidence did not decide; nothing failed.") ||
+			!strings.HasSuffix(strings.TrimSpace(out), "== .ci/run: none of "+strconv.Itoa(len(all))+" steps failed (INCONCLUSIVE: "+gate+")") {
+			t.Errorf("gate exit 4: no banner or summary in\n%s", out)
+		}
+		// exit 4 of any other step is a failure like any other
+		if code, _, out := ciScriptOut(t, "run", []string{".ci/lint-ci"}); code == 0 || !strings.Contains(out, "-- .ci/lint-ci failed (exit 4)") {
+			t.Errorf("another step's exit 4: exit %d\n%s", code, out)
+		}
+		code, _, last := ciScript(t, "run", gate)
+		if want := "== .ci/run: 1 of " + strconv.Itoa(len(all)) + " steps failed: " + gate; code == 0 || last != want {
+			t.Errorf("gate exit 7: exit %d, last line %q, want %q", code, last, want)
 		}
 	})
 }

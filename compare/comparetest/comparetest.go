@@ -165,3 +165,79 @@ func Latencies(center, spread float64, n, ops int, seed uint64) [][]int64 {
 	}
 	return out
 }
+
+// Runs assembles a report of schema 2's shape that holds several runs of config name, as `dbbench run
+// --runs N` writes one: runs[k] are the results of run k+1 (a later run may hold fewer, as a run taken
+// to decide some assertions does). Each repeat records its run and numbers from 0 again within it;
+// each result lists its runs' own figures (the median over the run's repeats), and its headline
+// figures are the median over runs of those.
+func Runs(config string, runs ...[]Result) *report.Report {
+	if len(runs) == 0 {
+		return Report(config)
+	}
+	out := Report(config, runs[0]...)
+	out.Run.Runs = nil
+	for i := range out.Results {
+		out.Results[i].Repeats = nil
+	}
+	for k, results := range runs {
+		one := Report(config, results...)
+		entry := report.RunEntry{Index: k + 1, StartedAt: Started.Add(time.Duration(k) * time.Minute),
+			FinishedAt: Started.Add(time.Duration(k+1) * time.Minute), Why: "initial"}
+		if k > 0 && len(results) < len(runs[0]) {
+			entry.Why = "to decide: test"
+		}
+		for _, x := range one.Results {
+			if !slices.Contains(entry.Workloads, x.Workload) {
+				entry.Workloads = append(entry.Workloads, x.Workload)
+			}
+			if !slices.Contains(entry.Targets, x.Target) {
+				entry.Targets = append(entry.Targets, x.Target)
+			}
+			dst := resultFor(out, x)
+			for _, rep := range x.Repeats {
+				rep.Run = k + 1
+				dst.Repeats = append(dst.Repeats, rep)
+			}
+			dst.Runs = append(dst.Runs, report.RunFigures{Run: k + 1, Figures: x.Figures})
+		}
+		out.Run.Runs = append(out.Run.Runs, entry)
+	}
+	for i := range out.Results {
+		x := &out.Results[i]
+		for f := range x.Figures {
+			var vals []float64
+			for _, r := range x.Runs {
+				if v, ok := r.Figures[f]; ok {
+					vals = append(vals, v)
+				}
+			}
+			x.Figures[f] = report.Median(vals)
+		}
+		var hists []string
+		for _, rep := range x.Repeats {
+			if rep.Histogram != "" {
+				hists = append(hists, rep.Histogram)
+			}
+		}
+		if len(hists) > 0 {
+			if h, err := report.MergeHistograms(hists...); err == nil && h.TotalCount() > 0 {
+				x.Histogram, _ = report.EncodeHistogram(h)
+				x.Merged = report.Percentiles(h)
+			}
+		}
+	}
+	out.Run.FinishedAt = Started.Add(time.Duration(len(runs)) * time.Minute)
+	return out
+}
+
+// resultFor is r's result of x's target, workload and size.
+func resultFor(r *report.Report, x report.Result) *report.Result {
+	for i := range r.Results {
+		y := &r.Results[i]
+		if y.Target == x.Target && y.Workload == x.Workload && y.Size == x.Size {
+			return y
+		}
+	}
+	panic("comparetest.Runs: a later run has a result the first does not: " + x.Target + " " + x.Workload)
+}

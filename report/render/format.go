@@ -2,14 +2,10 @@ package render
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/dbbench/dbbench/adapters"
 )
 
 // Ns formats a duration given in nanoseconds with three significant digits: "812ns", "4.21µs",
@@ -22,13 +18,8 @@ func Ns(ns float64) string {
 		return sig3(ns) + "ns"
 	case a < 1e3:
 		return fmt.Sprintf("%.0fns", ns)
-	case a < 1e6:
-		return sig3(ns/1e3) + "µs"
-	case a < 1e9:
-		return sig3(ns/1e6) + "ms"
-	default:
-		return sig3(ns/1e9) + "s"
 	}
+	return thousands(ns, "µs", "ms", "s")
 }
 
 // Duration formats a time.Duration like Ns.
@@ -47,13 +38,19 @@ func Count(c float64) string {
 			return fmt.Sprintf("%.0f", c)
 		}
 		return sig3(c)
-	case a < 1e6:
-		return sig3(c/1e3) + "k"
-	case a < 1e9:
-		return sig3(c/1e6) + "M"
-	default:
-		return sig3(c/1e9) + "G"
 	}
+	return thousands(c, "k", "M", "G")
+}
+
+// thousands writes x (at least 1000 in size) with three significant digits in the largest of units,
+// which stand for 1e3, 1e6, ..., not above it; the last unit takes anything larger.
+func thousands(x float64, units ...string) string {
+	u, i := 1e3, 0
+	for math.Abs(x) >= u*1e3 && i < len(units)-1 {
+		u *= 1e3
+		i++
+	}
+	return sig3(x/u) + units[i]
 }
 
 // Sig3 formats a plain number with three significant digits and no exponent in the usual range:
@@ -145,87 +142,4 @@ func Grouped(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// OptionKinds says what kind of value an adapter's option holds. A report keeps option values as
-// plain numbers; only the adapter's option specs know that map_size is a size in bytes and
-// txn_size a count. Nil knows nothing: numbers are then shown as numbers.
-type OptionKinds func(adapter, option string) adapters.Kind
-
-// OptionKindsOf collects the option kinds of every adapter in reg.
-func OptionKindsOf(reg *adapters.Registry) OptionKinds {
-	kinds := map[string]map[string]adapters.Kind{}
-	for _, name := range reg.Names() {
-		a, _ := reg.Lookup(name)
-		m := map[string]adapters.Kind{}
-		for _, o := range a.Info().Options {
-			m[o.Name] = o.Kind
-		}
-		kinds[name] = m
-	}
-	return func(adapter, option string) adapters.Kind { return kinds[adapter][option] }
-}
-
-// OptionsText writes a target's options in key order, each value in its unit: "batch=256
-// map_size=1 GiB raw_read=true".
-func OptionsText(adapter string, o map[string]any, kinds OptionKinds) string {
-	keys := slices.Sorted(maps.Keys(o))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		var kind adapters.Kind
-		if kinds != nil {
-			kind = kinds(adapter, k)
-		}
-		parts[i] = k + "=" + OptionValue(kind, o[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// OptionValue writes one option or parameter value as a user would read it: a size in bytes as
-// "1 GiB", a whole number exactly with separators, a list as [a, b], a mapping as {k=v}; never in
-// exponent notation nor as a Go value dump.
-func OptionValue(kind adapters.Kind, v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "-"
-	case string:
-		return v
-	case bool:
-		return strconv.FormatBool(v)
-	case int:
-		return OptionValue(kind, int64(v))
-	case int64:
-		if kind == adapters.Bytes {
-			return Bytes(v)
-		}
-		return Grouped(v)
-	case uint64:
-		if v <= math.MaxInt64 {
-			return OptionValue(kind, int64(v))
-		}
-		return strconv.FormatUint(v, 10)
-	case float64:
-		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-			return OptionValue(kind, int64(v))
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case time.Duration:
-		return v.String()
-	case []string:
-		return "[" + strings.Join(v, ", ") + "]"
-	case []any:
-		parts := make([]string, len(v))
-		for i, x := range v {
-			parts[i] = OptionValue("", x)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := slices.Sorted(maps.Keys(v))
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + "=" + OptionValue("", v[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
 }

@@ -73,7 +73,7 @@ func ReportCharts(r *report.Report) ([]Section, error) {
 	if sweep {
 		sec := Section{Title: "Growth across sizes", Note: "Median over repeats at each size; dashed red: the limit a growth assertion allows at its size."}
 		limits := r.GrowthLimits()
-		for _, wl := range workloadsOf(r) {
+		for _, wl := range r.WorkloadNames() {
 			if c := sweepChart(r, wl, limits); c != nil {
 				sec.Charts = append(sec.Charts, *c)
 			}
@@ -105,16 +105,6 @@ func groupResults(r *report.Report) []resultGroup {
 			j = len(out) - 1
 		}
 		out[j].results = append(out[j].results, x)
-	}
-	return out
-}
-
-func workloadsOf(r *report.Report) []string {
-	var out []string
-	for _, x := range r.Results {
-		if !slices.Contains(out, x.Workload) {
-			out = append(out, x.Workload)
-		}
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package schema holds the JSON Schemas (draft 2020-12) of dbbench's machine-readable outputs, one
 // file per format and version, published in this directory: report.v1.schema.json and
 // report.v2.schema.json for the reports `dbbench run` writes (version 2 since runs became the unit of
-// evidence; readers accept both), compare.v1.schema.json for `dbbench compare --format json`. They require the
+// evidence; readers accept both), compare.v2.schema.json for `dbbench compare --format json` (compare.v1 for its earlier outputs). They require the
 // fields a reader needs and allow additions (fields are only ever added within a version). Validate
 // checks a document against them with github.com/santhosh-tekuri/jsonschema/v6.
 package schema
@@ -28,7 +28,7 @@ const (
 )
 
 // CompareVersion is the version of compare's JSON (its schema_version field).
-const CompareVersion = 1
+const CompareVersion = 2
 
 // File returns the file name of a kind's schema at a version: "report.v1.schema.json".
 func File(k Kind, version int) string { return fmt.Sprintf("%s.v%d.schema.json", k, version) }

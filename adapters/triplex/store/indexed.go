@@ -437,26 +437,20 @@ func (x *indexed) entityByValue(ctx context.Context, a int, v Value, fn func(Fac
 func (x *indexed) sqlFor(p PlanQuery) (string, []any, error) {
 	switch p.Shape {
 	case PlanAll:
-		q, a := x.allSQL(p.At, p.AfterFact, p.Limit)
-		return q, a, nil
+		return planSQL(x.allSQL(p.At, p.AfterFact, p.Limit))
 	case PlanAttr:
-		q, a := x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit)
-		return q, a, nil
+		return planSQL(x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit))
 	case PlanJoin:
-		q, a := x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit)
-		return q, a, nil
+		return planSQL(x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit))
 	case PlanJoinTie:
 		if p.AfterJoin == nil {
 			return "", nil, fmt.Errorf("store: plan %q needs a cursor", p.Shape)
 		}
-		q, a := x.joinTieSQL(p.At, p.Join, p.AfterJoin, p.Limit)
-		return q, a, nil
+		return planSQL(x.joinTieSQL(p.At, p.Join, p.AfterJoin, p.Limit))
 	case PlanGroups:
-		q, a := x.groupsSQL(p.At, p.Attr, p.Computed, p.AfterValue, p.Limit)
-		return q, a, nil
+		return planSQL(x.groupsSQL(p.At, p.Attr, p.Computed, p.AfterValue, p.Limit))
 	case PlanEntity:
-		q, a := x.entitySQL(p.At, p.Ident)
-		return q, a, nil
+		return planSQL(x.entitySQL(p.At, p.Ident))
 	case PlanByValue:
 		return x.q.byValue, append([]any{p.Attr + 1}, valueArgs(p.Value)...), nil
 	case PlanScan:

@@ -177,3 +177,6 @@ func (s *Store) readPlan(rows *sql.Rows, plan *Plan) error {
 	}
 	return nil
 }
+
+// planSQL is a shape's statement and arguments as sqlFor returns them.
+func planSQL(q string, args []any) (string, []any, error) { return q, args, nil }

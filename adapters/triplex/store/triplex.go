@@ -474,26 +474,19 @@ func (x *triplex) scanCurrent(ctx context.Context, limit int, fn func(Fact) erro
 func (x *triplex) sqlFor(p PlanQuery) (string, []any, error) {
 	switch p.Shape {
 	case PlanAll:
-		q, a := x.allSQL(p.At, p.AfterFact, p.Limit)
-		return q, a, nil
+		return planSQL(x.allSQL(p.At, p.AfterFact, p.Limit))
 	case PlanAttr:
-		q, a := x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit)
-		return q, a, nil
+		return planSQL(x.attrSQL(p.At, p.Attr, p.AfterFact, p.Limit))
 	case PlanJoin, PlanJoinTie: // one statement pages the join here
-		q, a := x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit)
-		return q, a, nil
+		return planSQL(x.joinSQL(p.At, p.Join, p.AfterJoin, p.Limit))
 	case PlanGroups:
-		q, a := x.groupsSQL(p.At, p.Attr, p.AfterValue, p.Limit)
-		return q, a, nil
+		return planSQL(x.groupsSQL(p.At, p.Attr, p.AfterValue, p.Limit))
 	case PlanEntity:
-		q, a := x.entitySQL(p.At, p.Ident)
-		return q, a, nil
+		return planSQL(x.entitySQL(p.At, p.Ident))
 	case PlanByValue:
-		q, a := x.byValueSQL(p.Attr, p.Value)
-		return q, a, nil
+		return planSQL(x.byValueSQL(p.Attr, p.Value))
 	case PlanScan:
-		q, a := x.scanSQL(p.Limit)
-		return q, a, nil
+		return planSQL(x.scanSQL(p.Limit))
 	}
 	return "", nil, fmt.Errorf("store: no plan for shape %q", p.Shape)
 }

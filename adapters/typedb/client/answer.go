@@ -529,7 +529,6 @@ const (
 	litIID          = `"iid":`
 	litSortedAttr   = `,"kind":"attribute","type":null,"value":`
 	litSortedEntity = `,"kind":"entity","type":null}`
-	litSortedVT     = `,"valueType":`
 	litAttribute    = `"kind":"attribute","iid":`
 	litEntity       = `"kind":"entity","iid":`
 	litValue        = `,"value":`
@@ -558,26 +557,13 @@ func (d *decoder) conceptFast(c *Concept, sp *cellSpans) (bool, error) {
 		return false, err
 	}
 	sp.iid = d.keep()
-	if c.Kind == KindAttribute {
-		if !s.lit(litValue) {
-			return false, nil
-		}
-		if err := d.fastValue(c, sp); err != nil {
-			return false, err
-		}
-		if !s.lit(litValueType) {
-			return false, nil
-		}
-		if err := s.stringValue("valueType"); err != nil {
-			return false, err
-		}
-		sp.valueType = d.keep()
-	}
-	if !s.lit(litNullType) {
+	switch {
+	case c.Kind == KindEntity:
+		return d.fastEnd(litNullType), nil
+	case !s.lit(litValue):
 		return false, nil
 	}
-	s.stack = s.stack[:len(s.stack)-1]
-	return true, nil
+	return d.fastAttribute(c, sp, litNullType)
 }
 
 // conceptSorted is the fast path of the sorted order, after its leading "iid":.
@@ -588,29 +574,41 @@ func (d *decoder) conceptSorted(c *Concept, sp *cellSpans) (bool, error) {
 	}
 	sp.iid = d.keep()
 	switch {
-	case s.lit(litSortedEntity):
+	case d.fastEnd(litSortedEntity):
 		c.Kind = KindEntity
-		s.stack = s.stack[:len(s.stack)-1]
 		return true, nil
 	case !s.lit(litSortedAttr):
 		return false, nil
 	}
 	c.Kind = KindAttribute
+	return d.fastAttribute(c, sp, litObjectEnd)
+}
+
+// fastAttribute reads an attribute's value (its member name matched), its valueType, then end: the
+// valueType follows the value in both orders.
+func (d *decoder) fastAttribute(c *Concept, sp *cellSpans, end string) (bool, error) {
+	s := d.s
 	if err := d.fastValue(c, sp); err != nil {
 		return false, err
 	}
-	if !s.lit(litSortedVT) {
+	if !s.lit(litValueType) {
 		return false, nil
 	}
 	if err := s.stringValue("valueType"); err != nil {
 		return false, err
 	}
 	sp.valueType = d.keep()
-	if !s.lit(litObjectEnd) {
-		return false, nil
+	return d.fastEnd(end), nil
+}
+
+// fastEnd matches the rest of the concept, end, and leaves its object; false leaves the fallback
+// to read what differs.
+func (d *decoder) fastEnd(end string) bool {
+	if !d.s.lit(end) {
+		return false
 	}
-	s.stack = s.stack[:len(s.stack)-1]
-	return true, nil
+	d.s.stack = d.s.stack[:len(d.s.stack)-1]
+	return true
 }
 
 // fastValue reads an attribute's value after its member name.

@@ -207,24 +207,13 @@ func (s *scanner) next() (tokKind, error) {
 			if len(s.stack) == 0 {
 				return tokEOF, s.syntax("data after the end of the document")
 			}
-			top := s.stack[len(s.stack)-1]
-			switch {
-			case c == ',':
+			if c == ',' {
 				s.pos++
-				if top == '{' {
-					s.state = stKey
-				} else {
-					s.state = stValue
-				}
+				s.state = s.member()
 				continue
-			case c == '}' && top == '{':
-				s.pos++
-				s.stack = s.stack[:len(s.stack)-1]
-				return tokEndObject, nil
-			case c == ']' && top == '[':
-				s.pos++
-				s.stack = s.stack[:len(s.stack)-1]
-				return tokEndArray, nil
+			}
+			if end, ok := s.close(c); ok {
+				return end, nil
 			}
 			return tokEOF, s.syntax("unexpected %q after a value", c)
 		case stColon:
@@ -234,23 +223,12 @@ func (s *scanner) next() (tokKind, error) {
 			s.pos++
 			s.state = stValue
 			continue
-		case stObjectFirst:
-			if c == '}' {
-				s.pos++
-				s.stack = s.stack[:len(s.stack)-1]
-				s.state = stAfterValue
-				return tokEndObject, nil
+		case stObjectFirst, stArrayFirst:
+			// an empty object or array ends here; otherwise its first member starts
+			if end, ok := s.close(c); ok {
+				return end, nil
 			}
-			s.state = stKey
-			continue
-		case stArrayFirst:
-			if c == ']' {
-				s.pos++
-				s.stack = s.stack[:len(s.stack)-1]
-				s.state = stAfterValue
-				return tokEndArray, nil
-			}
-			s.state = stValue
+			s.state = s.member()
 			continue
 		case stKey:
 			if c != '"' {
@@ -291,6 +269,29 @@ func (s *scanner) next() (tokKind, error) {
 	}
 }
 
+// member is the state in which the innermost object or array's next member starts: a key or a value.
+func (s *scanner) member() scanState {
+	if s.stack[len(s.stack)-1] == '{' {
+		return stKey
+	}
+	return stValue
+}
+
+// close consumes c if it closes the innermost object or array, and returns that one's end token.
+func (s *scanner) close(c byte) (tokKind, bool) {
+	end := tokEndArray
+	switch top := s.stack[len(s.stack)-1]; {
+	case c == '}' && top == '{':
+		end = tokEndObject
+	case c != ']' || top != '[':
+		return tokEOF, false
+	}
+	s.pos++
+	s.stack = s.stack[:len(s.stack)-1]
+	s.state = stAfterValue
+	return end, true
+}
+
 // key reads the next member name of the object being read, and the colon after it, into s.tok.
 // It returns false, having consumed the closing brace, at the end of the object. Callers reading
 // objects use it instead of next for the names: one call per member instead of two.
@@ -301,10 +302,7 @@ func (s *scanner) key() (bool, error) {
 	c := s.buf[s.pos]
 	switch {
 	case s.state == stObjectFirst || s.state == stAfterValue && len(s.stack) > 0 && s.stack[len(s.stack)-1] == '{':
-		if c == '}' {
-			s.pos++
-			s.stack = s.stack[:len(s.stack)-1]
-			s.state = stAfterValue
+		if _, ok := s.close(c); ok {
 			return false, nil
 		}
 		if s.state == stAfterValue {

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/compare"
+	"github.com/dbbench/dbbench/compare/comparetest"
+	"github.com/dbbench/dbbench/report"
+)
+
+// The gate's script (.ci/gate) run for real on a throw-away git repository whose "dbbench" is a stub:
+// its `run` copies a prepared report (the OLD or NEW pool, by a constant that differs between the
+// base commit and HEAD) and logs which side ran; everything else (compare, version) is the real
+// dbbench. So the script's own work is what is tested: finding and building the base revision in a
+// worktree, alternating the runs, adding pairs while undecided, the fallback to a committed baseline
+// of this machine's class, and the exit codes; the decisions are real compare's.
+
+// stubMain is the stub dbbench; %s is its side.
+const stubMain = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+const side = %q
+
+func main() {
+	out := ""
+	for i, a := range os.Args {
+		if a == "--out" && i+1 < len(os.Args) {
+			out = os.Args[i+1]
+		}
+	}
+	if len(os.Args) < 2 || os.Args[1] != "run" || out == "" {
+		cmd := exec.Command(os.Getenv("DBBENCH_REAL"), os.Args[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			os.Exit(cmd.ProcessState.ExitCode())
+		}
+		return
+	}
+	dir := os.Getenv("STUB_DIR")
+	n, _ := strconv.Atoi(read(filepath.Join(dir, side+".n")))
+	pool, _ := filepath.Glob(filepath.Join(dir, side, "*.json"))
+	if len(pool) == 0 {
+		fmt.Fprintln(os.Stderr, "stub: no reports for", side)
+		os.Exit(3)
+	}
+	must(os.WriteFile(filepath.Join(dir, side+".n"), []byte(strconv.Itoa(n+1)), 0o644))
+	must(os.WriteFile(out, []byte(read(pool[n%%len(pool)])), 0o644))
+	f, err := os.OpenFile(filepath.Join(dir, "log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	must(err)
+	fmt.Fprintln(f, side)
+	must(f.Close())
+}
+
+func read(p string) string { b, _ := os.ReadFile(p); return string(b) }
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stub:", err)
+		os.Exit(3)
+	}
+}
+`
+
+// gatePool writes n reports of the gate's shape (lmdb-go against lmdb-c: scan ns_per_row, lookup
+// ns_per_row and p50) into dir, lmdb-go `factor` times slower than 1.5x lmdb-c, with a run-to-run
+// and a repeat-to-repeat spread of 0.3%, on this machine's class.
+func gatePool(t *testing.T, dir string, n int, factor float64, seed uint64) {
+	t.Helper()
+	env := report.CollectEnvironment()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= n; k++ {
+		run := 1 + 0.003*rng.NormFloat64()
+		vals := func(center float64) []float64 {
+			v := make([]float64, 5)
+			for i := range v {
+				v[i] = center * (1 + 0.003*rng.NormFloat64())
+			}
+			return v
+		}
+		var res []comparetest.Result
+		for _, w := range []struct{ name, unit string }{{"scan", "scan"}, {"lookup", "lookup"}} {
+			res = append(res,
+				comparetest.Result{Target: "lmdb-c", Workload: w.name, Unit: w.unit, Figures: map[string][]float64{"ns_per_row": vals(100), "p50": vals(100)}},
+				comparetest.Result{Target: "lmdb-go", Workload: w.name, Unit: w.unit, Figures: map[string][]float64{"ns_per_row": vals(150 * factor * run), "p50": vals(150 * factor * run)}})
+		}
+		r := comparetest.Report("gate", res...)
+		r.Environment.CPUModel, r.Environment.Cores = env.CPUModel, env.Cores
+		if err := report.Write(filepath.Join(dir, fmt.Sprintf("run-%d.json", k)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type gateRepo struct {
+	dir, stub    string
+	empty, bases string // commits: one without a dbbench, the base (OLD's stub)
+}
+
+// newGateRepo makes the repository: .ci/gate, go.mod and configs/gate.yaml (commit "empty"), the stub
+// as OLD (the base), then as NEW (HEAD), on branch main.
+func newGateRepo(t *testing.T) gateRepo {
+	t.Helper()
+	g := gateRepo{dir: t.TempDir(), stub: t.TempDir()}
+	script, err := os.ReadFile(filepath.Join("..", "..", ".ci", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string, mode os.FileMode) {
+		p := filepath.Join(g.dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = g.dir
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	git("init", "-q", "-b", "main")
+	write(".ci/gate", string(script), 0o755)
+	write("go.mod", "module stub\n\ngo 1.22\n", 0o644)
+	write("configs/gate.yaml", "name: gate\n", 0o644)
+	git("add", ".")
+	git("commit", "-qm", "empty")
+	g.empty = git("rev-parse", "HEAD")
+	write("cmd/dbbench/main.go", fmt.Sprintf(stubMain, "old"), 0o644)
+	git("add", ".")
+	git("commit", "-qm", "base")
+	g.bases = git("rev-parse", "HEAD")
+	write("cmd/dbbench/main.go", fmt.Sprintf(stubMain, "new"), 0o644)
+	git("commit", "-qam", "change")
+	return g
+}
+
+// run runs the repository's .ci/gate in time mode; it returns the exit code, the output, and the
+// sides of the runs in order.
+func (g gateRepo) run(t *testing.T, env ...string) (int, string, []string) {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join(g.dir, ".ci", "gate"))
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "DBBENCH") && !strings.HasPrefix(e, "GITHUB_") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, "DBBENCH_REAL="+binary, "STUB_DIR="+g.stub, "GOWORK=off", "GOFLAGS=", "DBBENCH_GATE_MODE=time")
+	cmd.Env = append(cmd.Env, env...)
+	b, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	t.Logf(".ci/gate %v:\n%s", env, b)
+	log, _ := os.ReadFile(filepath.Join(g.stub, "log"))
+	return cmd.ProcessState.ExitCode(), string(b), strings.Fields(string(log))
+}
+
+func alternating(n int) []string {
+	var s []string
+	for range n {
+		s = append(s, "old", "new")
+	}
+	return s
+}
+
+func TestGateScript(t *testing.T) {
+	for _, tool := range []string{"bash", "git", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	slug := compare.MachineSlug(report.CollectEnvironment().MachineClass())
+	committed := filepath.Join("baselines", "gate", slug, "time")
+	for _, tt := range []struct {
+		name      string
+		newFactor float64
+		env       []string
+		committed func(t *testing.T, dir string) // writes a committed baseline under dir, if any
+		change    func(t *testing.T, g gateRepo)
+		code      int
+		ran       func(g gateRepo) []string
+		say       []string
+	}{
+		{name: "alongside, no change", newFactor: 1, code: 0, ran: func(gateRepo) []string { return alternating(4) },
+			say: []string{"baseline alongside: the base revision", "gate: PASS: all 2 gated figures within the threshold", "gate: PASS (modes: time)"}},
+		{name: "alongside, 20% slower", newFactor: 1.2, code: 1, ran: func(gateRepo) []string { return alternating(4) },
+			say: []string{"lies beyond the 5% threshold, on the worse side", "gate: FAIL"}},
+		{name: "alongside, on the threshold: pairs added until the last look", newFactor: 1.05, env: []string{"DBBENCH_GATE_LOOKS=3"}, code: 4,
+			ran: func(gateRepo) []string { return alternating(8) },
+			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
+		{name: "alongside, on the threshold: the budget stops it", newFactor: 1.05, env: []string{"DBBENCH_GATE_BUDGET=0"}, code: 4,
+			ran: func(gateRepo) []string { return alternating(4) }, say: []string{"not within the budget of 0s", "gate: INCONCLUSIVE"}},
+		{name: "the base does not build: the committed baseline of this class", newFactor: 1,
+			env:       []string{"DBBENCH_GATE_BASE=EMPTY"},
+			committed: func(t *testing.T, dir string) { gatePool(t, dir, 7, 1, 99) },
+			code:      0, ran: func(gateRepo) []string { return []string{"new", "new", "new", "new"} },
+			say: []string{"does not build", "against the committed " + committed, "gate: PASS"}},
+		{name: "the committed baseline catches a regression", newFactor: 1.2,
+			env:       []string{"DBBENCH_GATE_BASE=EMPTY"},
+			committed: func(t *testing.T, dir string) { gatePool(t, dir, 7, 1, 99) },
+			code:      1, ran: func(gateRepo) []string { return []string{"new", "new", "new", "new"} }, say: []string{"gate: FAIL"}},
+		{name: "configs/gate.yaml changed and no committed baseline: inconclusive", newFactor: 1,
+			change: func(t *testing.T, g gateRepo) {
+				if err := os.WriteFile(filepath.Join(g.dir, "configs", "gate.yaml"), []byte("name: gate\nrepeats: 3\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 4, ran: func(gateRepo) []string { return nil },
+			say: []string{"configs/gate.yaml differs from the base revision", "no committed baseline for this machine class", "gate: INCONCLUSIVE"}},
+		{name: "no git and no committed baseline: inconclusive", newFactor: 1,
+			change: func(t *testing.T, g gateRepo) {
+				if err := os.RemoveAll(filepath.Join(g.dir, ".git")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 4, ran: func(gateRepo) []string { return nil }, say: []string{"no git repository", "gate: INCONCLUSIVE"}},
+		{name: "a committed baseline that failed is refused", newFactor: 1,
+			env: []string{"DBBENCH_GATE_BASE=EMPTY"},
+			committed: func(t *testing.T, dir string) {
+				gatePool(t, dir, 7, 1, 99)
+				p := filepath.Join(dir, "run-2.json")
+				r, err := report.Read(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Results[1].Status, r.Results[1].Error = report.StatusFailed, "verification failed"
+				if err := report.Write(p, r); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 2, ran: func(gateRepo) []string { return []string{"new", "new", "new", "new"} },
+			say: []string{"a baseline whose own results failed is refused"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGateRepo(t)
+			gatePool(t, filepath.Join(g.stub, "old"), 12, 1, 1)
+			gatePool(t, filepath.Join(g.stub, "new"), 12, tt.newFactor, 2)
+			if tt.committed != nil {
+				tt.committed(t, filepath.Join(g.dir, committed))
+			}
+			if tt.change != nil {
+				tt.change(t, g)
+			}
+			env := replaceIn(tt.env, "EMPTY", g.empty)
+			code, out, ran := g.run(t, env...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if want := tt.ran(g); strings.Join(ran, " ") != strings.Join(want, " ") {
+				t.Errorf("runs %q, want %q", ran, want)
+			}
+			for _, s := range tt.say {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+			// The base's worktree is gone, whatever happened.
+			if b, err := exec.Command("git", "-C", g.dir, "worktree", "list").Output(); err == nil && strings.Count(string(b), "\n") > 1 {
+				t.Errorf("worktrees left behind:\n%s", b)
+			}
+		})
+	}
+}
+
+// replaceIn returns env with every old replaced by new inside each entry.
+func replaceIn(env []string, old, new string) []string {
+	out := make([]string, len(env))
+	for i, e := range env {
+		out[i] = strings.ReplaceAll(e, old, new)
+	}
+	return out
+}
