@@ -231,7 +231,9 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 			return err
 		}
 	}
-	t.c.Calibrate()
+	if err := t.c.Calibrate(ctx); err != nil {
+		return err
+	}
 	if t.logf != nil {
 		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips[protocol.OpPing]))
 	}

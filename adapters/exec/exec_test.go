@@ -195,10 +195,10 @@ func TestRequestsOnTheWire(t *testing.T) {
 		fmt.Sprintf(`{"id":2,"op":"open","options":{},"size":1000,"seed":1,"temp_dir":%q,"dataset":%q}`, dir[1], filepath.Join(dir[1], "persons.bin")),
 		`{"id":3,"op":"load"}`,
 	}
-	for i := range pingWarmup + pings {
+	for i := range pingWarmup + pings + coldPings {
 		want = append(want, fmt.Sprintf(`{"id":%d,"op":"ping"}`, 4+i))
 	}
-	id := 4 + pingWarmup + pings
+	id := 4 + pingWarmup + pings + coldPings
 	// The fake's store is kind other: after the pings, the challenge (persons drawn at run time).
 	person := `\{"email":"challenge\.[0-9a-f]{16}@challenge\.invalid","name":"Challenge [0-9a-f]{8}","age":[0-9]+\}`
 	email := `"challenge\.[0-9a-f]{16}@challenge\.invalid"`
@@ -247,7 +247,7 @@ func TestBrokenClients(t *testing.T) {
 		{exectest.ExitAfter, "load", exitcode.Infra, "ping (exit status 0)"},
 		{exectest.NonJSON, "", exitcode.Infra, `printed "loading the store..." on stdout, which is not a protocol reply`},
 		// hello, open, load and the pings come first
-		{exectest.WrongID, "", exitcode.Infra, fmt.Sprintf("replied with id %d to request %d (scan)", 4+pingWarmup+pings+3, 4+pingWarmup+pings+2)}, // the challenge's scan
+		{exectest.WrongID, "", exitcode.Infra, fmt.Sprintf("replied with id %d to request %d (scan)", 4+pingWarmup+pings+coldPings+6, 4+pingWarmup+pings+coldPings+5)}, // after the challenge's 5
 		{exectest.Missing, "", exitcode.Infra, "scan reply lacks checksum"},
 		{exectest.Missing, "hello", exitcode.Infra, "hello reply lacks library"},
 		{exectest.Missing, "open", exitcode.Infra, "open reply lacks scans_in_key_order"},
@@ -260,7 +260,7 @@ func TestBrokenClients(t *testing.T) {
 		{exectest.Slow, "lookup", exitcode.Infra, "lookup reply: sum of latencies_ns 10.0000"}, // plus the real latencies
 		{exectest.Slow, "concurrent", exitcode.Infra, "concurrent reply: wall_ns 10s is longer"},
 		{exectest.Negative, "", exitcode.Infra, "scan reply: negative elapsed_ns -1"},
-		{exectest.WrongCount, "lookup", exitcode.Infra, "lookup reply: 15 latencies for 16 operations"}, // the challenge's
+		{exectest.WrongCount, "lookup", exitcode.Infra, "lookup reply: 19 latencies for 20 operations"},
 		{exectest.WrongCount, "concurrent", exitcode.Infra, "concurrent reply: 1 readers for 2"},
 		{exectest.ErrorReply, "", exitcode.Infra, "scan failed: the fake fails scan"},
 		{exectest.ErrorReply, "open", exitcode.Infra, "open failed: the fake fails open"},
