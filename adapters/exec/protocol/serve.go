@@ -116,6 +116,9 @@ type server struct {
 	open    bool
 	version int  // what hello agreed (0 before hello: version 1's requests)
 	kept    bool // an insert's fresh store is kept, until drop
+	// keptOther: the kept store was of kind other (dbbench cannot open it): the insert read it back
+	// itself and dropped it, and drop has nothing left to do.
+	keptOther bool
 }
 
 // decode reads one request line; a line that is not a request gets an error reply, with id 0 when
@@ -194,6 +197,10 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 			return nil, errors.New("drop: no insert kept its store")
 		}
 		s.kept = false
+		if s.keptOther {
+			s.keptOther = false
+			return Reply{ID: id}, nil
+		}
 		return Reply{ID: id}, k.Drop()
 	case OpLoad, OpScan, OpLookup, OpInsert, OpConcurrent, OpRun:
 		if !s.open {
@@ -268,6 +275,15 @@ func (s *server) keep(ctx context.Context, id int64, req *request) (any, error) 
 	rows, err := count("rows", req.Rows)
 	if err != nil {
 		return nil, err
+	}
+	if sd, ok := s.b.(StoreDescriber); ok && sd.LoadedStore().Kind == StoreOther {
+		// dbbench cannot open this store: the client's own read-back, as in version 1.
+		t, d, err := s.b.Insert(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		s.kept, s.keptOther = true, true
+		return KeptReply{ID: id, ElapsedNs: d.Nanoseconds(), Store: Store{Kind: StoreOther}, Rows: &t.Rows, Checksum: Checksum(t.Sum)}, nil
 	}
 	st, d, err := k.InsertKeep(ctx, rows)
 	if err != nil {
