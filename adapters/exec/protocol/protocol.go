@@ -1,4 +1,4 @@
-// Package protocol is dbbench's client protocol, version 1 (docs/protocol.md): its messages, which
+// Package protocol is dbbench's client protocol, versions 1 and 2 (docs/protocol.md): its messages, which
 // dbbench's exec adapter and Go clients share, and Serve, which serves it for clients written in Go.
 // A client implements Backend for the library it measures and calls Serve with its stdin and stdout;
 // Serve decodes requests, calls the backend, and writes one reply per request.
