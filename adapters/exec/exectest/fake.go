@@ -394,6 +394,9 @@ func (f *fake) hello(r request, m map[string]any) error {
 		return fmt.Errorf("protocol %d is not spoken here", r.Protocol)
 	}
 	f.version = min(max(r.Protocol, 1), top)
+	if f.behaviour == NoVersionOK {
+		f.version = r.Protocol // whatever it is asked for
+	}
 	m["protocol"] = f.version
 	for k, v := range map[string]string{"client": "fake", "client_version": "1", "language": "Go",
 		"runtime": "go", "library": "dataset", "library_version": "1"} {
