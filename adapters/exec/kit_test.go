@@ -18,14 +18,7 @@ import (
 // (built once), and the Node and Python ones where they can run (skipped otherwise, unless
 // DBBENCH_REQUIRE_CLIENTS=1). A client's PostgreSQL store is a schema on a database of the test's.
 func TestConforms(t *testing.T) {
-	root, err := refclient.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	goBin, err := refclient.BuildGo(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, goBin := refClients(t)
 	for _, c := range refclient.All {
 		t.Run(c.Name, func(t *testing.T) {
 			raw := map[string]any{"command": toAny(c.Command(t, goBin)), "dir": root, "timeout": "1m", "startup_timeout": "1m"}
@@ -49,14 +42,7 @@ func TestConforms(t *testing.T) {
 // cannot open) takes the challenge; the dataset is salted, so the answers come from the file; the
 // target's info says which verification it had.
 func TestReferenceClientsAreReadBack(t *testing.T) {
-	root, err := refclient.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	goBin, err := refclient.BuildGo(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, goBin := refClients(t)
 	ds, err := dataset.GenerateSalted(testSize, 1, 0x5eed5a17)
 	if err != nil {
 		t.Fatal(err)
@@ -110,4 +96,17 @@ func TestReferenceClientsAreReadBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refClients returns the module's root and the Go reference client, built once for the test.
+func refClients(t *testing.T) (root, goBin string) {
+	t.Helper()
+	root, err := refclient.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if goBin, err = refclient.BuildGo(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	return root, goBin
 }
