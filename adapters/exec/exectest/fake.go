@@ -63,7 +63,7 @@ const (
 // fakes that lie about their times spend more, so that the work dbbench sees them do is plain.
 const (
 	rowWork   = time.Microsecond
-	lyingWork = 50 * time.Microsecond
+	lyingWork = 200 * time.Microsecond
 )
 
 // PGIDLine starts the first line a fake prints on stderr, followed by its process group id, so that
