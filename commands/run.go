@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +46,8 @@ type RunOptions struct {
 	Instructions bool
 	// Worker runs one target as a worker process of a run with isolation: process (hidden).
 	Worker string
+	// Salt is the dataset salt a worker process gets from its run (hidden; 0: draw one).
+	Salt uint64
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -102,6 +106,8 @@ keeps what was measured until then).`,
 	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
 	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
 	_ = cmd.Flags().MarkHidden("worker")
+	cmd.Flags().Uint64Var(&opts.Salt, "salt", 0, "the dataset salt of the run a worker belongs to")
+	_ = cmd.Flags().MarkHidden("salt")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
@@ -141,6 +147,11 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	plan, _, err := resolve(f, c, opts.CI)
 	if err != nil {
 		return err
+	}
+	// One salt per run, shared by its worker processes: every target sees the same dataset, and no
+	// formula over the seed alone predicts it (docs/protocol.md, "The person file").
+	if plan.Salt = opts.Salt; plan.Salt == 0 {
+		plan.Salt = newSalt()
 	}
 	if opts.Instructions && plan.Interleave == config.InterleaveOps {
 		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
@@ -198,7 +209,7 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
 	}
 	runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
-		args := []string{"run", "-q", "--worker", target, "--out", out}
+		args := []string{"run", "-q", "--worker", target, "--out", out, "--salt", strconv.FormatUint(runner.Plan.Salt, 10)}
 		if opts.Config != "" {
 			args = append(args, "-c", opts.Config)
 		}
@@ -380,4 +391,13 @@ func completeConfig(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 		}
 	}
 	return out, cobra.ShellCompDirectiveDefault // and files
+}
+
+// newSalt draws a run's dataset salt (never 0, which means none).
+func newSalt() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
 }
