@@ -192,12 +192,8 @@ const schemaPrefix = "dbbench_exec_"
 // client times its own work, so every common workload is a Timed* one; Scan is there so that the
 // target is an OrderedScanner.
 var (
-	_ adapters.OrderedScanner         = (*target)(nil)
-	_ adapters.TimedScanner           = (*target)(nil)
-	_ adapters.TimedPointReader       = (*target)(nil)
-	_ adapters.TimedInserter          = (*target)(nil)
-	_ adapters.TimedConcurrentScanner = (*target)(nil)
-	_ adapters.TimedCustomRunner      = (*target)(nil)
+	_ adapters.SelfTimed         = (*target)(nil)
+	_ adapters.TimedCustomRunner = (*target)(nil)
 )
 
 // target is one running client with its store open. Its requests go one at a time through one pipe,
@@ -296,8 +292,7 @@ func (t *target) ScansInKeyOrder() bool { return t.open != nil && t.open.ScansIn
 // Scan is TimedScan without the time; it is here so that the target is an OrderedScanner (the engine
 // times the client through TimedScan).
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	tl, _, err := t.TimedScan(ctx, n)
-	return tl, err
+	return adapters.Untimed(t.TimedScan(ctx, n))
 }
 
 func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Duration, error) {
