@@ -25,7 +25,10 @@ func TestClientTestCommand(t *testing.T) {
 		code      int
 		out, err  string
 	}{
-		{"conforming", exectest.OK, append([]string{"client-test", "--size", "100", "--client", "flavour=x", "--"}, fake...), 0, "16 passed, 0 failed\n", ""},
+		{"conforming", exectest.OK, append([]string{"client-test", "--size", "100", "--client", "flavour=x", "--"}, fake...), 0, "18 passed, 0 failed\n", ""},
+		{"answers from the formula", exectest.Formula, append([]string{"client-test", "--size", "100", "--"}, fake...), 1, "FAIL loaded store verified by dbbench: client commands.test: challenge:", ""},
+		{"reports 1 ns", exectest.OneNs, append([]string{"client-test", "--size", "100", "--"}, fake...), 1, "is implausibly short", ""},
+		{"protocol 1 only", exectest.V1, append([]string{"client-test", "--size", "100", "--"}, fake...), 1, "FAIL hello: the client does not speak protocol 2", ""},
 		{"wrong checksum", exectest.Checksum, append([]string{"client-test", "--size", "100", "--"}, fake...), 1, "FAIL scan all: scan: 100 rows, checksum 0000000000003039", ""},
 		{"no command", exectest.OK, []string{"client-test"}, 2, "", "dbbench: give the client's command after --"},
 		{"no dash", exectest.OK, []string{"client-test", "node"}, 2, "", "dbbench: give the client's command after --"},

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,8 @@ type RunOptions struct {
 	// RunWorkloads narrows it to those workloads.
 	RunWorker    int
 	RunWorkloads []string
+	// Salt is the dataset salt a worker process gets from its run (hidden; 0: draw one).
+	Salt uint64
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -119,6 +123,8 @@ until then); 4 inconclusive: some assertion undecided within the budget, none fa
 	cmd.Flags().StringSliceVar(&opts.Targets, "targets", nil, "run only these targets (assertions naming others are left out)")
 	cmd.Flags().StringVar(&opts.Worker, "worker", "", "run this one target as a worker process of an isolation: process run")
 	_ = cmd.Flags().MarkHidden("worker")
+	cmd.Flags().Uint64Var(&opts.Salt, "salt", 0, "the dataset salt of the run a worker belongs to")
+	_ = cmd.Flags().MarkHidden("salt")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
 	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
@@ -192,6 +198,12 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if opts.Instructions || worker {
 		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
 	}
+	// One salt for the whole run, shared by its worker processes (runs and isolation: process
+	// targets): every target of every run sees the same dataset, and no formula over the seed alone
+	// predicts it (docs/protocol.md, "The person file").
+	if plan.Salt = opts.Salt; plan.Salt == 0 {
+		plan.Salt = newSalt()
+	}
 	if opts.Instructions && plan.Interleave == config.InterleaveOps {
 		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
 	}
@@ -258,7 +270,7 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		command = func(ctx context.Context, args []string) *exec.Cmd { return exec.CommandContext(ctx, self, args...) }
 	}
 	runner.Spawn = func(ctx context.Context, spec engine.WorkerSpec) *exec.Cmd {
-		args := []string{"run", "--out", spec.Out}
+		args := []string{"run", "--out", spec.Out, "--salt", strconv.FormatUint(runner.Plan.Salt, 10)}
 		if spec.Target != "" {
 			args = append(args, "-q", "--worker", spec.Target)
 			if len(opts.RunWorkloads) > 0 {
@@ -486,4 +498,13 @@ func completeConfig(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 		}
 	}
 	return out, cobra.ShellCompDirectiveDefault // and files
+}
+
+// newSalt draws a run's dataset salt (never 0, which means none).
+func newSalt() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
 }

@@ -21,6 +21,7 @@ type Plan struct {
 	Name        string
 	Description string
 	Seed        int64
+	Salt        uint64 // the dataset's salt (dataset.GenerateSalted): one per run, every target's; 0 none
 	Sizes       []int
 	Warmup      int
 	Repeats     int
@@ -127,7 +128,7 @@ func (p *Plan) RunInfo() report.Run {
 		order = orderOps
 	}
 	return report.Run{
-		ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed,
+		ConfigName: p.Name, ConfigPath: p.Source, CI: p.CI, Relax: p.Relax, Seed: p.Seed, Salt: saltString(p.Salt),
 		Sizes: p.Sizes, Warmup: p.Warmup, Repeats: p.Repeats, Order: order,
 		Isolation: p.Isolation, Rewarm: p.RewarmRuns(), Baseline: p.Baseline,
 	}
@@ -661,4 +662,12 @@ func (c *Config) asRunTargets(p *Plan) []any {
 		ts = append(ts, m)
 	}
 	return ts
+}
+
+// saltString is how a report records the salt: 16 hexadecimal digits, "" for none.
+func saltString(salt uint64) string {
+	if salt == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%016x", salt)
 }

@@ -27,6 +27,7 @@ type Person struct {
 // Persons is a generated dataset. It is read-only after Generate and safe for concurrent use.
 type Persons struct {
 	seed     uint64
+	salt     uint64 // 0: names as the seed alone gives them (see GenerateSalted)
 	emails   []byte
 	emailOff []uint32 // len n+1; email i is emails[emailOff[i]:emailOff[i+1]]
 	names    []byte
@@ -96,6 +97,47 @@ func Generate(n int, seed int64) (*Persons, error) {
 	return p, nil
 }
 
+// GenerateSalted builds n persons from seed, with every name's letters shifted by a key stream of
+// (seed, salt, person): emails (the keys) and so their order are Generate's, lengths too, but no
+// formula over the seed alone predicts a name or a RowSum. dbbench draws a salt per run and writes it
+// into the person file, so that a client answering from the generator instead of its store fails
+// verification (docs/protocol.md, "The person file"). Salt 0 is Generate.
+func GenerateSalted(n int, seed int64, salt uint64) (*Persons, error) {
+	p, err := Generate(n, seed)
+	if err != nil || salt == 0 {
+		return p, err
+	}
+	p.salt = salt
+	for i := 0; i < n; i++ {
+		saltName(p.names[p.nameOff[i]:p.nameOff[i+1]], uint64(seed), salt, uint64(i))
+	}
+	return p, nil
+}
+
+// saltName shifts each ASCII letter of name (in place) within its case by the next 5 bits of a
+// splitmix64 stream of (seed, salt, i); other bytes stay.
+func saltName(name []byte, seed, salt, i uint64) {
+	x := salt ^ seed*0xbf58476d1ce4e5b9 ^ i*0x94d049bb133111eb
+	var k uint64
+	for j, c := range name {
+		if j%12 == 0 {
+			x += 0x9e3779b97f4a7c15
+			z := x
+			z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+			z = (z ^ z>>27) * 0x94d049bb133111eb
+			k = z ^ z>>31
+		}
+		shift := byte(k % 26)
+		k >>= 5
+		switch {
+		case c >= 'a' && c <= 'z':
+			name[j] = 'a' + (c-'a'+shift)%26
+		case c >= 'A' && c <= 'Z':
+			name[j] = 'A' + (c-'A'+shift)%26
+		}
+	}
+}
+
 // draw takes one person's parts from rng, in the order Generate has always drawn them.
 func draw(rng *rand.Rand) (first, last, domain string, age uint8) {
 	first = firstNames[rng.IntN(len(firstNames))]
@@ -147,6 +189,9 @@ func (p *Persons) Len() int { return len(p.ages) }
 
 // Seed is the seed the dataset was generated from.
 func (p *Persons) Seed() int64 { return int64(p.seed) }
+
+// Salt is the salt its names were derived with (0: none).
+func (p *Persons) Salt() uint64 { return p.salt }
 
 // Email returns person i's email; the slice aliases the packed buffer and must not be modified.
 func (p *Persons) Email(i int) []byte { return p.emails[p.emailOff[i]:p.emailOff[i+1]:p.emailOff[i+1]] }

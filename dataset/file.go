@@ -23,7 +23,7 @@ import (
 //	32      8           E, total bytes of all emails
 //	40      8           M, total bytes of all names
 //	48      8           checksum of the whole dataset (sum of RowSum mod 2^64)
-//	56      8           reserved (0)
+//	56      8           salt the names were derived with (0: none; GenerateSalted)
 //	64      4*(N+1)     email offsets: email i is emails[off[i]:off[i+1]]
 //	        4*(N+1)     name offsets
 //	        4*N         person indices in email byte order
@@ -70,6 +70,7 @@ func (p *Persons) WriteTo(w io.Writer) (int64, error) {
 	binary.LittleEndian.PutUint64(h[32:], uint64(len(p.emails)))
 	binary.LittleEndian.PutUint64(h[40:], uint64(len(p.names)))
 	binary.LittleEndian.PutUint64(h[48:], p.SumFirst(n))
+	binary.LittleEndian.PutUint64(h[56:], p.salt)
 	cw := &countWriter{w: w}
 	cw.Write(h[:])
 	writeU32s(cw, p.emailOff)
@@ -154,7 +155,7 @@ func Parse(b []byte) (*Persons, error) {
 		}
 		return v
 	}
-	p := &Persons{seed: seed}
+	p := &Persons{seed: seed, salt: le.Uint64(b[56:])}
 	p.emailOff, p.nameOff = u32s(n+1), u32s(n+1)
 	sorted := u32s(n)
 	p.ages = b[off : off+int64(n)]

@@ -31,6 +31,15 @@ type vectors struct {
 		SumFirst10        string `json:"sum_first_10"`
 		SumSortedPrefix10 string `json:"sum_sorted_prefix_10"`
 	}
+	Salted struct {
+		Salt    string
+		Person0 struct {
+			Email, Name string
+			Age         int
+		}
+		SumAll     string `json:"sum_all"`
+		SumFirst10 string `json:"sum_first_10"`
+	}
 }
 
 func loadVectors(t *testing.T) vectors {
@@ -132,5 +141,60 @@ func TestParseRejectsDamage(t *testing.T) {
 				t.Errorf("err = %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSaltedVectors: the salt changes every name and so every sum, keeps emails, ages, lengths and
+// email order, goes through the person file's header, and two salts give two datasets.
+func TestSaltedVectors(t *testing.T) {
+	vv := loadVectors(t)
+	v, d := vv.Salted, vv.Dataset
+	var salt uint64
+	if _, err := fmt.Sscanf(v.Salt, "%x", &salt); err != nil || salt == 0 {
+		t.Fatalf("salt %q: %v", v.Salt, err)
+	}
+	plain, _ := Generate(d.N, d.Seed)
+	p, err := GenerateSalted(d.N, d.Seed, salt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "salted.bin")
+	if err := p.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if p.Salt() != salt {
+		t.Fatalf("the file carries salt %016x, want %016x", p.Salt(), salt)
+	}
+	got := []string{string(p.Email(0)), string(p.Name(0)), fmt.Sprint(p.Age(0)), hex16(p.SumFirst(d.N)), hex16(p.SumFirst(10))}
+	want := []string{v.Person0.Email, v.Person0.Name, fmt.Sprint(v.Person0.Age), v.SumAll, v.SumFirst10}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("field %d: salted dataset gives %s, vectors.json says %s", i, got[i], want[i])
+		}
+	}
+	same := 0
+	for i := 0; i < d.N; i++ {
+		if !bytes.Equal(p.Email(i), plain.Email(i)) || p.Age(i) != plain.Age(i) || len(p.Name(i)) != len(plain.Name(i)) {
+			t.Fatalf("person %d: the salt changed more than the name's letters", i)
+		}
+		if bytes.Equal(p.Name(i), plain.Name(i)) {
+			same++
+		}
+	}
+	if same > d.N/100 {
+		t.Errorf("%d of %d names unchanged by the salt", same, d.N)
+	}
+	if p.SumFirst(d.N) == plain.SumFirst(d.N) {
+		t.Error("the salt left the dataset's sum as the seed alone gives it")
+	}
+	other, _ := GenerateSalted(d.N, d.Seed, salt+1)
+	if other.SumFirst(d.N) == p.SumFirst(d.N) {
+		t.Error("two salts gave the same dataset")
+	}
+	if plain.Salt() != 0 {
+		t.Errorf("Generate has salt %d", plain.Salt())
 	}
 }

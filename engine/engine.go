@@ -241,7 +241,7 @@ func (e *RunError) Unwrap() []error {
 func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *tracker, runErr *RunError) (err error) {
 	p := r.Plan
 	prog.sizeStart(size)
-	ds, err := dataset.Generate(size, p.Seed)
+	ds, err := dataset.GenerateSalted(size, p.Seed, p.Salt)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}

@@ -84,13 +84,15 @@ type Environment struct {
 	Hostname    string `json:"hostname"`
 }
 
-// Run describes how the run was made.
+// Run describes how the run was made. Salt is the run's dataset salt, 16 hex digits (docs/protocol.md,
+// "The person file"; absent: none).
 type Run struct {
 	ConfigName string    `json:"config_name"`
 	ConfigPath string    `json:"config_path"` // "(embedded)" for the built-in default
 	CI         bool      `json:"ci"`
 	Relax      float64   `json:"relax"` // fraction every assertion threshold was relaxed by (CI mode)
 	Seed       int64     `json:"seed"`
+	Salt       string    `json:"salt,omitempty"`
 	Sizes      []int     `json:"sizes"` // dataset sizes (persons); more than one for a size sweep
 	Warmup     int       `json:"warmup"`
 	Repeats    int       `json:"repeats"`

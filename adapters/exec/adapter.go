@@ -89,7 +89,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 			tg.Close()
 		}
 	}()
-	if tg.hello, err = c.Hello(ctx, protocol.Version, DBBenchVersion()); err != nil {
+	if tg.hello, err = c.Negotiate(ctx, DBBenchVersion()); err != nil {
 		if c.exited || errors.As(err, new(*ReplyError)) {
 			err = unavailable{err} // it could not start: a runtime or module missing here, most often
 		}
@@ -192,12 +192,8 @@ const schemaPrefix = "dbbench_exec_"
 // client times its own work, so every common workload is a Timed* one; Scan is there so that the
 // target is an OrderedScanner.
 var (
-	_ adapters.OrderedScanner         = (*target)(nil)
-	_ adapters.TimedScanner           = (*target)(nil)
-	_ adapters.TimedPointReader       = (*target)(nil)
-	_ adapters.TimedInserter          = (*target)(nil)
-	_ adapters.TimedConcurrentScanner = (*target)(nil)
-	_ adapters.TimedCustomRunner      = (*target)(nil)
+	_ adapters.SelfTimed         = (*target)(nil)
+	_ adapters.TimedCustomRunner = (*target)(nil)
 )
 
 // target is one running client with its store open. Its requests go one at a time through one pipe,
@@ -231,10 +227,15 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 			return err
 		}
 	}
+	if err := t.c.Calibrate(ctx); err != nil {
+		return err
+	}
 	if t.logf != nil {
 		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips[protocol.OpPing]))
 	}
-	return nil
+	// What the client loaded, checked by a path it does not control: read back by dbbench, or the
+	// challenge (protocol 2).
+	return t.c.VerifyLoaded(ctx, ds, t.ScansInKeyOrder())
 }
 
 // Info returns the client's handshake, its own facts and the protocol's measured cost.
@@ -248,7 +249,8 @@ func (t *target) Info() map[string]any {
 	if t.open != nil && len(t.open.Info) > 0 {
 		info["client_info"] = t.open.Info
 	}
-	proto := map[string]any{"version": protocol.Version}
+	proto := map[string]any{"version": t.c.Version()}
+	info["verification"] = t.c.Verification()
 	if p := t.c.RoundTrips[protocol.OpPing]; len(p) > 0 {
 		proto["ping_p50_ns"] = median(p).Nanoseconds()
 		proto["ping_p99_ns"] = quantile(p, 0.99).Nanoseconds()
@@ -290,8 +292,7 @@ func (t *target) ScansInKeyOrder() bool { return t.open != nil && t.open.ScansIn
 // Scan is TimedScan without the time; it is here so that the target is an OrderedScanner (the engine
 // times the client through TimedScan).
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	tl, _, err := t.TimedScan(ctx, n)
-	return tl, err
+	return adapters.Untimed(t.TimedScan(ctx, n))
 }
 
 func (t *target) TimedScan(ctx context.Context, n int) (adapters.Tally, time.Duration, error) {

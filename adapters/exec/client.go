@@ -29,10 +29,10 @@ type Config struct {
 	Logf           func(format string, args ...any)
 }
 
-// Client drives one client process through protocol v1 (the messages of package protocol): one
+// Client drives one client process through the protocol (the messages of package protocol): one
 // request, one reply, each checked for the protocol's rules (its id, its fields, times that can be
-// true). It is what the exec adapter and
-// `dbbench client-test` share. A Client is not safe for concurrent use.
+// true, stores read back by dbbench itself; verify.go). It is what the exec adapter and `dbbench
+// client-test` share. A Client is not safe for concurrent use.
 type Client struct {
 	cfg    Config
 	name   string // the program, for messages
@@ -44,6 +44,17 @@ type Client struct {
 	// Per op: every round trip, and the round trip minus the time the client reported.
 	RoundTrips map[string][]time.Duration
 	Cost       map[string][]time.Duration
+
+	version int                // the protocol version hello agreed (0 before)
+	caps    []string           // the capabilities the client listed (protocol 2)
+	pg      *protocol.Postgres // the schema open handed the client, for reading its stores back
+	// pingP99 is the protocol's own round trip (Calibrate); 0 until measured: no lower bound yet.
+	pingP99 time.Duration
+	short   map[string]*shortCount // per op: replies whose time was implausibly short
+	// loaded is the store the load reply described (capability store), nil if none.
+	loaded *protocol.Store
+	// verified says, per what was verified (load, insert), how.
+	verified map[string]string
 }
 
 // ReplyError is a client's {"error": ...} reply: the request failed, the client is still usable.
@@ -73,6 +84,7 @@ func Start(cfg Config) (*Client, error) {
 	return &Client{
 		cfg: cfg, name: filepath.Base(cfg.Command[0]), p: p,
 		RoundTrips: map[string][]time.Duration{}, Cost: map[string][]time.Duration{},
+		short: map[string]*shortCount{}, verified: map[string]string{},
 	}, nil
 }
 
@@ -339,18 +351,38 @@ func helloFacts(h *protocol.HelloReply) map[string]any {
 }
 
 // Hello performs the handshake asking for protocol version v. A reply naming another version than
-// protocol.Version is refused (exit 3).
+// v is refused (exit 3).
 func (c *Client) Hello(ctx context.Context, v int, dbbenchVersion string) (*protocol.HelloReply, error) {
 	var h protocol.HelloReply
 	req := &protocol.HelloRequest{Header: protocol.Header{Op: protocol.OpHello}, Protocol: v, DBBench: dbbenchVersion}
 	if _, err := c.call(ctx, req, &h); err != nil {
 		return nil, err
 	}
-	if h.Protocol != protocol.Version {
-		return nil, c.fail("speaks protocol version %d; this dbbench speaks %d", h.Protocol, protocol.Version)
+	if h.Protocol != v {
+		return nil, c.fail("speaks protocol version %d; dbbench asked for %d (it speaks %d to %d)", h.Protocol, v, protocol.MinVersion, protocol.Version)
+	}
+	c.version = v
+	if v >= 2 {
+		c.caps = h.Capabilities
 	}
 	return &h, nil
 }
+
+// Negotiate performs the handshake for dbbench run: it offers protocol.Version, and a client that
+// refuses it with an error reply is asked for version 1 (accepted, with weaker verification).
+func (c *Client) Negotiate(ctx context.Context, dbbenchVersion string) (*protocol.HelloReply, error) {
+	h, err := c.Hello(ctx, protocol.Version, dbbenchVersion)
+	if errors.As(err, new(*ReplyError)) {
+		return c.Hello(ctx, protocol.MinVersion, dbbenchVersion)
+	}
+	return h, err
+}
+
+// Version is the protocol version hello agreed (0 before hello).
+func (c *Client) Version() int { return c.version }
+
+// Has says whether the client listed a capability (protocol 2).
+func (c *Client) Has(capability string) bool { return slices.Contains(c.caps, capability) }
 
 // Open prepares the client's store.
 func (c *Client) Open(ctx context.Context, r protocol.Open) (*protocol.Opened, error) {
@@ -361,6 +393,7 @@ func (c *Client) Open(ctx context.Context, r protocol.Open) (*protocol.Opened, e
 	if _, err := c.call(ctx, &protocol.OpenRequest{Header: protocol.Header{Op: protocol.OpOpen}, Open: r}, &o); err != nil {
 		return nil, err
 	}
+	c.pg = r.Postgres
 	return &o.Opened, nil
 }
 
@@ -371,8 +404,16 @@ func (c *Client) Load(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := c.checkTime(protocol.OpLoad, "elapsed_ns", r.ElapsedNs, rtt); err != nil { // 0 when not reported
-		return 0, err
+	if r.ElapsedNs != 0 { // 0: not reported
+		if err := c.checkTime(protocol.OpLoad, "elapsed_ns", r.ElapsedNs, rtt); err != nil {
+			return 0, err
+		}
+	}
+	if r.Store != nil {
+		if !c.Has(protocol.CapStore) {
+			return 0, c.fail("load reply describes its store, but the client did not list capability store")
+		}
+		c.loaded = r.Store
 	}
 	return r.Rows, nil
 }
@@ -394,16 +435,20 @@ func (c *Client) tally(op string, rows int64, checksum string) (adapters.Tally, 
 	return adapters.Tally{Rows: rows, Sum: sum}, nil
 }
 
-// checkTime refuses a reported time that cannot be true: negative, or longer than the round trip
-// measured around it.
+// checkTime refuses a reported time that cannot be true: zero or negative, longer than the round
+// trip measured around it, or (plausible, verify.go) far shorter than the round trip less the
+// protocol's own cost.
 func (c *Client) checkTime(op, field string, ns int64, rtt time.Duration) error {
 	if ns < 0 {
 		return c.fail("%s reply: negative %s %d", op, field, ns)
 	}
+	if ns == 0 {
+		return c.fail("%s reply: %s is 0: no work takes no time (a client reports the time its work took)", op, field)
+	}
 	if time.Duration(ns) > rtt {
 		return c.fail("%s reply: %s %s is longer than the %s round trip dbbench measured around it", op, field, time.Duration(ns), rtt)
 	}
-	return nil
+	return c.plausible(op, field, time.Duration(ns), rtt)
 }
 
 func (c *Client) cost(op string, rtt, reported time.Duration) {
@@ -415,9 +460,13 @@ func (c *Client) Scan(ctx context.Context, rows int) (adapters.Tally, time.Durat
 	return c.timedRows(ctx, protocol.OpScan, rows)
 }
 
-// Insert inserts the first rows persons into a fresh store in one transaction; the tally is the
-// client's read-back.
+// Insert inserts the first rows persons into a fresh store in one transaction. The tally is
+// dbbench's own read-back of the store the client kept (capability keep_store; verify.go), else the
+// client's.
 func (c *Client) Insert(ctx context.Context, rows int) (adapters.Tally, time.Duration, error) {
+	if c.Has(protocol.CapKeepStore) {
+		return c.insertKept(ctx, rows)
+	}
 	return c.timedRows(ctx, protocol.OpInsert, rows)
 }
 
@@ -454,6 +503,9 @@ func (c *Client) perOpReply(op string, r protocol.LatenciesReply, rtt time.Durat
 	for i, ns := range r.LatenciesNs {
 		if ns < 0 {
 			return adapters.Tally{}, c.fail("%s reply: negative latency %d", op, ns)
+		}
+		if ns == 0 {
+			return adapters.Tally{}, c.fail("%s reply: latency %d of %d is 0: no work takes no time", op, i+1, len(lat))
 		}
 		lat[i] = time.Duration(ns)
 		total += ns
@@ -495,10 +547,13 @@ func (c *Client) Concurrent(ctx context.Context, readers, rows int, lat []time.D
 	}
 	tallies := make([]adapters.Tally, readers)
 	for i, rd := range r.Readers {
-		if tallies[i], err = c.timed(op, rd, rtt); err != nil {
+		if tallies[i], err = c.readerTally(op, rd, rtt); err != nil {
 			return nil, 0, err
 		}
 		lat[i] = time.Duration(rd.ElapsedNs)
+	}
+	if err := c.wallCoversReaders(r.WallNs, r.Readers); err != nil {
+		return nil, 0, err
 	}
 	wall := time.Duration(r.WallNs)
 	c.cost(op, rtt, wall)

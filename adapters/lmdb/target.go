@@ -302,6 +302,13 @@ func (t *target) NewInsertSession(ctx context.Context) (adapters.InsertSession, 
 	return &insertSession{t: t, st: st, txnSize: t.st.Config().TxnSize, val: make([]byte, 0, 64)}, nil
 }
 
+// StoreDir is the environment's directory: the Go protocol client describes its stores by it, for
+// dbbench to read them back (docs/protocol.md).
+func (t *target) StoreDir() string { return t.st.Dir() }
+
+// StoreDir is the fresh environment's directory.
+func (s *insertSession) StoreDir() string { return s.st.Dir() }
+
 // insertSession is one fresh environment for the insert workload. Begin locks the calling goroutine
 // to its OS thread (an LMDB write transaction belongs to a thread); Commit or Close unlocks it.
 type insertSession struct {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,7 +124,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	ds, err := dataset.Generate(opts.Size, 1)
+	ds, err := dataset.GenerateSalted(opts.Size, 1, newSalt())
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,9 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	defer dropSchema()
 	s.load()
 	s.ping()
+	s.verification()
 	s.builtins()
+	s.plausibleTimes()
 	s.adapterWorkloads()
 	s.errorReplies()
 	s.close()
@@ -189,12 +192,15 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 func (s *clientSession) sayHello() bool {
 	return s.check(s.c, "hello", func() (string, error) {
 		hello, err := s.c.Hello(s.ctx, protocol.Version, exec.DBBenchVersion())
+		if errors.As(err, new(*exec.ReplyError)) {
+			return "", fmt.Errorf("the client does not speak protocol %d (%v); client-test requires it (dbbench run still accepts version 1, with weaker verification)", protocol.Version, err)
+		}
 		if err != nil {
 			return "", err
 		}
 		s.hello = hello
-		return fmt.Sprintf("%s %s (%s, %s), %s %s; workloads: %s; options: %s", hello.Client, hello.ClientVersion,
-			hello.Language, hello.Runtime, hello.Library, hello.LibraryVersion, list(hello.Workloads), list(hello.Options)), nil
+		return fmt.Sprintf("protocol %d, %s %s (%s, %s), %s %s; workloads: %s; options: %s; capabilities: %s", hello.Protocol, hello.Client, hello.ClientVersion,
+			hello.Language, hello.Runtime, hello.Library, hello.LibraryVersion, list(hello.Workloads), list(hello.Options), list(hello.Capabilities)), nil
 	})
 }
 
@@ -247,7 +253,53 @@ func (s *clientSession) ping() {
 			d = append(d, rtt)
 		}
 		slices.Sort(d)
+		// The protocol's own cost, for the plausibility of the times that follow.
+		if err := s.c.Calibrate(s.ctx); err != nil {
+			return "", err
+		}
 		return fmt.Sprintf("200 round trips, p50 %s", render.Duration(d[len(d)/2])), nil
+	})
+}
+
+// verification checks the loaded store by a path the client does not control: dbbench reads it
+// back itself (capability store), or puts the challenge to it (kind other). A client that offers
+// neither fails: its answers could come from anywhere.
+func (s *clientSession) verification() {
+	s.check(s.c, "loaded store verified by dbbench", func() (string, error) {
+		if err := s.c.VerifyLoaded(s.ctx, s.ds, s.opened != nil && s.opened.ScansInKeyOrder); err != nil {
+			return "", err
+		}
+		v := s.c.Verification()
+		if !strings.HasPrefix(v, "read back by dbbench") && v != "challenge" {
+			return "", fmt.Errorf("the client offers neither a store dbbench can read (capability store) nor the challenge: %s", v)
+		}
+		return v + fmt.Sprintf(" (dataset salt %016x)", s.ds.Salt()), nil
+	})
+}
+
+// plausibleTimes repeats scans and lookups, so that a client whose times are far shorter than the
+// work dbbench sees it do is refused (it takes a few replies of a kind; docs/protocol.md).
+func (s *clientSession) plausibleTimes() {
+	ds, n := s.ds, s.ds.Len()
+	s.check(s.c, "plausible times", func() (string, error) {
+		const repeats = 5
+		var replies int
+		for range repeats {
+			if slices.Contains(s.hello.Workloads, workloads.Scan) {
+				if _, _, err := s.c.Scan(s.ctx, n); err != nil {
+					return "", err
+				}
+				replies++
+			}
+			if slices.Contains(s.hello.Workloads, workloads.Lookup) {
+				keys := ds.Sample(min(1000, n), int64(replies))
+				if _, err := s.c.Lookup(s.ctx, keys, make([]time.Duration, len(keys))); err != nil {
+					return "", err
+				}
+				replies++
+			}
+		}
+		return fmt.Sprintf("%d more replies, each time positive, within its round trip and not far below the work dbbench saw", replies), nil
 	})
 }
 
@@ -324,7 +376,11 @@ func (s *clientSession) insert() {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("%d persons in %s, read back", rows, render.Duration(d)), want("insert read-back", t, rows, s.ds.SumFirst(rows))
+			how := "read back by the client"
+			if s.c.Has(protocol.CapKeepStore) {
+				how = "kept, read back by dbbench, dropped"
+			}
+			return fmt.Sprintf("%d persons in %s, %s", rows, render.Duration(d), how), want("insert read-back", t, rows, s.ds.SumFirst(rows))
 		})
 	}
 }
@@ -466,4 +522,14 @@ func infoLines(info map[string]any) string {
 		b.WriteString("\n" + key + ": " + exitcode.OneLine(render.Value(info[key])))
 	}
 	return b.String()
+}
+
+// newSalt draws the dataset salt of one client-test (never 0, which means none): the client must
+// answer from the file it is given, not from a formula over the seed.
+func newSalt() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
 }

@@ -38,10 +38,10 @@ func TestConformingClientPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Failed != 0 || !strings.HasSuffix(out, "16 passed, 0 failed\n") {
+	if res.Failed != 0 || !strings.HasSuffix(out, "18 passed, 0 failed\n") {
 		t.Fatalf("%+v\n%s", res, out)
 	}
-	for _, check := range []string{"hello", "open", "load", "ping", "scan all", "scan partial", "lookup", "insert",
+	for _, check := range []string{"hello", "open", "load", "ping", "loaded store verified by dbbench", "scan all", "scan partial", "lookup", "insert", "plausible times",
 		"insert again (a fresh store each time)", "concurrent", "run echo", "unknown op", "malformed request",
 		"close", "hello with protocol 99", "end of input"} {
 		if !strings.Contains(out, "ok   "+check+":") {
@@ -60,8 +60,8 @@ func TestBrokenClientsFail(t *testing.T) {
 		{exectest.Checksum, "insert", 2, []string{"FAIL insert: insert read-back: 100 rows, checksum 0000000000003039"}},
 		{exectest.IgnoreEOF, "", 2, []string{"FAIL close: client clienttest.test: did not exit within 5s", "FAIL end of input: did not exit within 5s"}},
 		{exectest.NoVersionOK, "", 1, []string{"FAIL hello with protocol 99: want an error reply refusing the version, got a normal reply"}},
-		{exectest.Missing, "", 10, []string{"FAIL scan all: client clienttest.test: scan reply lacks checksum", "FAIL scan partial: not run"}},
-		{exectest.ExitMid, "lookup", 8, []string{"FAIL lookup: client clienttest.test: exited before replying to lookup (exit status 3)", "FAIL close: not run"}},
+		{exectest.Missing, "", 11, []string{"FAIL scan all: client clienttest.test: scan reply lacks checksum", "FAIL scan partial: not run"}},
+		{exectest.ExitMid, "lookup", 9, []string{"FAIL lookup: client clienttest.test: exited before replying to lookup (exit status 3)", "FAIL close: not run"}},
 		{exectest.ErrorReply, "concurrent", 1, []string{"FAIL concurrent: client clienttest.test: concurrent failed: the fake fails concurrent"}},
 	}
 	for _, tt := range tests {
@@ -86,5 +86,30 @@ func TestClientThatCannotStart(t *testing.T) {
 	_, err := Run(context.Background(), Options{Command: []string{"no-such-dbbench-client"}, TempDir: t.TempDir(), Out: &bytes.Buffer{}})
 	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "no-such-dbbench-client") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestLyingClientsFail: each client that lies fails client-test with a line naming the lie, and a
+// client that speaks only protocol 1 is refused at hello.
+func TestLyingClientsFail(t *testing.T) {
+	tests := []struct{ behaviour, want string }{
+		{exectest.Formula, "FAIL loaded store verified by dbbench: client clienttest.test: challenge: a scan of the whole store"},
+		{exectest.OneNs, "is implausibly short: the round trip was"},
+		{exectest.Zero, "FAIL scan all: client clienttest.test: scan reply: elapsed_ns is 0: no work takes no time"},
+		{exectest.ClaimInserts, "FAIL insert: client clienttest.test: insert: dbbench cannot read back the fresh store the client kept"},
+		{exectest.NoChallenge, "FAIL loaded store verified by dbbench: client clienttest.test: challenge: looking up the 16"},
+		{exectest.Short, "FAIL loaded store verified by dbbench: client clienttest.test: challenge: a scan of the whole store"},
+		{exectest.V1, "FAIL hello: the client does not speak protocol 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour, func(t *testing.T) {
+			res, out, err := fake(t, tt.behaviour, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed == 0 || !strings.Contains(out, tt.want) {
+				t.Errorf("want a failed check %q in:\n%s", tt.want, out)
+			}
+		})
 	}
 }

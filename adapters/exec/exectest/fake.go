@@ -4,8 +4,10 @@
 //	func TestMain(m *testing.M) { exectest.Main(); os.Exit(m.Run()) }
 //
 // Every fake first starts a child (sleep 600) in its process group, so that tests can check that
-// dbbench ends the whole group. The correct fake answers from the dataset's own sums; it is a fake of
-// the protocol, not a store.
+// dbbench ends the whole group. The correct fake holds the person file in memory and answers from it
+// (a store like the memory adapter, kind other: it takes the challenge), spending a little timed work
+// per row so that its times are those of work done; it is a fake of the protocol, not a database.
+// The lying behaviours (Formula, OneNs, Zero, ClaimInserts, NoChallenge, Short) lie all session long.
 package exectest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	osexec "os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -35,7 +38,8 @@ const (
 	NonJSON     = "non-json"     // prints a log line on stdout
 	WrongID     = "wrong-id"     // replies to another id
 	Missing     = "missing"      // leaves out the checksum (the last reader's, of concurrent)
-	Version     = "version"      // speaks protocol 2
+	Version     = "version"      // speaks protocol 3
+	V1          = "v1"           // speaks protocol 1 only (correct otherwise)
 	Checksum    = "checksum"     // a wrong checksum
 	Hang        = "hang"         // never replies
 	IgnoreEOF   = "ignore-eof"   // does not exit when its input ends
@@ -45,6 +49,21 @@ const (
 	Negative    = "negative"     // a negative time
 	WrongCount  = "wrong-count"  // one latency or reader too few
 	NoVersionOK = "no-retry"     // answers an unsupported hello with a reply instead of an error
+
+	// Clients that lie: each must fail dbbench run and dbbench client-test.
+	Formula      = "formula"       // no store: answers from the generator's formula over the seed
+	OneNs        = "one-ns"        // does the work, reports 1 ns for everything
+	Zero         = "zero"          // does the work, reports 0 ns for everything
+	ClaimInserts = "claim-inserts" // keep_store: claims its inserts and keeps an empty store
+	NoChallenge  = "no-challenge"  // acknowledges the challenge, stores nothing of it
+	Short        = "short"         // scans return one row too few (a short page)
+)
+
+// rowWork is the timed work the fake spends per row or operation, standing in for a store's; the
+// fakes that lie about their times spend more, so that the work dbbench sees them do is plain.
+const (
+	rowWork   = time.Microsecond
+	lyingWork = 200 * time.Microsecond
 )
 
 // PGIDLine starts the first line a fake prints on stderr, followed by its process group id, so that
@@ -89,16 +108,23 @@ func Main() {
 // on its own rather than through package protocol's types: the fake is the other side the exec
 // adapter is tested against, and must be free to break any field.
 type request struct {
-	ID       int64           `json:"id"`
-	Op       string          `json:"op"`
-	Protocol int             `json:"protocol"`
-	Dataset  string          `json:"dataset"`
-	Rows     int             `json:"rows"`
-	Keys     []int32         `json:"keys"`
-	Readers  int             `json:"readers"`
-	Ops      int             `json:"ops"`
-	Workload string          `json:"workload"`
-	Options  json.RawMessage `json:"options"`
+	ID       int64             `json:"id"`
+	Op       string            `json:"op"`
+	Protocol int               `json:"protocol"`
+	Dataset  string            `json:"dataset"`
+	Size     int               `json:"size"`
+	Seed     int64             `json:"seed"`
+	TempDir  string            `json:"temp_dir"`
+	Keep     bool              `json:"keep"`
+	Emails   []string          `json:"emails"`
+	Persons  []protocol.Person `json:"persons"`
+	Remove   bool              `json:"remove"`
+	Rows     int               `json:"rows"`
+	Keys     []int32           `json:"keys"`
+	Readers  int               `json:"readers"`
+	Ops      int               `json:"ops"`
+	Workload string            `json:"workload"`
+	Options  json.RawMessage   `json:"options"`
 }
 
 // fake is one fake client's session.
@@ -106,6 +132,21 @@ type fake struct {
 	behaviour, at string
 	out           *bufio.Writer
 	ds            *dataset.Persons // the person file open names
+	version       int              // what hello agreed
+	extra         []protocol.Person
+	inserts       int
+	tempDir       string
+	challenge     int // requests of the challenge still to come (0: none under way)
+}
+
+// trackChallenge follows the challenge: its insert, a lookup, a scan, its removal and a scan.
+func (f *fake) trackChallenge(r request) {
+	switch {
+	case r.Op == "challenge" && !r.Remove:
+		f.challenge = 5
+	case f.challenge > 0:
+		f.challenge--
+	}
 }
 
 func run(b, at string) int {
@@ -135,7 +176,10 @@ func (f *fake) serve(line []byte) (code int, goOn bool) {
 		f.reply(map[string]any{"id": 0, "error": "not a JSON request"})
 		return 0, true
 	}
-	broken := f.behaviour != OK && r.Op == f.at
+	// The challenge (after the load) is not where a broken fake breaks: its tests are about the
+	// requests it names.
+	f.trackChallenge(r)
+	broken := f.behaviour != OK && r.Op == f.at && f.challenge == 0
 	if broken {
 		switch f.behaviour {
 		case ExitMid:
@@ -169,7 +213,7 @@ func (f *fake) reply(m map[string]any) {
 	f.out.Flush()
 }
 
-// answer is the correct reply to r, from the dataset's own sums.
+// answer is the reply to r: correct, or the lie of a lying behaviour.
 func (f *fake) answer(r request) (map[string]any, error) {
 	start := time.Now()
 	m := map[string]any{"id": r.ID}
@@ -177,74 +221,201 @@ func (f *fake) answer(r request) (map[string]any, error) {
 	case "hello":
 		return m, f.hello(r, m)
 	case "open":
-		var err error
-		if f.ds, err = dataset.ReadFile(r.Dataset); err != nil {
-			return nil, err
-		}
-		m["info"] = map[string]any{"options": r.Options}
-		m["scans_in_key_order"] = true
+		return m, f.open(r, m)
 	case "load":
 		m["rows"] = f.ds.Len()
-		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+		f.elapsed(m, "elapsed_ns", start, f.ds.Len())
+		if f.version >= 2 {
+			m["store"] = map[string]any{"kind": "other"}
+		}
 	case "ping", "close":
 	case "scan":
-		tally(m, r.Rows, f.ds.SumSortedPrefix(r.Rows))
-		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+		f.scan(m, r.Rows)
+		f.elapsed(m, "elapsed_ns", start, r.Rows)
 	case "insert":
-		tally(m, r.Rows, f.ds.SumFirst(r.Rows))
-		m["elapsed_ns"] = time.Since(start).Nanoseconds()
+		return m, f.insert(r, m, start)
+	case "drop":
+	case "challenge":
+		if r.Remove {
+			f.extra = nil
+		} else if f.behaviour != NoChallenge {
+			f.extra = append(f.extra, r.Persons...)
+		}
 	case "lookup":
-		tally(m, len(r.Keys), f.ds.SumOf(r.Keys))
-		m["latencies_ns"] = perOp(len(r.Keys))
+		f.lookup(r, m)
+		m["latencies_ns"] = f.perOp(start, len(r.Keys)+len(r.Emails))
 	case "run":
 		keys := make([]int32, r.Ops)
 		for i := range keys {
 			keys[i] = int32(i % f.ds.Len())
 		}
 		tally(m, r.Ops, f.ds.SumOf(keys))
-		m["latencies_ns"] = perOp(r.Ops)
+		m["latencies_ns"] = f.perOp(start, r.Ops)
 	case "concurrent":
-		var rs []map[string]any
-		for i := 0; i < r.Readers; i++ {
-			x := map[string]any{}
-			tally(x, r.Rows, f.ds.SumSortedPrefix(r.Rows))
-			x["elapsed_ns"] = time.Since(start).Nanoseconds()
-			rs = append(rs, x)
-		}
-		m["readers"] = rs
-		m["wall_ns"] = time.Since(start).Nanoseconds()
+		f.concurrent(r, m, start)
 	default:
 		return nil, fmt.Errorf("unknown op %s", r.Op)
 	}
 	return m, nil
 }
 
-// hello fills the handshake; a version other than 1 is refused, unless the behaviour answers it.
+// open reads the person file, or, lying (Formula), computes the dataset from the seed.
+func (f *fake) open(r request, m map[string]any) error {
+	var err error
+	if f.behaviour == Formula {
+		f.ds, err = dataset.Generate(r.Size, r.Seed)
+	} else {
+		f.ds, err = dataset.ReadFile(r.Dataset)
+	}
+	if err != nil {
+		return err
+	}
+	f.tempDir = r.TempDir
+	m["info"] = map[string]any{"options": r.Options}
+	m["scans_in_key_order"] = true
+	return nil
+}
+
+// scan answers a scan of rows: the first persons in email order, then the challenge's.
+func (f *fake) scan(m map[string]any, rows int) {
+	n := f.ds.Len()
+	if f.behaviour == Short && rows > 1 {
+		rows--
+	}
+	if rows <= n {
+		tally(m, rows, f.ds.SumSortedPrefix(rows))
+		return
+	}
+	sum, got := f.ds.SumFirst(n), n
+	for _, p := range f.extra {
+		if got < rows {
+			sum += dataset.RowSum(p.Email, p.Name, p.Age)
+			got++
+		}
+	}
+	tally(m, got, sum)
+}
+
+// lookup answers a lookup by dataset index, or by email (the challenge's).
+func (f *fake) lookup(r request, m map[string]any) {
+	if r.Emails == nil {
+		tally(m, len(r.Keys), f.ds.SumOf(r.Keys))
+		return
+	}
+	var rows int
+	var sum uint64
+	for _, e := range r.Emails {
+		for _, p := range f.extra {
+			if p.Email == e {
+				rows++
+				sum += dataset.RowSum(p.Email, p.Name, p.Age)
+			}
+		}
+	}
+	tally(m, rows, sum)
+}
+
+// insert answers an insert: the first rows persons' sums, or with keep (ClaimInserts) a store it
+// claims to have written and did not.
+func (f *fake) insert(r request, m map[string]any, start time.Time) error {
+	if r.Keep {
+		if f.behaviour != ClaimInserts {
+			return fmt.Errorf("insert: keep is not offered")
+		}
+		f.inserts++
+		dir := filepath.Join(f.tempDir, fmt.Sprintf("insert-%d", f.inserts))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		m["store"] = map[string]any{"kind": "lmdb", "path": dir}
+	}
+	tally(m, r.Rows, f.ds.SumFirst(r.Rows))
+	f.elapsed(m, "elapsed_ns", start, r.Rows)
+	return nil
+}
+
+func (f *fake) concurrent(r request, m map[string]any, start time.Time) {
+	var rs []map[string]any
+	for i := 0; i < r.Readers; i++ {
+		x := map[string]any{}
+		tally(x, r.Rows, f.ds.SumSortedPrefix(r.Rows))
+		f.elapsed(x, "elapsed_ns", start, r.Rows)
+		rs = append(rs, x)
+	}
+	m["readers"] = rs
+	f.elapsed(m, "wall_ns", start, 0)
+}
+
+// elapsed spends the timed work of rows rows and reports the time since start (a lying behaviour
+// reports its lie instead).
+func (f *fake) elapsed(m map[string]any, key string, start time.Time, rows int) {
+	f.work(start, rows)
+	m[key] = f.report(time.Since(start).Nanoseconds())
+}
+
+// perOp spends n operations' timed work and returns their latencies.
+func (f *fake) perOp(start time.Time, n int) []int64 {
+	lat := make([]int64, n)
+	for i := range lat {
+		t0 := time.Now()
+		f.work(t0, 1)
+		lat[i] = f.report(time.Since(t0).Nanoseconds())
+	}
+	return lat
+}
+
+func (f *fake) report(ns int64) int64 {
+	switch f.behaviour {
+	case OneNs:
+		return 1
+	case Zero:
+		return 0
+	}
+	return ns
+}
+
+// work spins until rows rows' worth of work has passed since start.
+func (f *fake) work(start time.Time, rows int) {
+	per := rowWork
+	if f.behaviour == OneNs || f.behaviour == Zero {
+		per = lyingWork
+	}
+	for time.Since(start) < time.Duration(rows)*per {
+	}
+}
+
+// hello fills the handshake: versions 1 and 2 (V1: only 1), unless the behaviour answers any.
 func (f *fake) hello(r request, m map[string]any) error {
-	if r.Protocol != 1 && f.behaviour != NoVersionOK {
+	top := 2
+	if f.behaviour == V1 {
+		top = 1
+	}
+	if (r.Protocol < 1 || r.Protocol > top) && f.behaviour != NoVersionOK {
 		return fmt.Errorf("protocol %d is not spoken here", r.Protocol)
 	}
-	m["protocol"] = 1
+	f.version = min(max(r.Protocol, 1), top)
+	if f.behaviour == NoVersionOK {
+		f.version = r.Protocol // whatever it is asked for
+	}
+	m["protocol"] = f.version
 	for k, v := range map[string]string{"client": "fake", "client_version": "1", "language": "Go",
 		"runtime": "go", "library": "dataset", "library_version": "1"} {
 		m[k] = v
 	}
 	m["workloads"] = []string{"scan", "lookup", "insert", "concurrent", "echo"}
 	m["options"] = []string{"flavour", "password"}
+	if f.version >= 2 {
+		caps := []string{"store", "challenge"}
+		if f.behaviour == ClaimInserts {
+			caps = append(caps, "keep_store")
+		}
+		m["capabilities"] = caps
+	}
 	return nil
 }
 
 func tally(m map[string]any, rows int, sum uint64) {
 	m["rows"], m["checksum"] = rows, protocol.Checksum(sum)
-}
-
-// perOp returns n small latencies (the fake does no work worth timing one by one).
-func perOp(n int) []int64 {
-	lat := make([]int64, n)
-	for i := range lat {
-		lat[i] = 1
-	}
-	return lat
 }
 
 // breakReply spoils the correct reply m to r the way behaviour b says.
@@ -256,7 +427,7 @@ func breakReply(b string, r request, m map[string]any) {
 		m["pad"] = strings.Repeat("x", 65<<20)
 	case Version:
 		if r.Op == "hello" {
-			m["protocol"] = 2
+			m["protocol"] = 3
 		}
 	case Missing:
 		delete(m, "checksum")

@@ -22,7 +22,44 @@ const (
 	OpConcurrent = "concurrent"
 	OpRun        = "run"
 	OpClose      = "close"
+	// Protocol 2.
+	OpDrop      = "drop"      // drop the fresh store an insert kept (capability keep_store)
+	OpChallenge = "challenge" // insert, or remove, persons chosen at run time (capability challenge)
 )
+
+// The capabilities a version 2 client may list in its hello reply (docs/protocol.md).
+const (
+	CapKeepStore = "keep_store" // insert with keep: the fresh store stays for dbbench to read, until drop
+	CapStore     = "store"      // the load reply describes the loaded store, for dbbench to read
+	CapChallenge = "challenge"  // challenge persons inserted, looked up by email, scanned, removed
+	CapOps       = "ops"        // per-operation do requests (the load model; specified, not used yet)
+	CapPhases    = "phases"     // phases_ns on replies (profiles; specified, not used yet)
+)
+
+// The kinds of store a Store describes.
+const (
+	StoreLMDB     = "lmdb"
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+	StoreOther    = "other" // dbbench cannot open it: it gets the challenge instead
+)
+
+// Store describes a store in the person layout of docs/protocol.md, so that dbbench can read it
+// itself: an LMDB environment (Path, its unnamed database), a SQLite file (Path) or a table of the
+// PostgreSQL schema dbbench handed the client (Schema); Table ("persons" when empty) for SQL.
+type Store struct {
+	Kind   string `json:"kind"`
+	Path   string `json:"path,omitempty"`
+	Schema string `json:"schema,omitempty"`
+	Table  string `json:"table,omitempty"`
+}
+
+// Person is a challenge person, chosen by dbbench at run time.
+type Person struct {
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	Age   int    `json:"age"`
+}
 
 // Header starts every request: its id (1, 2, 3, ... within a session) and its op. On its own it is
 // the request of load, ping and close.
@@ -53,9 +90,26 @@ type (
 		Header
 		Rows int `json:"rows"`
 	}
+	// InsertRequest is insert with keep (protocol 2, capability keep_store).
+	InsertRequest struct {
+		Header
+		Rows int  `json:"rows"`
+		Keep bool `json:"keep"`
+	}
 	LookupRequest struct {
 		Header
 		Keys []int32 `json:"keys"`
+	}
+	// EmailLookupRequest is lookup by email (protocol 2, capability challenge).
+	EmailLookupRequest struct {
+		Header
+		Emails []string `json:"emails"`
+	}
+	// ChallengeRequest inserts Persons, or removes those it inserted (Remove).
+	ChallengeRequest struct {
+		Header
+		Persons []Person `json:"persons,omitempty"`
+		Remove  bool     `json:"remove,omitempty"`
 	}
 	ConcurrentRequest struct {
 		Header
@@ -91,9 +145,19 @@ type (
 		Opened
 	}
 	LoadReply struct {
-		ID        int64 `json:"id"`
-		Rows      int64 `json:"rows"`
-		ElapsedNs int64 `json:"elapsed_ns,omitempty"`
+		ID        int64  `json:"id"`
+		Rows      int64  `json:"rows"`
+		ElapsedNs int64  `json:"elapsed_ns,omitempty"`
+		Store     *Store `json:"store,omitempty"` // protocol 2, capability store
+	}
+	// KeptReply is the reply of insert with keep: the time and the fresh store; the client's own
+	// read-back (rows and checksum) is optional, and checked against dbbench's when given.
+	KeptReply struct {
+		ID        int64  `json:"id"`
+		ElapsedNs int64  `json:"elapsed_ns"`
+		Store     Store  `json:"store"`
+		Rows      *int64 `json:"rows,omitempty"`
+		Checksum  string `json:"checksum,omitempty"`
 	}
 	// Timed is what one read reports with the client's time: the reply of scan and insert (TimedReply),
 	// and each reader of concurrent.

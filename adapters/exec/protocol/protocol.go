@@ -1,4 +1,4 @@
-// Package protocol is dbbench's client protocol, version 1 (docs/protocol.md): its messages, which
+// Package protocol is dbbench's client protocol, versions 1 and 2 (docs/protocol.md): its messages, which
 // dbbench's exec adapter and Go clients share, and Serve, which serves it for clients written in Go.
 // A client implements Backend for the library it measures and calls Serve with its stdin and stdout;
 // Serve decodes requests, calls the backend, and writes one reply per request.
@@ -12,8 +12,12 @@ import (
 	"time"
 )
 
-// Version is the protocol version this package speaks, on both sides.
-const Version = 1
+// Version is the newest protocol version this package speaks, on both sides; it speaks MinVersion
+// too (dbbench run accepts a version 1 client, with weaker verification).
+const (
+	Version    = 2
+	MinVersion = 1
+)
 
 // Hello describes the client in its reply to the hello request.
 type Hello struct {
@@ -25,6 +29,11 @@ type Hello struct {
 	LibraryVersion string   `json:"library_version"`
 	Workloads      []string `json:"workloads"`
 	Options        []string `json:"options"`
+	// Capabilities (protocol 2): what the client offers beyond version 1 (Cap*). Serve fills them
+	// from the interfaces the backend implements.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// InFlight (protocol 2, capability ops): how many do requests the client holds at once.
+	InFlight int `json:"in_flight,omitempty"`
 }
 
 // Open is what the open request carries: where the store goes and what it holds.
@@ -81,4 +90,33 @@ type Backend interface {
 	Run(ctx context.Context, workload string, params map[string]any, lat []time.Duration) (Tally, error)
 	// Close releases everything Open created.
 	Close() error
+}
+
+// StoreDescriber is a Backend whose loaded store dbbench can open itself, read-only, to check it
+// (protocol 2, capability store).
+type StoreDescriber interface {
+	// LoadedStore describes the store Load filled.
+	LoadedStore() Store
+}
+
+// Keeper is a Backend that keeps an insert's fresh store until dbbench has read it (protocol 2,
+// capability keep_store).
+type Keeper interface {
+	// InsertKeep is Insert without the read-back and the drop: it times the same region and returns
+	// the fresh store, still there.
+	InsertKeep(ctx context.Context, rows int) (Store, time.Duration, error)
+	// Drop drops the store the last InsertKeep kept.
+	Drop() error
+}
+
+// capabilities lists what b offers beyond version 1.
+func capabilities(b Backend) []string {
+	caps := []string{}
+	if _, ok := b.(Keeper); ok {
+		caps = append(caps, CapKeepStore)
+	}
+	if _, ok := b.(StoreDescriber); ok {
+		caps = append(caps, CapStore)
+	}
+	return caps
 }

@@ -23,6 +23,7 @@ type request struct {
 	Protocol int    `json:"protocol"`
 	Open
 	Rows     *int           `json:"rows"`
+	Keep     bool           `json:"keep"`
 	Keys     []int          `json:"keys"`
 	Readers  *int           `json:"readers"`
 	Workload string         `json:"workload"`
@@ -111,8 +112,13 @@ func (q *requests) watch(cancel context.CancelFunc) {
 
 // server is the protocol state of one session.
 type server struct {
-	b    Backend
-	open bool
+	b       Backend
+	open    bool
+	version int  // what hello agreed (0 before hello: version 1's requests)
+	kept    bool // an insert's fresh store is kept, until drop
+	// keptOther: the kept store was of kind other (dbbench cannot open it): the insert read it back
+	// itself and dropped it, and drop has nothing left to do.
+	keptOther bool
 }
 
 // decode reads one request line; a line that is not a request gets an error reply, with id 0 when
@@ -148,10 +154,17 @@ func (s *server) handle(ctx context.Context, req *request) (reply any) {
 func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, error) {
 	switch req.Op {
 	case OpHello:
-		if req.Protocol != Version {
-			return nil, fmt.Errorf("protocol version %d is not supported: this client speaks version %d", req.Protocol, Version)
+		if req.Protocol < MinVersion || req.Protocol > Version {
+			return nil, fmt.Errorf("protocol version %d is not supported: this client speaks versions %d to %d", req.Protocol, MinVersion, Version)
 		}
-		return HelloReply{ID: id, Protocol: Version, Hello: s.b.Hello()}, nil
+		s.version = req.Protocol
+		h := s.b.Hello()
+		if s.version >= 2 {
+			h.Capabilities = capabilities(s.b)
+		} else {
+			h.Capabilities, h.InFlight = nil, 0
+		}
+		return HelloReply{ID: id, Protocol: s.version, Hello: h}, nil
 	case OpPing:
 		return Reply{ID: id}, nil
 	case OpClose:
@@ -175,6 +188,20 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 			o.Info = map[string]any{}
 		}
 		return OpenReply{ID: id, Opened: o}, nil
+	case OpDrop:
+		k, ok := s.b.(Keeper)
+		if !ok || s.version < 2 {
+			return nil, errors.New("drop: this client keeps no store (protocol 2, capability keep_store)")
+		}
+		if !s.kept {
+			return nil, errors.New("drop: no insert kept its store")
+		}
+		s.kept = false
+		if s.keptOther {
+			s.keptOther = false
+			return Reply{ID: id}, nil
+		}
+		return Reply{ID: id}, k.Drop()
 	case OpLoad, OpScan, OpLookup, OpInsert, OpConcurrent, OpRun:
 		if !s.open {
 			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
@@ -191,8 +218,18 @@ func (s *server) work(ctx context.Context, id int64, req *request) (any, error) 
 	switch req.Op {
 	case OpLoad:
 		rows, d, err := s.b.Load(ctx)
-		return LoadReply{ID: id, Rows: rows, ElapsedNs: d.Nanoseconds()}, err
-	case OpScan, OpInsert:
+		r := LoadReply{ID: id, Rows: rows, ElapsedNs: d.Nanoseconds()}
+		if sd, ok := s.b.(StoreDescriber); ok && s.version >= 2 && err == nil {
+			st := sd.LoadedStore()
+			r.Store = &st
+		}
+		return r, err
+	case OpInsert:
+		if req.Keep {
+			return s.keep(ctx, id, req)
+		}
+		fallthrough
+	case OpScan:
 		rows, err := count("rows", req.Rows)
 		if err != nil {
 			return nil, err
@@ -224,6 +261,36 @@ func (s *server) work(ctx context.Context, id int64, req *request) (any, error) 
 		t, err := s.b.Run(ctx, req.Workload, req.Params, lat)
 		return latencies(id, t, lat), err
 	}
+}
+
+// keep runs an insert with keep: the fresh store stays until drop.
+func (s *server) keep(ctx context.Context, id int64, req *request) (any, error) {
+	k, ok := s.b.(Keeper)
+	if !ok || s.version < 2 {
+		return nil, errors.New("insert: keep needs protocol 2 and capability keep_store, which this client does not offer")
+	}
+	if s.kept {
+		return nil, errors.New("insert: the last insert's store is still kept (send drop first)")
+	}
+	rows, err := count("rows", req.Rows)
+	if err != nil {
+		return nil, err
+	}
+	if sd, ok := s.b.(StoreDescriber); ok && sd.LoadedStore().Kind == StoreOther {
+		// dbbench cannot open this store: the client's own read-back, as in version 1.
+		t, d, err := s.b.Insert(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		s.kept, s.keptOther = true, true
+		return KeptReply{ID: id, ElapsedNs: d.Nanoseconds(), Store: Store{Kind: StoreOther}, Rows: &t.Rows, Checksum: Checksum(t.Sum)}, nil
+	}
+	st, d, err := k.InsertKeep(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	s.kept = true
+	return KeptReply{ID: id, ElapsedNs: d.Nanoseconds(), Store: st}, nil
 }
 
 // concurrent runs the concurrent request: its readers at once, each with its own tally and time.

@@ -34,6 +34,9 @@ function scan(db, rows) {
 }
 
 export class Backend {
+  // lmdb-js writes LMDB 1.0's data format, which the LMDB 0.9 dbbench reads with cannot open: its
+  // store is kind other, checked by the challenge (and inserts by this client's own read-back).
+  capabilities = ['store', 'challenge'];
   library = 'lmdb';
   libraryVersion = packageVersion('lmdb');
   options = ['path', 'map_size', 'max_readers', 'durable'];
@@ -93,10 +96,17 @@ export class Backend {
   }
 
   lookup(keys) {
-    const p = this.persons;
+    return this.gets(Array.from(keys, (i) => this.persons.email(i))); // the keys, ready before the clock starts
+  }
+
+  lookupEmails(emails) {
+    return this.gets(emails.map((e) => Buffer.from(e)));
+  }
+
+  // gets looks up each email in its own read transaction, timing each.
+  gets(emails) {
     const db = this.db;
-    const emails = Array.from(keys, (i) => p.email(i)); // the keys, ready before the clock starts
-    const latencies = new Array(keys.length);
+    const latencies = new Array(emails.length);
     const t = new Tally();
     let t0 = now();
     for (let j = 0; j < emails.length; j++) {
@@ -112,19 +122,60 @@ export class Backend {
   }
 
   async insert(rows) {
+    const { elapsed_ns: elapsed } = await this.insertKeep(rows);
+    try {
+      const back = scan(this.kept.db, this.persons.n);
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      await this.drop();
+    }
+  }
+
+  // insertKeep inserts into a fresh environment and keeps it for dbbench to read (protocol 2).
+  async insertKeep(rows) {
     const dir = join(this.tempDir, `insert-${++this.inserts}`);
     mkdirSync(dir);
     const db = open(envOptions(dir, this.settings));
+    this.kept = { db, dir };
     try {
       const t0 = now();
       db.transactionSync(() => put(db, this.persons, null, rows));
-      const elapsed = since(t0);
-      const back = scan(db, this.persons.n);
-      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
-    } finally {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
+      return { elapsed_ns: since(t0), store: { kind: 'lmdb', path: dir } };
+    } catch (err) {
+      await this.drop();
+      throw err;
     }
+  }
+
+  async drop() {
+    const { db, dir } = this.kept;
+    this.kept = null;
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  store() {
+    return { kind: 'other' };
+  }
+
+  // challenge puts dbbench's persons into the loaded store in one write transaction.
+  challenge(persons) {
+    this.challenged = persons.map((p) => Buffer.from(p.email));
+    this.db.transactionSync(() => {
+      persons.forEach((p, j) => {
+        const name = Buffer.from(p.name);
+        const value = Buffer.alloc(name.length + 1);
+        value[0] = p.age;
+        name.copy(value, 1);
+        this.db.put(this.challenged[j], value);
+      });
+    });
+  }
+
+  removeChallenge() {
+    const keys = this.challenged ?? [];
+    this.challenged = [];
+    this.db.transactionSync(() => keys.forEach((k) => this.db.remove(k)));
   }
 
   concurrent(readers, rows) {

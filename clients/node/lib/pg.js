@@ -21,6 +21,7 @@ function fold(rows) {
 }
 
 export class Backend {
+  capabilities = ['keep_store', 'store'];
   library = 'pg';
   libraryVersion = packageVersion('pg');
   options = [];
@@ -100,23 +101,43 @@ export class Backend {
   }
 
   async insert(rows) {
+    const { elapsed_ns: elapsed } = await this.insertKeep(rows);
+    try {
+      const back = fold((await this.client.query({ text: 'SELECT email, name, age FROM persons_insert', rowMode: 'array' })).rows);
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      await this.drop();
+    }
+  }
+
+  // insertKeep inserts into a fresh table and keeps it for dbbench to read (protocol 2).
+  async insertKeep(rows) {
     const c = this.client;
     const p = this.persons;
     await c.query(table('persons_insert'));
+    const text = 'INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)';
     try {
-      const text = 'INSERT INTO persons_insert (email, name, age) VALUES ($1, $2, $3)';
       const t0 = now();
       await c.query('BEGIN');
       for (let i = 0; i < rows; i++) {
         await c.query({ name: 'dbbench_insert', text, values: [p.emailString(i), p.nameString(i), p.ages[i]] });
       }
       await c.query('COMMIT');
-      const elapsed = since(t0);
-      const back = fold((await c.query({ text: 'SELECT email, name, age FROM persons_insert', rowMode: 'array' })).rows);
-      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
-    } finally {
-      await c.query('DROP TABLE persons_insert');
+      return { elapsed_ns: since(t0), store: { kind: 'postgres', schema: this.postgres.schema, table: 'persons_insert' } };
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      await this.drop();
+      throw err;
     }
+  }
+
+  async drop() {
+    await this.client.query('DROP TABLE persons_insert');
+  }
+
+  // store describes the loaded table for dbbench (protocol 2).
+  store() {
+    return { kind: 'postgres', schema: this.postgres.schema, table: 'persons' };
   }
 
   async concurrent(readers, rows) {

@@ -6,10 +6,11 @@ import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { PersonFile } from './persons.js';
 
-export const VERSION = 1;
+// The protocol versions this client speaks: 2, and 1 for an older dbbench.
+export const VERSIONS = [1, 2];
 const CLIENT_VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url))).version;
 const MAX_READERS = 1024;
-const OPS = ['hello', 'ping', 'open', 'load', 'scan', 'lookup', 'insert', 'concurrent', 'close'];
+const OPS = ['hello', 'ping', 'open', 'load', 'scan', 'lookup', 'insert', 'drop', 'challenge', 'concurrent', 'close'];
 
 // serve answers requests from input on output with backend until input ends, then closes the
 // backend if a store is open. Nothing but replies is written to output.
@@ -28,6 +29,10 @@ class Session {
   constructor(backend) {
     this.backend = backend;
     this.persons = null; // the open store's dataset; null when no store is open
+    this.version = 1; // what hello agreed
+    this.kept = false; // an insert's fresh store is kept for dbbench to read, until drop
+    this.challenged = 0; // persons the challenge added to the loaded store
+    this.challengeSize = 0; // the largest challenge so far: a scan may ask for that many more rows
   }
 
   async handle(line) {
@@ -52,12 +57,15 @@ class Session {
     const b = this.backend;
     switch (req.op) {
       case 'hello':
-        if (req.protocol !== VERSION) throw new Error(`protocol version ${req.protocol} is not supported: this client speaks version ${VERSION}`);
+        if (!VERSIONS.includes(req.protocol)) throw new Error(`protocol version ${req.protocol} is not supported: this client speaks versions ${VERSIONS.join(' and ')}`);
+        this.version = req.protocol;
         return {
-          protocol: VERSION, client: 'dbbench-client-node', client_version: CLIENT_VERSION,
+          protocol: this.version, client: 'dbbench-client-node', client_version: CLIENT_VERSION,
           language: 'JavaScript', runtime: `node ${process.version}`,
           library: b.library, library_version: b.libraryVersion,
           workloads: ['scan', 'lookup', 'insert', 'concurrent'], options: b.options,
+          // Version 2: dbbench reads the loaded store and each insert's fresh store back itself.
+          ...(this.version >= 2 ? { capabilities: b.capabilities } : {}),
         };
       case 'ping':
         return {};
@@ -80,19 +88,57 @@ class Session {
       }
     }
     const persons = this.persons;
-    if (['load', 'scan', 'lookup', 'insert', 'concurrent'].includes(req.op) && !persons) throw new Error('no store is open (send open first)');
+    if (['load', 'scan', 'lookup', 'insert', 'drop', 'challenge', 'concurrent'].includes(req.op) && !persons) throw new Error('no store is open (send open first)');
     switch (req.op) {
-      case 'load':
-        return b.load();
+      case 'load': {
+        const reply = await b.load();
+        return this.version >= 2 ? { ...reply, store: b.store() } : reply;
+      }
       case 'scan':
-        return b.scan(count(req.rows, 'rows', 0, persons.n));
+        return b.scan(count(req.rows, 'rows', 0, persons.n + this.challengeSize));
+      case 'challenge':
+        if (this.version < 2) throw new Error('challenge needs protocol version 2');
+        if (!b.capabilities.includes('challenge')) throw new Error('this client does not offer challenge');
+        if (req.remove) {
+          await b.removeChallenge();
+          this.challenged = 0;
+          return {};
+        }
+        if (this.challenged) throw new Error('a challenge is under way (remove it first)');
+        if (!Array.isArray(req.persons)) throw new Error('persons is not an array');
+        for (const p of req.persons) {
+          if (typeof p?.email !== 'string' || typeof p.name !== 'string') throw new Error('a challenge person needs an email and a name');
+          count(p.age, 'age', 0, 255);
+        }
+        await b.challenge(req.persons);
+        this.challenged = req.persons.length;
+        this.challengeSize = Math.max(this.challengeSize, this.challenged);
+        return {};
       case 'lookup': {
+        if (req.emails !== undefined) {
+          if (!Array.isArray(req.emails) || !req.emails.every((e) => typeof e === 'string')) throw new Error('emails is not an array of strings');
+          if (!b.capabilities.includes('challenge')) throw new Error('this client does not offer challenge (lookup by email)');
+          return b.lookupEmails(req.emails);
+        }
         if (!Array.isArray(req.keys)) throw new Error('keys is not an array');
         const keys = Uint32Array.from(req.keys, (k) => count(k, 'key', 0, persons.n - 1));
         return b.lookup(keys);
       }
-      case 'insert':
-        return b.insert(count(req.rows, 'rows', 0, persons.n));
+      case 'insert': {
+        const rows = count(req.rows, 'rows', 0, persons.n);
+        if (!req.keep) return b.insert(rows);
+        if (this.version < 2) throw new Error('keep needs protocol version 2');
+        if (!b.capabilities.includes('keep_store')) throw new Error('this client does not offer keep_store');
+        if (this.kept) throw new Error("the last insert's store is still kept (send drop first)");
+        const reply = await b.insertKeep(rows);
+        this.kept = true;
+        return reply;
+      }
+      case 'drop':
+        if (!this.kept) throw new Error('no insert kept its store');
+        this.kept = false;
+        await b.drop();
+        return {};
       case 'concurrent':
         return b.concurrent(count(req.readers, 'readers', 1, MAX_READERS), count(req.rows, 'rows', 0, persons.n));
       case undefined:
@@ -105,6 +151,10 @@ class Session {
   async closeStore() {
     if (!this.persons) return;
     this.persons = null;
+    if (this.kept) {
+      this.kept = false;
+      await this.backend.drop();
+    }
     await this.backend.close();
   }
 }

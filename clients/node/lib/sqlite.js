@@ -31,6 +31,7 @@ function connect(path, readonly) {
 }
 
 export class Backend {
+  capabilities = ['keep_store', 'store'];
   library = 'better-sqlite3';
   libraryVersion = packageVersion('better-sqlite3');
   options = [];
@@ -82,15 +83,35 @@ export class Backend {
   }
 
   insert(rows) {
-    const db = this.db;
-    db.exec(table('persons_insert'));
+    const { elapsed_ns: elapsed } = this.insertKeep(rows);
     try {
-      const elapsed = insertAll(db, 'persons_insert', this.persons, null, rows);
-      const back = scan(db.prepare('SELECT email, name, age FROM persons_insert').raw(true));
+      const back = scan(this.db.prepare('SELECT email, name, age FROM persons_insert').raw(true));
       return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
     } finally {
-      db.exec('DROP TABLE persons_insert');
+      this.drop();
     }
+  }
+
+  // insertKeep inserts into a fresh table and keeps it for dbbench to read (protocol 2).
+  insertKeep(rows) {
+    this.db.exec(table('persons_insert'));
+    try {
+      const elapsed = insertAll(this.db, 'persons_insert', this.persons, null, rows);
+      return { elapsed_ns: elapsed, store: { kind: 'sqlite', path: this.path, table: 'persons_insert' } };
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.drop();
+      throw err;
+    }
+  }
+
+  drop() {
+    this.db.exec('DROP TABLE persons_insert');
+  }
+
+  // store describes the loaded database for dbbench (protocol 2).
+  store() {
+    return { kind: 'sqlite', path: this.path, table: 'persons' };
   }
 
   concurrent(readers, rows) {

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -129,7 +130,9 @@ for (const { library, options, skip } of libraries) {
       [{ op: 'concurrent', readers: 0, rows: 1 }, /readers 0/],
       [{ op: 'open', options, temp_dir: tempDir, dataset: datasetPath, postgres }, /open already/],
       [{ op: 'frobnicate' }, /unknown op "frobnicate"/],
-      [{ op: 'hello', protocol: 2 }, /protocol version 2 is not supported/],
+      [{ op: 'hello', protocol: 3 }, /protocol version 3 is not supported/],
+      [{ op: 'insert', rows: 1, keep: true }, /keep needs protocol version 2/],
+      [{ op: 'drop' }, /no insert kept its store/],
     ];
     for (const [req, want] of bad) {
       const r = await c.request(req);
@@ -191,3 +194,70 @@ async function admin(postgres, f) {
     await c.end();
   }
 }
+
+// countRows counts what a store a version 2 reply describes holds, read the way dbbench reads it:
+// from outside the client, read-only.
+function countRows(store) {
+  const db = new Database(store.path, { readonly: true });
+  try {
+    return db.prepare(`SELECT count(*) FROM ${store.table}`).pluck().get();
+  } finally {
+    db.close();
+  }
+}
+
+for (const library of ['better-sqlite3']) {
+  test(`protocol 2: ${library} describes its stores and keeps an insert's until drop`, async (t) => {
+    const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
+    const c = new Client(library);
+    t.after(() => {
+      c.proc.kill();
+      rmSync(tempDir, { recursive: true, force: true });
+    });
+    const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
+    assert.equal(hello.protocol, 2);
+    assert.deepEqual(hello.capabilities, ['keep_store', 'store']);
+    await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
+    const load = await c.ok({ op: 'load' });
+    assert.equal(load.store.kind, 'sqlite');
+    assert.equal(countRows(load.store), ds.n);
+
+    const kept = await c.ok({ op: 'insert', rows: 10, keep: true });
+    assert.ok(Number.isInteger(kept.elapsed_ns) && kept.elapsed_ns > 0);
+    assert.equal(countRows(kept.store), 10);
+    assert.match((await c.request({ op: 'insert', rows: 10, keep: true })).error, /still kept/);
+    await c.ok({ op: 'drop' });
+    assert.throws(() => countRows(kept.store), /no such table/);
+    assert.match((await c.request({ op: 'drop' })).error, /no insert kept its store/);
+    await c.ok({ op: 'close' });
+    assert.equal(await c.end(), 0);
+  });
+}
+
+// The lmdb backend's store is kind other (lmdb-js writes LMDB 1.0's format): it takes the challenge.
+test('protocol 2: lmdb takes the challenge', async (t) => {
+  const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
+  const c = new Client('lmdb');
+  t.after(() => {
+    c.proc.kill();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
+  assert.deepEqual(hello.capabilities, ['store', 'challenge']);
+  await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
+  assert.deepEqual((await c.ok({ op: 'load' })).store, { kind: 'other' });
+  const persons = [{ email: 'challenge.0@challenge.invalid', name: 'Challenge X', age: 33 }, { email: 'a@challenge.invalid', name: 'Y', age: 18 }];
+  await c.ok({ op: 'challenge', persons });
+  const look = await c.ok({ op: 'lookup', emails: [persons[1].email, persons[0].email, 'nobody@challenge.invalid'] });
+  assert.equal(look.rows, 2);
+  assert.equal(look.latencies_ns.length, 3);
+  const scan = await c.ok({ op: 'scan', rows: ds.n + 2 });
+  assert.equal(scan.rows, ds.n + 2);
+  assert.equal(BigInt('0x' + scan.checksum), (BigInt('0x' + ds.sum_all) + BigInt('0x' + look.checksum)) % 2n ** 64n);
+  await c.ok({ op: 'challenge', remove: true });
+  const after = await c.ok({ op: 'scan', rows: ds.n + 2 });
+  assert.deepEqual([after.rows, after.checksum], [ds.n, ds.sum_all]);
+  assert.match((await c.request({ op: 'insert', rows: 1, keep: true })).error, /does not offer keep_store/);
+  await c.ok({ op: 'close' });
+  assert.equal(await c.end(), 0);
+});

@@ -46,6 +46,15 @@ class BaseBackend:
         info["rowsum_ns_per_row"] = rowsum.cost_ns(self.persons)
         return info, in_key_order
 
+    def insert(self, n):
+        """Protocol 1's insert: insert_keep, then the client's own read-back (read_kept), then drop."""
+        elapsed, _ = self.insert_keep(n)
+        try:
+            rows, total, _ = self.read_kept(n)
+        finally:
+            self.drop()
+        return rows, total, elapsed
+
     def concurrent(self, readers, rows):
         return run_readers(readers, lambda: self.reader(rows), self.concurrency, self.forking)
 

@@ -76,26 +76,43 @@ class Backend(BaseBackend):
             latencies.append(clock() - t0)
         return rows, total, latencies
 
-    def insert(self, n):
+    def read_kept(self, n):
+        return _scan(self.kept[0], n + 1)
+
+    def insert_keep(self, n):
+        """Insert the first n persons into a fresh environment, kept for dbbench to read (protocol 2)."""
         persons = [self.persons.person(i) for i in range(n)]
         d = tempfile.mkdtemp(prefix="insert-", dir=self.temp_dir)
         try:
             env = _open(d, self.map_size)
-            try:
-                start = time.perf_counter_ns()
-                with _map_full_hint(self.map_size):
-                    txn = env.begin(write=True)
-                    put = txn.put
-                    for email, name, age in persons:
-                        put(email, bytes((age,)) + name)
-                    txn.commit()
-                elapsed = time.perf_counter_ns() - start
-                rows, total, _ = _scan(env, n + 1)
-            finally:
-                env.close()
+        except Exception:
+            shutil.rmtree(d)
+            raise
+        self.kept = (env, d)
+        try:
+            start = time.perf_counter_ns()
+            with _map_full_hint(self.map_size):
+                txn = env.begin(write=True)
+                put = txn.put
+                for email, name, age in persons:
+                    put(email, bytes((age,)) + name)
+                txn.commit()
+            elapsed = time.perf_counter_ns() - start
+        except Exception:
+            self.drop()
+            raise
+        return elapsed, {"kind": "lmdb", "path": d}
+
+    def drop(self):
+        env, d = self.kept
+        self.kept = None
+        try:
+            env.close()
         finally:
             shutil.rmtree(d)
-        return rows, total, elapsed
+
+    def store(self):
+        return {"kind": "lmdb", "path": self.dir}
 
     def reader(self, n):
         if self.concurrency == "threads":

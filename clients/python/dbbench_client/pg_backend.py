@@ -102,7 +102,11 @@ class Backend(BaseBackend):
                 latencies.append(clock() - t0)
         return rows, total, latencies
 
-    def insert(self, n):
+    def read_kept(self, n):
+        return _scan(self.conn, "SELECT email, name, age FROM persons_insert", ())
+
+    def insert_keep(self, n):
+        """Insert the first n persons into a fresh table, kept for dbbench to read (protocol 2)."""
         persons = self.persons_str(range(n))
         with self.conn.cursor() as cur:
             cur.execute(sql.SQL(CREATE).format(sql.Identifier("persons_insert")))
@@ -115,13 +119,20 @@ class Backend(BaseBackend):
                     execute("EXECUTE insert_person(%s, %s, %s)", row)
                 execute("COMMIT")
                 elapsed = time.perf_counter_ns() - start
-                rows, total, _ = _scan(self.conn, "SELECT email, name, age FROM persons_insert", ())
-            finally:
+            except Exception:
                 if self.conn.info.transaction_status != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
                     cur.execute("ROLLBACK")
-                cur.execute("DEALLOCATE insert_person")
-                cur.execute("DROP TABLE persons_insert")
-        return rows, total, elapsed
+                self.drop()
+                raise
+        return elapsed, {"kind": "postgres", "schema": self.schema, "table": "persons_insert"}
+
+    def drop(self):
+        with self.conn.cursor() as cur:
+            cur.execute("DEALLOCATE insert_person")
+            cur.execute("DROP TABLE persons_insert")
+
+    def store(self):
+        return {"kind": "postgres", "schema": self.schema, "table": "persons"}
 
     def reader(self, n):
         conn = self.connect()

@@ -7,7 +7,7 @@ import sys
 from . import VERSION
 from .rowsum import hex64
 
-PROTOCOL = 1
+PROTOCOLS = (1, 2)  # 2, and 1 for an older dbbench
 WORKLOADS = ["scan", "lookup", "insert", "concurrent"]
 
 
@@ -32,6 +32,8 @@ class Server:
     def __init__(self, backend_class):
         self.backend_class = backend_class
         self.backend = None
+        self.version = 1  # what hello agreed
+        self.kept = False  # an insert's fresh store is kept for dbbench to read, until drop
 
     def handle(self, req):
         """The reply to one decoded request (without its id)."""
@@ -50,18 +52,19 @@ class Server:
         if op == "close":
             self.close()
             return {}
-        if op in ("load", "scan", "lookup", "insert", "concurrent", "run"):
+        if op in ("load", "scan", "lookup", "insert", "drop", "concurrent", "run"):
             if self.backend is None:
                 raise RequestError("%s before open" % op)
             return getattr(self, "op_" + op)(req)
         raise RequestError("unknown op %r" % (op,))
 
     def hello(self, req):
-        if req.get("protocol") != PROTOCOL:
-            raise RequestError("protocol %r requested; this client speaks %d" % (req.get("protocol"), PROTOCOL))
+        if req.get("protocol") not in PROTOCOLS or type(req.get("protocol")) is not int:
+            raise RequestError("protocol %r requested; this client speaks 1 and 2" % (req.get("protocol"),))
+        self.version = req["protocol"]
         b = self.backend_class
-        return {
-            "protocol": PROTOCOL,
+        reply = {
+            "protocol": self.version,
             "client": "dbbench-client-python",
             "client_version": VERSION,
             "language": "Python",
@@ -71,10 +74,17 @@ class Server:
             "workloads": WORKLOADS,
             "options": sorted(b.options),
         }
+        if self.version >= 2:
+            # dbbench reads the loaded store and each insert's fresh store back itself
+            reply["capabilities"] = ["keep_store", "store"]
+        return reply
 
     def op_load(self, req):
         rows, elapsed = self.backend.load()
-        return {"rows": rows, "elapsed_ns": elapsed}
+        reply = {"rows": rows, "elapsed_ns": elapsed}
+        if self.version >= 2:
+            reply["store"] = self.backend.store()
+        return reply
 
     def op_scan(self, req):
         rows, total, elapsed = self.backend.scan(count(req, "rows"))
@@ -92,8 +102,23 @@ class Server:
         rows = count(req, "rows")
         if rows > self.backend.persons.n:
             raise RequestError("insert: rows %d > %d persons in the dataset" % (rows, self.backend.persons.n))
+        if req.get("keep"):
+            if self.version < 2:
+                raise RequestError("insert: keep needs protocol version 2")
+            if self.kept:
+                raise RequestError("insert: the last insert's store is still kept (send drop first)")
+            elapsed, store = self.backend.insert_keep(rows)
+            self.kept = True
+            return {"elapsed_ns": elapsed, "store": store}
         rows, total, elapsed = self.backend.insert(rows)
         return {"rows": rows, "checksum": hex64(total), "elapsed_ns": elapsed}
+
+    def op_drop(self, req):
+        if not self.kept:
+            raise RequestError("drop: no insert kept its store")
+        self.kept = False
+        self.backend.drop()
+        return {}
 
     def op_concurrent(self, req):
         readers = count(req, "readers")
@@ -111,6 +136,9 @@ class Server:
     def close(self):
         backend, self.backend = self.backend, None
         if backend is not None:
+            if self.kept:
+                self.kept = False
+                backend.drop()
             backend.close()
 
 

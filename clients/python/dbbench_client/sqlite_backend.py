@@ -96,7 +96,11 @@ class Backend(BaseBackend):
             latencies.append(clock() - t0)
         return rows, total, latencies
 
-    def insert(self, n):
+    def read_kept(self, n):
+        return _scan(self.db, "SELECT email, name, age FROM persons_insert", ())
+
+    def insert_keep(self, n):
+        """Insert the first n persons into a fresh table, kept for dbbench to read (protocol 2)."""
         persons = self.persons_str(range(n))
         db = self.db
         db.execute(CREATE % "persons_insert")
@@ -109,12 +113,18 @@ class Backend(BaseBackend):
                 execute(sql, row)
             execute("COMMIT")
             elapsed = time.perf_counter_ns() - start
-            rows, total, _ = _scan(db, "SELECT email, name, age FROM persons_insert", ())
-        finally:
+        except Exception:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            db.execute("DROP TABLE persons_insert")
-        return rows, total, elapsed
+            self.drop()
+            raise
+        return elapsed, {"kind": "sqlite", "path": self.path, "table": "persons_insert"}
+
+    def drop(self):
+        self.db.execute("DROP TABLE persons_insert")
+
+    def store(self):
+        return {"kind": "sqlite", "path": self.path, "table": "persons"}
 
     def reader(self, n):
         db = self.connect()  # each reader its own connection, in threads as in processes

@@ -173,7 +173,7 @@ class SessionTest(unittest.TestCase):
         # Each bad request gets one error line and the client stays usable.
         c = Client(self, "sqlite3")
         cases = [
-            ("hello", {"protocol": 2}),
+            ("hello", {"protocol": 3}),
             ("frobnicate", {}),
             ("scan", {"rows": 1}),  # before open
             ("open", {"options": {"nosuch": 1}, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
@@ -196,6 +196,8 @@ class SessionTest(unittest.TestCase):
             ("insert", {"rows": self.want["n"] + 1}),
             ("concurrent", {"readers": 0, "rows": 1}),
             ("run", {"workload": "x", "params": {}, "ops": 1}),
+            ("insert", {"rows": 1, "keep": True}),  # keep needs protocol 2; this session speaks 1
+            ("drop", {}),  # nothing kept
             ("open", self.open_request({}, {})),  # twice
         ]
         for op, fields in cases:
@@ -208,6 +210,34 @@ class SessionTest(unittest.TestCase):
                 self.assertIsInstance(r["error"], str)
         c.ok("ping")
         c.end_input()  # without close: end of input alone ends the client
+
+    def test_protocol2_keeps_stores(self):
+        # Version 2: the loaded store and an insert's fresh store are described, and the fresh one
+        # stays, readable from outside the client, until drop.
+        for library in ("lmdb", "sqlite3"):
+            if importlib.util.find_spec(library) is None:
+                continue
+            with self.subTest(library=library):
+                c = Client(self, library)
+                hello = c.ok("hello", protocol=2, dbbench="test")
+                self.assertEqual((hello["protocol"], hello["capabilities"]), (2, ["keep_store", "store"]))
+                c.ok("open", **self.open_request({}, {}))
+                load = c.ok("load")
+                self.assertEqual(load["store"]["kind"], "lmdb" if library == "lmdb" else "sqlite")
+                self.assertEqual(count_rows(load["store"]), self.want["n"])
+                kept = c.ok("insert", rows=10, keep=True)
+                self.assertGreater(kept["elapsed_ns"], 0)
+                self.assertEqual(count_rows(kept["store"]), 10)
+                self.assertIn("still kept", c.request("insert", rows=10, keep=True)["error"])
+                c.ok("drop")
+                if library == "lmdb":
+                    self.assertFalse(os.path.exists(kept["store"]["path"]), "the fresh environment outlived drop")
+                else:
+                    with self.assertRaisesRegex(Exception, "no such table"):
+                        count_rows(kept["store"])
+                self.assertIn("no insert kept", c.request("drop")["error"])
+                c.ok("close")
+                c.end_input()
 
     def test_bad_start(self):
         # A module that fails to import stands in for a library that is not installed.
@@ -230,3 +260,20 @@ class SessionTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def count_rows(store):
+    """The rows a store a version 2 reply describes holds, read from outside the client, read-only."""
+    if store["kind"] == "lmdb":
+        import lmdb
+        env = lmdb.open(store["path"], readonly=True, lock=False)
+        try:
+            return env.stat()["entries"]
+        finally:
+            env.close()
+    import sqlite3
+    db = sqlite3.connect("file:%s?mode=ro" % store["path"], uri=True)
+    try:
+        return db.execute("SELECT count(*) FROM %s" % store["table"]).fetchone()[0]
+    finally:
+        db.close()

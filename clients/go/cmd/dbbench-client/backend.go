@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
 )
@@ -36,6 +38,10 @@ type adapterBackend struct {
 
 	t  adapters.Target
 	ds *dataset.Persons
+	// loaded describes t's store for dbbench (capability store); kept is the insert session whose
+	// fresh store waits for dbbench to read it (capability keep_store), until Drop.
+	loaded protocol.Store
+	kept   adapters.InsertSession
 	// persons holds the first persons of ds, built once for all insert requests, as the engine builds
 	// its insert workload's once: no allocation per request to trigger a collection in timed work.
 	persons []dataset.Person
@@ -118,6 +124,7 @@ func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.
 		return protocol.Opened{}, err
 	}
 	b.t, b.ds = t, ds
+	b.loaded = b.describe(t, opts, req)
 	info := t.Info()
 	info["timing"] = "Go time.Now around each call, where the engine times the in-process adapter"
 	info["concurrent_readers"] = "goroutines"
@@ -188,21 +195,32 @@ func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Dura
 	return protocol.Tally(sum), nil
 }
 
-func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
+// insertSession prepares a fresh store (untimed) and the first rows persons to insert into it.
+func (b *adapterBackend) insertSession(ctx context.Context, rows int) (adapters.InsertSession, []dataset.Person, error) {
 	in, err := capability[adapters.Inserter](b.t, workloads.Insert)
 	if err != nil {
-		return protocol.Tally{}, 0, err
+		return nil, nil, err
+	}
+	if b.kept != nil {
+		return nil, nil, errors.New("insert: the last insert's store is still kept (send drop first)")
 	}
 	if rows > b.ds.Len() {
-		return protocol.Tally{}, 0, fmt.Errorf("insert: %d rows, but the dataset has %d persons", rows, b.ds.Len())
+		return nil, nil, fmt.Errorf("insert: %d rows, but the dataset has %d persons", rows, b.ds.Len())
 	}
 	for i := len(b.persons); i < rows; i++ {
 		b.persons = append(b.persons, b.ds.Person(i))
 	}
-	persons := b.persons[:rows]
 	sess, err := in.NewInsertSession(ctx)
 	if err != nil {
-		return protocol.Tally{}, 0, fmt.Errorf("insert: prepare a fresh store: %w", err)
+		return nil, nil, fmt.Errorf("insert: prepare a fresh store: %w", err)
+	}
+	return sess, b.persons[:rows], nil
+}
+
+func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, time.Duration, error) {
+	sess, persons, err := b.insertSession(ctx, rows)
+	if err != nil {
+		return protocol.Tally{}, 0, err
 	}
 	defer sess.Close()
 	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
@@ -217,6 +235,79 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, fmt.Errorf("insert: drop the fresh store: %w", err)
 	}
 	return protocol.Tally(verify), d, nil
+}
+
+// InsertKeep is Insert without the read-back: the fresh store stays until Drop (protocol 2,
+// capability keep_store), for dbbench to read itself.
+func (b *adapterBackend) InsertKeep(ctx context.Context, rows int) (protocol.Store, time.Duration, error) {
+	sess, persons, err := b.insertSession(ctx, rows)
+	if err != nil {
+		return protocol.Store{}, 0, err
+	}
+	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
+	if err != nil {
+		return protocol.Store{}, 0, errors.Join(err, sess.Close())
+	}
+	b.kept = sess
+	st := b.loaded
+	switch st.Kind {
+	case protocol.StoreLMDB:
+		sd, ok := sess.(storeDir)
+		if !ok {
+			return protocol.Store{}, 0, errors.Join(errors.New("insert: the fresh store has no directory to describe"), b.Drop())
+		}
+		st.Path = sd.StoreDir()
+	case protocol.StoreSQLite, protocol.StorePostgres:
+		st.Table = insertTable
+	}
+	return st, d, nil
+}
+
+// Drop drops the store InsertKeep kept.
+func (b *adapterBackend) Drop() error {
+	if b.kept == nil {
+		return errors.New("drop: no store is kept")
+	}
+	err := b.kept.Close()
+	b.kept = nil
+	if err != nil {
+		return fmt.Errorf("drop the fresh store: %w", err)
+	}
+	return nil
+}
+
+// LoadedStore describes the loaded store for dbbench (protocol 2, capability store).
+func (b *adapterBackend) LoadedStore() protocol.Store { return b.loaded }
+
+// storeDir is an LMDB target or insert session: its environment's directory.
+type storeDir interface{ StoreDir() string }
+
+// The tables of the sql adapter's stores (docs/protocol.md, "The reference workloads on SQL stores").
+const (
+	personsTable = "persons"
+	insertTable  = "persons_insert"
+)
+
+// describe says where t's store is, in the person layout of docs/protocol.md: an LMDB environment,
+// a SQLite file, a table of dbbench's PostgreSQL schema, or (a SQLite database in memory) other.
+func (b *adapterBackend) describe(t adapters.Target, opts adapters.Options, req protocol.Open) protocol.Store {
+	switch {
+	case b.postgres:
+		return protocol.Store{Kind: protocol.StorePostgres, Schema: req.Postgres.Schema, Table: personsTable}
+	case b.fixed["driver"] == sqladapter.DriverSQLite:
+		if opts.String("storage") == "memory" {
+			return protocol.Store{Kind: protocol.StoreOther}
+		}
+		path := opts.String("path")
+		if path == "" {
+			path = filepath.Join(req.TempDir, "persons.db") // the sql adapter's default file
+		}
+		return protocol.Store{Kind: protocol.StoreSQLite, Path: path, Table: personsTable}
+	}
+	if d, ok := t.(storeDir); ok {
+		return protocol.Store{Kind: protocol.StoreLMDB, Path: d.StoreDir()}
+	}
+	return protocol.Store{Kind: protocol.StoreOther}
 }
 
 func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Duration) ([]protocol.Tally, time.Duration, error) {
@@ -284,7 +375,11 @@ func (b *adapterBackend) Close() error {
 	if b.t == nil {
 		return nil
 	}
-	err := b.t.Close()
+	var err error
+	if b.kept != nil {
+		err = b.Drop()
+	}
+	err = errors.Join(err, b.t.Close())
 	b.t, b.ds, b.persons = nil, nil, nil
 	return err
 }

@@ -1,0 +1,348 @@
+package exec
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	mrand "math/rand/v2"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/dataset"
+)
+
+// What dbbench checks of a client beyond its answers (docs/protocol.md, "What dbbench checks"):
+// times that can be true, and writes verified by a path the client does not control.
+
+// Time plausibility. A self-timed figure must be at least a share of what dbbench saw the request
+// take beyond the protocol's own cost: share * (round trip - ping p99). The shares leave room for what
+// a correct client does outside its timed region (decoding the request, preparing the keys, encoding
+// the reply, an insert's fresh store): measured on the reference clients (Go, Node, Python), whose
+// lowest ratio was far above them, so that only a client that does work and reports (much) less is
+// refused. The machine's load changes what the protocol costs: a reply that looks short is judged
+// again against pings sent right after it (recheckPings), and the larger cost counts. Below
+// max(minVisible, visibleCosts x cost) of round trip beyond the cost, a request's message size and the
+// machine's scheduling explain the difference (measured: a 30-key lookup costs 100-200 us more than a
+// ping on a busy 2-core machine; under a full `go test ./...` a 2 ms cold ping and a 4.5 ms round
+// trip around 0.45 ms of work), so no lower bound is applied. A single short reply proves nothing (a
+// client may be preempted after its clock stops), so a target is refused once at least shortAfter
+// replies of one kind, and more than half of them, were short.
+const (
+	shareWhole   = 0.25 // scan, concurrent (wall), and per-operation replies (the sum of latencies)
+	shareInsert  = 0.05 // insert: creating the fresh store is outside the timed region
+	minVisible   = time.Millisecond
+	visibleCosts = 4
+	recheckPings = 3
+	shortAfter   = 3
+)
+
+// shortCount counts one kind of reply: all of them, and those whose time was implausibly short.
+type shortCount struct {
+	n, short int
+}
+
+// Cold pings measure what the protocol costs a request that finds the client idle (woken from its
+// read, as a workload's request does after the other targets' turns), which back-to-back pings do not.
+const (
+	coldPings    = 20
+	coldPingWait = 2 * time.Millisecond
+)
+
+// Calibrate takes the protocol's own cost from the pings measured so far (back to back) and from
+// cold pings (each after a pause): the larger of their p99 and p90. From now on a reported time is
+// also checked against the round trip less that cost.
+func (c *Client) Calibrate(ctx context.Context) error {
+	hot := c.RoundTrips[protocol.OpPing]
+	if len(hot) == 0 {
+		return nil
+	}
+	cold := make([]time.Duration, 0, coldPings)
+	for range coldPings {
+		time.Sleep(coldPingWait)
+		rtt, err := c.Ping(ctx)
+		if err != nil {
+			return err
+		}
+		cold = append(cold, rtt)
+	}
+	c.RoundTrips[protocol.OpPing] = hot // the cold ones are not the protocol's usual round trip
+	c.pingP99 = max(quantile(hot, 0.99), quantile(cold, 0.9))
+	return nil
+}
+
+// plausible counts a reported time d against the round trip rtt around it, and refuses the client
+// when the replies of this kind are mostly far shorter than the work dbbench saw them take.
+func (c *Client) plausible(op, field string, d, rtt time.Duration) error {
+	if c.pingP99 == 0 {
+		return nil
+	}
+	share := shareWhole
+	if op == protocol.OpInsert {
+		share = shareInsert
+	}
+	sc := c.short[op]
+	if sc == nil {
+		sc = &shortCount{}
+		c.short[op] = sc
+	}
+	sc.n++
+	cost := c.pingP99
+	if !tooShort(d, rtt, cost, share) {
+		return nil
+	}
+	now, err := c.pingNow()
+	if err != nil {
+		return err
+	}
+	if cost = max(cost, now); !tooShort(d, rtt, cost, share) {
+		return nil
+	}
+	sc.short++
+	if sc.short < shortAfter || 2*sc.short <= sc.n {
+		return nil
+	}
+	return c.fail("%s reply: %s %s is implausibly short: the round trip was %s and the protocol's own cost (pings) %s, so the work took about %s, and a client's time must be at least %.0f%% of it (%d of %d %s replies so far were this short)",
+		op, field, d, rtt, cost, rtt-cost, share*100, sc.short, sc.n, op)
+}
+
+// tooShort says whether a reported time d is far below the work a round trip rtt shows beyond the
+// protocol's cost, where that work is large enough to tell.
+func tooShort(d, rtt, cost time.Duration, share float64) bool {
+	work := rtt - cost
+	if work < max(minVisible, visibleCosts*cost) {
+		return false
+	}
+	return d < time.Duration(share*float64(work))
+}
+
+// pingNow measures what the protocol costs right now: the slowest of a few pings, which are then
+// left out of the protocol's reported round trips.
+func (c *Client) pingNow() (time.Duration, error) {
+	keep := len(c.RoundTrips[protocol.OpPing])
+	defer func() { c.RoundTrips[protocol.OpPing] = c.RoundTrips[protocol.OpPing][:keep] }()
+	var slowest time.Duration
+	for range recheckPings {
+		rtt, err := c.Ping(context.Background())
+		if err != nil {
+			return 0, err
+		}
+		slowest = max(slowest, rtt)
+	}
+	return slowest, nil
+}
+
+// readerTally checks one reader of concurrent: a positive time within the round trip, a count and a
+// checksum. The lower bound applies to the wall time (wallCoversReaders, plausible).
+func (c *Client) readerTally(op string, r protocol.Timed, rtt time.Duration) (adapters.Tally, error) {
+	switch {
+	case r.ElapsedNs < 0:
+		return adapters.Tally{}, c.fail("%s reply: negative elapsed_ns %d", op, r.ElapsedNs)
+	case r.ElapsedNs == 0:
+		return adapters.Tally{}, c.fail("%s reply: a reader's elapsed_ns is 0: no work takes no time", op)
+	case time.Duration(r.ElapsedNs) > rtt:
+		return adapters.Tally{}, c.fail("%s reply: elapsed_ns %s is longer than the %s round trip dbbench measured around it", op, time.Duration(r.ElapsedNs), rtt)
+	}
+	return c.tally(op, r.Rows, r.Checksum)
+}
+
+// wallSlack is what a wall time may fall short of its longest reader by: clocks read on different
+// threads of one machine's monotonic clock.
+const wallSlack = time.Microsecond
+
+// wallCoversReaders refuses a wall time shorter than one of the readers it spans (the readers start
+// after the release and end before the last end).
+func (c *Client) wallCoversReaders(wallNs int64, readers []protocol.Timed) error {
+	for i, r := range readers {
+		if time.Duration(wallNs)+wallSlack < time.Duration(r.ElapsedNs) {
+			return c.fail("concurrent reply: wall_ns %s is shorter than reader %d's elapsed_ns %s: the wall time spans every reader",
+				time.Duration(wallNs), i+1, time.Duration(r.ElapsedNs))
+		}
+	}
+	return nil
+}
+
+// insertKept sends insert with keep, reads the fresh store back itself, checks what the client said
+// of it (if anything), and has the client drop it.
+func (c *Client) insertKept(ctx context.Context, rows int) (adapters.Tally, time.Duration, error) {
+	const op = protocol.OpInsert
+	var r protocol.KeptReply
+	rtt, err := c.call(ctx, &protocol.InsertRequest{Header: protocol.Header{Op: op}, Rows: rows, Keep: true}, &r)
+	if err != nil {
+		return adapters.Tally{}, 0, err
+	}
+	if err := c.checkTime(op, "elapsed_ns", r.ElapsedNs, rtt); err != nil {
+		return adapters.Tally{}, 0, err
+	}
+	var t adapters.Tally
+	if r.Store.Kind == protocol.StoreOther {
+		// A store dbbench cannot open: the client's own read-back, as in version 1 (the challenge
+		// checks its writes).
+		if r.Rows == nil || r.Checksum == "" {
+			return adapters.Tally{}, 0, c.fail("insert reply: a kept store of kind other needs the client's rows and checksum")
+		}
+		if t, err = c.tally(op, *r.Rows, r.Checksum); err != nil {
+			return adapters.Tally{}, 0, err
+		}
+	} else if t, err = ReadBack(ctx, r.Store, c.pg); err != nil {
+		return adapters.Tally{}, 0, c.fail("insert: dbbench cannot read back the fresh store the client kept (%s): %v", describe(r.Store), err)
+	}
+	if r.Rows != nil || r.Checksum != "" {
+		claimed, err := c.tally(op, deref(r.Rows), r.Checksum)
+		if err != nil {
+			return adapters.Tally{}, 0, err
+		}
+		if claimed != t {
+			return adapters.Tally{}, 0, c.fail("insert: the client says its fresh store holds %d rows, checksum %016x; dbbench read %d rows, checksum %016x from %s",
+				claimed.Rows, claimed.Sum, t.Rows, t.Sum, describe(r.Store))
+		}
+	}
+	var dr protocol.Reply
+	if _, err := c.call(ctx, &protocol.Header{Op: protocol.OpDrop}, &dr); err != nil {
+		return adapters.Tally{}, 0, err
+	}
+	d := time.Duration(r.ElapsedNs)
+	c.cost(op, rtt, d)
+	if r.Store.Kind != protocol.StoreOther {
+		c.verified[op] = "read back by dbbench from " + storeNames[r.Store.Kind]
+	}
+	return t, d, nil
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1 // missing rows with a checksum: never equal to a read-back
+	}
+	return *p
+}
+
+// describe names a store for messages.
+func describe(st protocol.Store) string {
+	switch st.Kind {
+	case protocol.StoreLMDB, protocol.StoreSQLite:
+		return st.Kind + " " + st.Path
+	case protocol.StorePostgres:
+		return "postgres schema " + st.Schema + " table " + st.Table
+	}
+	return "kind " + st.Kind
+}
+
+// VerifyLoaded checks the loaded store by a path the client does not control, once after the load:
+// dbbench reads it itself where the client described one it can open (capability store), or else
+// puts the challenge to a client that offers it. A client that offers neither keeps the weaker
+// verification Verification names.
+func (c *Client) VerifyLoaded(ctx context.Context, ds *dataset.Persons, scansInKeyOrder bool) error {
+	if c.loaded != nil && c.loaded.Kind != protocol.StoreOther {
+		t, err := ReadBack(ctx, *c.loaded, c.pg)
+		if err != nil {
+			return c.fail("load: dbbench cannot read back the loaded store (%s): %v", describe(*c.loaded), err)
+		}
+		n := ds.Len()
+		if want := (adapters.Tally{Rows: int64(n), Sum: ds.SumFirst(n)}); t != want {
+			return c.fail("load: dbbench read %d rows, checksum %016x from the loaded store (%s); the dataset has %d rows, checksum %016x",
+				t.Rows, t.Sum, describe(*c.loaded), want.Rows, want.Sum)
+		}
+		c.verified[protocol.OpLoad] = "read back by dbbench from " + storeNames[c.loaded.Kind]
+		return nil
+	}
+	if c.Has(protocol.CapChallenge) {
+		if err := c.Challenge(ctx, ds, challengeSize); err != nil {
+			return err
+		}
+		c.verified[protocol.OpLoad] = "challenge"
+	}
+	return nil
+}
+
+// challengeSize is how many persons the challenge inserts.
+const challengeSize = 16
+
+// Challenge inserts k persons dbbench chooses now (random: no formula predicts them) into the
+// loaded store, looks each up by email, scans the whole store, removes them, and scans again; each
+// answer must be exactly what dbbench sent.
+func (c *Client) Challenge(ctx context.Context, ds *dataset.Persons, k int) error {
+	persons, sum := challengePersons(k)
+	var r protocol.Reply
+	if _, err := c.call(ctx, &protocol.ChallengeRequest{Header: protocol.Header{Op: protocol.OpChallenge}, Persons: persons}, &r); err != nil {
+		return err
+	}
+	emails := make([]string, k)
+	for i, p := range persons {
+		emails[i] = p.Email
+	}
+	var lr protocol.LatenciesReply
+	if _, err := c.call(ctx, &protocol.EmailLookupRequest{Header: protocol.Header{Op: protocol.OpLookup}, Emails: emails}, &lr); err != nil {
+		return err
+	}
+	if len(lr.LatenciesNs) != k {
+		return c.fail("%s reply: %d latencies for %d operations", protocol.OpLookup, len(lr.LatenciesNs), k)
+	}
+	got, err := c.tally(protocol.OpLookup, lr.Rows, lr.Checksum)
+	if err != nil {
+		return err
+	}
+	if want := (adapters.Tally{Rows: int64(k), Sum: sum}); got != want {
+		return c.fail("challenge: looking up the %d challenge persons by email gave %d rows, checksum %016x; want %d rows, checksum %016x (the client does not hold what it was given)",
+			k, got.Rows, got.Sum, want.Rows, want.Sum)
+	}
+	n := ds.Len()
+	if err := c.challengeScan(ctx, n+k, adapters.Tally{Rows: int64(n + k), Sum: ds.SumFirst(n) + sum}, "with the challenge persons"); err != nil {
+		return err
+	}
+	if _, err := c.call(ctx, &protocol.ChallengeRequest{Header: protocol.Header{Op: protocol.OpChallenge}, Remove: true}, &r); err != nil {
+		return err
+	}
+	return c.challengeScan(ctx, n+k, adapters.Tally{Rows: int64(n), Sum: ds.SumFirst(n)}, "after removing the challenge persons")
+}
+
+// challengeScan scans rows rows (untimed as a workload) and checks the whole store's tally.
+func (c *Client) challengeScan(ctx context.Context, rows int, want adapters.Tally, when string) error {
+	var sr protocol.TimedReply
+	if _, err := c.call(ctx, &protocol.RowsRequest{Header: protocol.Header{Op: protocol.OpScan}, Rows: rows}, &sr); err != nil {
+		return err
+	}
+	got, err := c.tally(protocol.OpScan, sr.Rows, sr.Checksum)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return c.fail("challenge: a scan of the whole store %s gave %d rows, checksum %016x; want %d rows, checksum %016x",
+			when, got.Rows, got.Sum, want.Rows, want.Sum)
+	}
+	return nil
+}
+
+// challengePersons draws k persons no formula predicts: emails and names from crypto/rand, in a
+// domain the dataset never uses, and their sum.
+func challengePersons(k int) ([]protocol.Person, uint64) {
+	out := make([]protocol.Person, k)
+	var sum uint64
+	for i := range out {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		h := hex.EncodeToString(b[:])
+		p := protocol.Person{Email: "challenge." + h[:16] + "@challenge.invalid", Name: "Challenge " + h[16:], Age: 18 + mrand.IntN(82)}
+		out[i] = p
+		sum += dataset.RowSum(p.Email, p.Name, p.Age)
+	}
+	return out, sum
+}
+
+// Verification says how the client's writes were verified, for the report.
+func (c *Client) Verification() string {
+	if c.version < 2 {
+		return "client's own read-back (protocol 1)"
+	}
+	load, insert := c.verified[protocol.OpLoad], c.verified[protocol.OpInsert]
+	switch {
+	case load == "challenge" || (load != "" && (insert == "" || insert == load) && c.Has(protocol.CapKeepStore)):
+		return load
+	case load != "" && insert != "":
+		return load + " (load); " + insert + " (inserts)"
+	case load != "":
+		return load + " (load; inserts: the client's own read-back)"
+	case insert != "":
+		return insert + " (inserts; load: the client's own count)"
+	}
+	return "client's own read-back (protocol 2 without store, keep_store or challenge)"
+}
