@@ -8,9 +8,11 @@ import (
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
 )
 
-// TestMain lets the test binary serve as a fake protocol client for client-test.
+// TestMain lets the test binary serve as a fake protocol client for client-test, and as dbbench for
+// run's worker processes.
 func TestMain(m *testing.M) {
 	exectest.Main()
+	runWorkerMain()
 	os.Exit(m.Run())
 }
 

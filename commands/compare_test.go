@@ -77,7 +77,7 @@ func compareFixtures(t *testing.T) map[string]string {
 		paths[name] = p
 	}
 	b, _ := os.ReadFile(paths["base"])
-	raw("newer.json", strings.Replace(string(b), `"schema_version": 1`, `"schema_version": 9`, 1))
+	raw("newer.json", strings.Replace(string(b), fmt.Sprintf(`"schema_version": %d`, report.SchemaVersion), `"schema_version": 9`, 1))
 	raw("corrupt.json", `{"schema_version": 1, "results": [}`)
 	raw("thresholds.yaml", "default: 10%\nrows_per_s: 25%\n")
 	raw("bad-thresholds.yaml", "rows_per_s: fast\n")
@@ -186,7 +186,7 @@ func TestCompareCommand(t *testing.T) {
 
 		{"missing report", []string{p["missing"], p["base"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory", nil},
 		{"corrupt report", []string{p["base"], p["corrupt.json"]}, exitcode.Usage, nil, "dbbench: " + p["corrupt.json"] + " is not a dbbench report: invalid character '}' looking for beginning of value (at byte 35)", nil},
-		{"newer schema", []string{p["newer.json"], p["base"]}, exitcode.Usage, nil, "dbbench: " + p["newer.json"] + " has schema version 9, newer than this dbbench understands (1): upgrade dbbench", nil},
+		{"newer schema", []string{p["newer.json"], p["base"]}, exitcode.Usage, nil, "dbbench: " + p["newer.json"] + fmt.Sprintf(" has schema version 9, newer than this dbbench understands (%d): upgrade dbbench", report.SchemaVersion), nil},
 		{"unknown reference", []string{p["base"], p["same"], "--normalize-by", "lmdb-c"}, exitcode.Usage, nil, "dbbench: --normalize-by lmdb-c: " + p["base"] + " has no target lmdb-c (targets: ref, sut)", nil},
 		{"threshold that does not parse", []string{p["base"], p["same"], "--threshold", "ten"}, exitcode.Usage, nil, `dbbench: invalid argument "ten" for "--threshold" flag: threshold "ten": want a percentage like 10% or a fraction like 0.1 (see 'dbbench compare --help')`, nil},
 		{"ambiguous threshold", []string{p["base"], p["same"], "--threshold", "10"}, exitcode.Usage, nil, `dbbench: invalid argument "10" for "--threshold" flag: threshold "10" is ambiguous: write 10% for a percentage or a fraction of at most 1 (see 'dbbench compare --help')`, nil},

@@ -49,7 +49,7 @@ func TestInterruptGivesUpInTime(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
-	code := executeWithin(ctx, f, []string{"run", "-q", "-c", cfg, "--out", dir + "/r.json"}, 300*time.Millisecond)
+	code := executeWithin(ctx, f, []string{"run", "-q", "--runs", "1", "-c", cfg, "--out", dir + "/r.json"}, 300*time.Millisecond)
 	if code != exitcode.Infra {
 		t.Errorf("exit %d, want 3", code)
 	}
@@ -130,7 +130,7 @@ func TestInterruptKeepsReportWhenCleanupHangs(t *testing.T) {
 		return adapters.NewRegistry(append(builtinAdapters(), stuck)...)
 	}}
 	report := filepath.Join(dir, "r.json")
-	args := []string{"run", "-q", "-c", cfg, "--out", report}
+	args := []string{"run", "-q", "--runs", "1", "-c", cfg, "--out", report}
 	start := time.Now()
 	code := executeWithin(ctx, f, args, 300*time.Millisecond)
 	if code != exitcode.Infra {

@@ -29,6 +29,10 @@ func NewListCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list [ADAPTER]",
 		Short: "Show the adapters with their options and workloads, the figures, and the built-in configs",
+		Long: `List shows the adapters with their options and workloads, the figures, and the built-in configs;
+with ADAPTER, that one adapter in full.
+
+Exit codes: 0 listed; 2 an unknown adapter.`,
 		Example: `  dbbench list
   dbbench list lmdb`,
 		Args: cobra.MaximumNArgs(1),

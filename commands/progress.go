@@ -22,6 +22,7 @@ type progressPrinter struct {
 	tty    bool
 	width  int // the widest line: the terminal's width, at most render.DefaultWidth
 	inLine bool
+	run    string // "run 2/3 ", when the plan is measured in several runs
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
@@ -51,6 +52,8 @@ func (p *progressPrinter) print(ev engine.Event) {
 		p.turn(e)
 	case engine.WorkloadDone:
 		p.done(e)
+	case engine.RunStarted:
+		p.runStarted(e)
 	case engine.Finished:
 		p.clearLine()
 		fmt.Fprintf(p.w, "dbbench: finished in %s\n", render.Duration(e.Took.Round(time.Millisecond)))
@@ -86,6 +89,20 @@ func (p *progressPrinter) started(e engine.Started) {
 		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode), p.width, "  "))
 }
 
+// runStarted says which run begins, and for a run made to decide, which assertions and what it
+// measures.
+func (p *progressPrinter) runStarted(e engine.RunStarted) {
+	p.clearLine()
+	if e.Index <= e.Initial {
+		p.run = fmt.Sprintf("run %d/%d ", e.Index, e.Initial)
+		fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: run %d of %d (a fresh process)", e.Index, e.Initial), p.width, "  "))
+		return
+	}
+	p.run = fmt.Sprintf("run %d ", e.Index)
+	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: run %d, %s (%s on %s)", e.Index, e.Why,
+		strings.Join(e.Workloads, ", "), strings.Join(e.Targets, ", ")), p.width, "  "))
+}
+
 // turn redraws the live line, on a terminal only.
 func (p *progressPrinter) turn(e engine.Turn) {
 	if !p.tty {
@@ -100,7 +117,7 @@ func (p *progressPrinter) turn(e engine.Turn) {
 	if e.ETA.OK {
 		eta = fmt.Sprintf(", %s elapsed, ETA %s", roundDur(e.ETA.Elapsed), roundDur(e.ETA.Left))
 	}
-	line := fmt.Sprintf("  [%d/%d] %s (size %d) %s: %s%s", e.Run, e.Runs, e.Workload, e.Size, e.Target, phase, eta)
+	line := fmt.Sprintf("  %s[%d/%d] %s (size %d) %s: %s%s", p.run, e.Run, e.Runs, e.Workload, e.Size, e.Target, phase, eta)
 	// one column short of the width: a terminal that wraps at its last column would start a new line
 	fmt.Fprint(p.w, render.Shorten(line, p.width-1))
 	p.inLine = true
@@ -120,7 +137,7 @@ func (p *progressPrinter) done(e engine.WorkloadDone) {
 	if e.ETA.OK && e.Run < e.Runs {
 		pos = fmt.Sprintf("[%d/%d, ETA %s]", e.Run, e.Runs, roundDur(e.ETA.Left))
 	}
-	p.printf("%s %-12s size %-8d %s", pos, e.Workload, e.Size, strings.Join(parts, "  "))
+	p.printf("%s%s %-12s size %-8d %s", p.run, pos, e.Workload, e.Size, strings.Join(parts, "  "))
 }
 
 func roundDur(d time.Duration) string {

@@ -41,6 +41,7 @@ targets:
 	if err != nil {
 		t.Fatal(err)
 	}
+	pl.Verdict.Runs = 1 // measured in this process
 	var b bytes.Buffer
 	p := newProgressPrinter(&b)
 	p.tty = true // as on a terminal

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +32,9 @@ type Factory struct {
 	Registry func() (*adapters.Registry, error)
 	// TempDir is where runs put temporary stores ("" = system temp dir).
 	TempDir string
+	// Worker returns the command that starts dbbench again with args, for a run's worker processes
+	// (nil: this executable).
+	Worker func(ctx context.Context, args []string) *exec.Cmd
 }
 
 // Main runs dbbench with args (without the program name) and returns the process exit code.
@@ -45,8 +50,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return adapters.NewRegistry(builtinAdapters()...)
 		},
 	}
-	return executeWithin(ctx, f, args, InterruptGrace)
+	grace := InterruptGrace
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--run-worker" || strings.HasPrefix(a, "--run-worker=") }) {
+		// a run's worker process gives up first, so that its parent still hears what it left behind
+		grace = workerInterruptGrace
+	}
+	return executeWithin(ctx, f, args, grace)
 }
+
+// workerInterruptGrace is InterruptGrace for a run's worker process.
+const workerInterruptGrace = InterruptGrace - 400*time.Millisecond
 
 // InterruptGrace is how long an interrupted command may take to clean up before dbbench gives up on
 // it: a stalled server must not keep Ctrl-C from working.
@@ -137,8 +150,10 @@ HdrHistogram, checks that each workload really did its work, and decides the con
 (ratios between targets measured in the same run). Reports are JSON; 'compare' gates a commit
 against a committed baseline.
 
-Exit codes: 0 all assertions hold; 1 an assertion (or the regression gate) failed; 2 usage or config
-error; 3 database or infrastructure error, or an interrupted run.`,
+Exit codes: 0 every verdict holds; 1 an assertion (or the regression gate) failed; 2 usage or config
+error; 3 database or infrastructure error, or an interrupted run; 4 inconclusive: a verdict the
+evidence could not decide within its budget, nothing failed; 5 the load generator could not keep
+its schedule; 6 a merge lacks a shard. When several apply: 2, 3, 6, 5, 1, 4, 0.`,
 		Example: `  dbbench run                          # the built-in default config (LMDB: Go vs C)
   dbbench run -c configs/lmdb.yaml --ci --out lmdb.json
   dbbench validate -c configs/typedb.yaml

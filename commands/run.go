@@ -46,6 +46,14 @@ type RunOptions struct {
 	Instructions bool
 	// Worker runs one target as a worker process of a run with isolation: process (hidden).
 	Worker string
+	// Runs is how many runs to make before the first look at the verdicts (0: the config's).
+	Runs int
+	// Budget is the most time extra runs may take (0: the config's).
+	Budget time.Duration
+	// RunWorker makes this process run K of several, writing its report to --out (hidden);
+	// RunWorkloads narrows it to those workloads.
+	RunWorker    int
+	RunWorkloads []string
 	// Salt is the dataset salt a worker process gets from its run (hidden; 0: draw one).
 	Salt uint64
 }
@@ -80,14 +88,23 @@ noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a 
 needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
 a server in another process (PostgreSQL, TypeDB) is not.
 
-Exit codes: 0 all assertions hold; 1 an assertion failed; 2 usage or config error;
-3 database or infrastructure error (or Ctrl-C: the run stops, removes its stores, and the report
-keeps what was measured until then).`,
+Verdicts are decided over runs, each a fresh worker process with fresh stores (--runs, default 3, or
+the config's verdict: section): an assertion passes when the interval over the runs' values lies on
+the passing side of its threshold and fails when it lies on the failing side; while one straddles
+it and the budget allows (--budget), more runs of just the workloads it reads are taken. --runs 1 is
+one run and a point verdict. See docs/verdicts.md.
+
+Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config error; 3 database or
+infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
+denominator), or Ctrl-C (the run stops, removes its stores, and the report keeps what was measured
+until then); 4 inconclusive: some assertion undecided within the budget, none failed.`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
-  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run`,
+  dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
+  dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
+  dbbench run --runs 1                                      # one quick run, a point verdict`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -109,6 +126,12 @@ keeps what was measured until then).`,
 	cmd.Flags().Uint64Var(&opts.Salt, "salt", 0, "the dataset salt of the run a worker belongs to")
 	_ = cmd.Flags().MarkHidden("salt")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
+	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
+	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
+	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
+	_ = cmd.Flags().MarkHidden("run-worker")
+	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
+	_ = cmd.Flags().MarkHidden("run-workloads")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
@@ -132,6 +155,24 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		}
 		c.Isolation = opts.Isolation
 	}
+	if opts.Runs < 0 || opts.Runs > config.MaxRuns {
+		return exitcode.Usagef("--runs %d: want 1 to %d", opts.Runs, config.MaxRuns)
+	}
+	if opts.Budget < 0 {
+		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
+	}
+	if opts.Instructions && opts.Runs > 1 {
+		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
+	}
+	worker := opts.Worker != "" || opts.RunWorker > 0
+	if worker {
+		c.Assertions, c.LeftOut = nil, nil // a worker measures; its parent decides
+	}
+	if len(opts.RunWorkloads) > 0 {
+		if err := c.KeepWorkloads(opts.RunWorkloads); err != nil {
+			return exitcode.Usagef("--run-workloads: %v", err)
+		}
+	}
 	if opts.Worker != "" {
 		opts.Targets, opts.Quiet, c.Isolation = []string{opts.Worker}, true, config.IsolationRewarm
 	}
@@ -148,8 +189,18 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	// One salt per run, shared by its worker processes: every target sees the same dataset, and no
-	// formula over the seed alone predicts it (docs/protocol.md, "The person file").
+	if opts.Runs > 0 {
+		plan.Verdict.Runs = opts.Runs
+	}
+	if opts.Budget > 0 {
+		plan.Verdict.Budget = opts.Budget
+	}
+	if opts.Instructions || worker {
+		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
+	}
+	// One salt for the whole run, shared by its worker processes (runs and isolation: process
+	// targets): every target of every run sees the same dataset, and no formula over the seed alone
+	// predicts it (docs/protocol.md, "The person file").
 	if plan.Salt = opts.Salt; plan.Salt == 0 {
 		plan.Salt = newSalt()
 	}
@@ -174,18 +225,24 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	res.Redact = sec.String
 	out := sec.Writer(f.Out)
-	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter}
+	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter, RunIndex: opts.RunWorker}
 	if !opts.Quiet {
 		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
 	}
-	if plan.Isolation == config.IsolationProcess {
+	if plan.Isolation == config.IsolationProcess || plan.Verdict.Runs > 1 {
 		if err := spawnWorkers(runner, opts); err != nil {
 			return err
 		}
 	}
-	if opts.Worker != "" {
+	switch {
+	case opts.Worker != "":
 		runner.Step = engine.WorkerStep(os.Stdin, f.Out)
 		out = io.Discard // stdout is the step protocol: no summary
+	case opts.RunWorker > 0:
+		if !opts.Quiet {
+			runner.Events = engine.WorkerEvents(f.Out) // the parent shows them
+		}
+		out = io.Discard
 	}
 	fin := &finisher{opts: opts, out: out, style: render.Style{Color: term.Color(f.Out, os.Getenv)}, res: res}
 	// On Ctrl-C the summary and the report of the results so far come out before the targets are
@@ -198,25 +255,48 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	return redactErr(fin.finish(rep, runErr), sec)
 }
 
-// spawnWorkers lets the runner start one worker process per target (isolation: process): this very
-// binary, running one target with --worker.
+// spawnWorkers lets the runner start worker processes of this very binary: one per target with
+// isolation: process (--worker), one per run when there are several (--run-worker).
 func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 	if opts.Instructions {
 		return exitcode.Usagef("--instructions counts one process: it does not combine with isolation: process")
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return exitcode.Infraf("isolation: process: cannot find this executable: %v", err)
+	command := opts.f.Worker
+	if command == nil {
+		self, err := os.Executable()
+		if err != nil {
+			return exitcode.Infraf("cannot find this executable to start worker processes: %v", err)
+		}
+		command = func(ctx context.Context, args []string) *exec.Cmd { return exec.CommandContext(ctx, self, args...) }
 	}
-	runner.Spawn = func(ctx context.Context, target, out string) *exec.Cmd {
-		args := []string{"run", "-q", "--worker", target, "--out", out, "--salt", strconv.FormatUint(runner.Plan.Salt, 10)}
+	runner.Spawn = func(ctx context.Context, spec engine.WorkerSpec) *exec.Cmd {
+		args := []string{"run", "--out", spec.Out, "--salt", strconv.FormatUint(runner.Plan.Salt, 10)}
+		if spec.Target != "" {
+			args = append(args, "-q", "--worker", spec.Target)
+			if len(opts.RunWorkloads) > 0 {
+				args = append(args, "--run-workloads", strings.Join(opts.RunWorkloads, ","))
+			}
+		} else {
+			args = append(args, "--run-worker", fmt.Sprint(spec.Run),
+				"--targets", strings.Join(spec.Targets, ","), "--run-workloads", strings.Join(spec.Workloads, ","))
+			if opts.Quiet {
+				args = append(args, "-q")
+			}
+			if opts.Isolation != "" {
+				args = append(args, "--isolation", opts.Isolation)
+			}
+		}
 		if opts.Config != "" {
 			args = append(args, "-c", opts.Config)
 		}
 		if opts.CI {
 			args = append(args, "--ci")
 		}
-		return exec.CommandContext(ctx, self, args...)
+		cmd := command(ctx, args)
+		if dir := opts.f.TempDir; dir != "" {
+			cmd.Env = append(slices.Clone(cmd.Environ()), "TMPDIR="+dir)
+		}
+		return cmd
 	}
 	return nil
 }
@@ -259,7 +339,8 @@ func (f *finisher) publish(rep *report.Report) (writeErr error) {
 	if !f.shown {
 		f.sumErr = render.SummaryStyled(f.out, rep, f.style)
 	}
-	if len(rep.Results) > 0 {
+	// A run's worker writes its report all the same: its parent merges the targets' statuses.
+	if len(rep.Results) > 0 || f.opts.RunWorker > 0 {
 		if writeErr = f.res.Write(rep); writeErr == nil && !f.shown {
 			fmt.Fprintf(f.out, "report: %s\n", f.res.Path)
 		}
@@ -285,6 +366,8 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	switch {
 	case runErr != nil && writeErr != nil:
 		return exitcode.AsInfra(fmt.Errorf("%w; and the report was not written: %v", runErr, writeErr))
+	case runErr != nil && f.opts.RunWorker > 0:
+		return exitcode.AsInfra(runErr) // its parent says where the results are
 	case runErr != nil && len(rep.Results) == 0:
 		return exitcode.AsInfra(fmt.Errorf("%w (nothing was measured: no report written)", runErr))
 	case runErr != nil:
@@ -332,8 +415,27 @@ func verdictError(rep *report.Report) error {
 			}
 		}
 		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
+	case report.VerdictInconclusive:
+		n, first := 0, ""
+		for _, a := range rep.Assertions {
+			if a.Verdict == report.VerdictInconclusive {
+				if n == 0 {
+					first = assertionName(a) + ": " + render.DecidedOn(a)
+				}
+				n++
+			}
+		}
+		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %d assertions inconclusive (nothing failed), first: %s", n, len(rep.Assertions), first)}
 	}
 	return nil
+}
+
+// assertionName is an assertion's name, or its check when it has none.
+func assertionName(a report.Assertion) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Expr
 }
 
 // errorReason says in one line why a report's verdict is "error".
@@ -346,6 +448,11 @@ func errorReason(rep *report.Report) string {
 	}
 	if len(rep.Results) == 0 {
 		return "nothing was measured: every target was skipped"
+	}
+	for _, a := range rep.Assertions {
+		if a.Verdict == report.VerdictError {
+			return fmt.Sprintf("assertion %s: nothing to decide on: %s", assertionName(a), a.Reason)
+		}
 	}
 	return "the run failed (see the report)"
 }

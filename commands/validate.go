@@ -24,7 +24,9 @@ func NewValidateCmd(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 		Long: `Validate parses a config and checks it against the adapters: known adapters, options and
 workloads, valid sizes, and assertions that name existing targets, workloads and figures. Every
 error names the file and line. Without --ci it checks both the full and the CI form (if the config
-has a ci: section); with --ci only the CI form. Nothing is opened or started.`,
+has a ci: section); with --ci only the CI form. Nothing is opened or started.
+
+Exit codes: 0 the config is valid; 2 it is not (the line says where and why).`,
 		Example: `  dbbench validate -c configs/lmdb.yaml
   dbbench validate -c configs/triplex-sqlite.yaml --ci`,
 		Args: cobra.NoArgs,

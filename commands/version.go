@@ -20,7 +20,9 @@ func NewVersionCmd(f *Factory) *cobra.Command {
 
 --machine-class prints this machine's class as reports record it (CPU model and core count):
 compare decides nothing across classes. --machine-slug prints it as a directory name, the one
-.ci/gate looks for a committed baseline under (baselines/gate/SLUG/).`,
+.ci/gate looks for a committed baseline under (baselines/gate/SLUG/).
+
+Exit codes: 0.`,
 		Example: "  dbbench version\n  dbbench version --machine-slug",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

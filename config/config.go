@@ -66,6 +66,57 @@ const (
 	MaxStallTimeout     = 24 * time.Hour
 )
 
+// How a run decides its assertions (`verdict:`, docs/verdicts.md): runs, each a fresh process, and an
+// interval over them.
+const (
+	// DefaultRuns is how many runs `dbbench run` makes before its first look at the verdicts.
+	DefaultRuns = 3
+	MaxRuns     = 100
+	// DefaultConfidence is the family-wise confidence of a run's verdicts.
+	DefaultConfidence = 0.95
+	MinConfidence     = 0.5
+	MaxConfidence     = 0.9999
+	// DefaultMaxLooks is the most looks a run takes: the initial runs, then batches of extra runs of
+	// the workloads that undecided assertions read.
+	DefaultMaxLooks = 4
+	MaxMaxLooks     = 10
+	// DefaultBudgetFactor: unless verdict.budget says otherwise, extra runs may take at most this
+	// many times as long as the initial runs took.
+	DefaultBudgetFactor = 2
+	// MaxRelax is the most `ci.relax` may loosen a threshold: a wider line hides the noise instead of
+	// measuring it.
+	MaxRelax = 0.10
+)
+
+// VerdictSettings is a config's `verdict:` (or `ci.verdict:`); zero fields are not given.
+type VerdictSettings struct {
+	Line       int
+	Runs       int
+	Confidence float64
+	Budget     time.Duration
+	MaxLooks   int
+}
+
+// over returns v with the fields o gives replaced.
+func (v VerdictSettings) over(o *VerdictSettings) VerdictSettings {
+	if o == nil {
+		return v
+	}
+	if o.Runs != 0 {
+		v.Runs = o.Runs
+	}
+	if o.Confidence != 0 {
+		v.Confidence = o.Confidence
+	}
+	if o.Budget != 0 {
+		v.Budget = o.Budget
+	}
+	if o.MaxLooks != 0 {
+		v.MaxLooks = o.MaxLooks
+	}
+	return v
+}
+
 // IsolationModes lists the accepted values of `isolation`.
 var IsolationModes = []string{IsolationNone, IsolationRewarm, IsolationProcess}
 
@@ -104,7 +155,17 @@ type Config struct {
 	Workloads    []Workload
 	Targets      []Target
 	Assertions   []AssertionSpec
-	CI           *CI
+	// Verdict is how the assertions are decided over runs (zero fields: not given).
+	Verdict VerdictSettings
+	CI      *CI
+	// LeftOut are the assertions --targets left out (KeepTargets), with the reason.
+	LeftOut []LeftOut
+}
+
+// LeftOut is an assertion that is not decided because it names a target the run leaves out.
+type LeftOut struct {
+	Spec   AssertionSpec
+	Reason string
 }
 
 // Workload is one entry of `workloads`.
@@ -154,6 +215,7 @@ type CI struct {
 	Repeats   *int
 	Workloads map[string]workloadOverride
 	Relax     float64
+	Verdict   *VerdictSettings
 }
 
 type workloadOverride struct {
@@ -191,7 +253,7 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "verdict", "ci")
 	if err != nil {
 		return nil, err
 	}
@@ -345,12 +407,61 @@ func (c *Config) parseSections(root *yaml.Node, fields map[string]field) error {
 			return err
 		}
 	}
+	if f, ok := fields["verdict"]; ok {
+		v, err := parseVerdict(f.value, "verdict")
+		if err != nil {
+			return err
+		}
+		c.Verdict = *v
+	}
 	if f, ok := fields["ci"]; ok {
 		if c.CI, err = parseCI(f.value); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parseVerdict reads a `verdict:` section (what names it in errors: "verdict" or "ci.verdict").
+func parseVerdict(n *yaml.Node, what string) (*VerdictSettings, error) {
+	fields, _, err := mapping(n, what, "runs", "confidence", "budget", "max_looks")
+	if err != nil {
+		return nil, err
+	}
+	v := &VerdictSettings{Line: n.Line}
+	if f, ok := fields["runs"]; ok {
+		if v.Runs, err = boundedInt(f.value, what+".runs", 1, MaxRuns); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fields["max_looks"]; ok {
+		if v.MaxLooks, err = boundedInt(f.value, what+".max_looks", 1, MaxMaxLooks); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fields["confidence"]; ok {
+		s, err := scalarString(f.value, what+".confidence")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := ParseFraction(s)
+		if !ok || c < MinConfidence || c > MaxConfidence {
+			return nil, errAt(f.value, "%s.confidence must be between %g and %g (or 50%%-99.99%%), got %q", what, MinConfidence, MaxConfidence, s)
+		}
+		v.Confidence = c
+	}
+	if f, ok := fields["budget"]; ok {
+		s, err := scalarString(f.value, what+".budget")
+		if err != nil {
+			return nil, err
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 || d > MaxStallTimeout {
+			return nil, errAt(f.value, "%s.budget %q: want a positive duration such as 90s or 5m, at most %v (max_looks: 1 takes no extra runs)", what, s, MaxStallTimeout)
+		}
+		v.Budget = d
+	}
+	return v, nil
 }
 
 func parseDataset(n *yaml.Node) ([]int, error) {
@@ -601,7 +712,7 @@ func parseMachines(n *yaml.Node) ([]MachineThreshold, error) {
 }
 
 func parseCI(n *yaml.Node) (*CI, error) {
-	fields, _, err := mapping(n, "ci", "dataset", "warmup", "repeats", "workloads", "relax")
+	fields, _, err := mapping(n, "ci", "dataset", "warmup", "repeats", "workloads", "relax", "verdict")
 	if err != nil {
 		return nil, err
 	}
@@ -626,7 +737,15 @@ func parseCI(n *yaml.Node) (*CI, error) {
 		ci.Repeats = &v
 	}
 	if f, ok := fields["relax"]; ok {
-		if ci.Relax, err = fraction(f.value, "ci.relax", 0.9); err != nil {
+		if ci.Relax, err = fraction(f.value, "ci.relax", 1); err != nil {
+			return nil, err
+		}
+		if ci.Relax > MaxRelax+1e-12 {
+			return nil, errAt(f.value, "ci.relax %s: at most %.0f%%: a wider line hides the noise instead of measuring it (verdicts are decided on intervals over runs: see docs/verdicts.md)", f.value.Value, MaxRelax*100)
+		}
+	}
+	if f, ok := fields["verdict"]; ok {
+		if ci.Verdict, err = parseVerdict(f.value, "ci.verdict"); err != nil {
 			return nil, err
 		}
 	}
@@ -694,9 +813,9 @@ func knownWorkloads(reg *adapters.Registry) []string {
 }
 
 // KeepTargets narrows the config to the named targets (`dbbench run --targets`), to measure some
-// of them alone. Assertions that name a target left out cannot be decided and are dropped; their
-// checks are returned so the caller can say so. Workloads that none of the kept targets lists (when
-// each lists its own) are dropped too. An unknown name is an error.
+// of them alone. Assertions that name a target left out cannot be decided: they move to LeftOut with
+// the reason, and their checks are returned so the caller can say so. Workloads that none of the kept
+// targets lists (when each lists its own) are dropped too. An unknown name is an error.
 func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
 	keep := map[string]bool{}
 	for _, n := range names {
@@ -732,12 +851,44 @@ func (c *Config) KeepTargets(names []string) (dropped []string, err error) {
 		for _, r := range a.Refs() {
 			if !keep[r.Target] {
 				dropped = append(dropped, s.Check)
+				c.LeftOut = append(c.LeftOut, LeftOut{Spec: s, Reason: fmt.Sprintf("--targets left out target %s", r.Target)})
 				return true
 			}
 		}
 		return false
 	})
 	return dropped, nil
+}
+
+// KeepWorkloads narrows the config to the named workloads (a run of just the workloads some
+// assertions read), dropping targets left with none to run and every assertion: the run that is
+// narrowed only measures, its parent decides. An unknown name is an error.
+func (c *Config) KeepWorkloads(names []string) error {
+	for _, n := range names {
+		if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == n }) {
+			return fmt.Errorf("the config has no workload %q", n)
+		}
+	}
+	c.Workloads = slices.DeleteFunc(c.Workloads, func(w Workload) bool { return !slices.Contains(names, w.Name) })
+	for i := range c.Targets {
+		if ws := c.Targets[i].Workloads; ws != nil {
+			c.Targets[i].Workloads = slices.DeleteFunc(ws, func(w string) bool { return !slices.Contains(names, w) })
+		}
+	}
+	// A target that listed only workloads left out runs nothing (nil would mean all: keep it apart).
+	c.Targets = slices.DeleteFunc(c.Targets, func(t Target) bool { return t.Workloads != nil && len(t.Workloads) == 0 })
+	if c.CI != nil {
+		for w := range c.CI.Workloads {
+			if !slices.Contains(names, w) {
+				delete(c.CI.Workloads, w)
+			}
+		}
+	}
+	if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Name == c.Baseline }) {
+		c.Baseline = ""
+	}
+	c.Assertions, c.LeftOut = nil, nil
+	return nil
 }
 
 // stallTimeout parses `stall_timeout`: a duration such as 90s or 5m, within its bounds.

@@ -152,6 +152,89 @@ func TestResolveGood(t *testing.T) {
 	}
 }
 
+// TestVerdictSettings: `verdict:` sets how assertions are decided over runs; `ci.verdict:` replaces
+// the fields it gives under --ci only; what neither gives takes the defaults; the report's config as
+// run records settings other than the defaults.
+func TestVerdictSettings(t *testing.T) {
+	y := strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {runs: 5, confidence: 99%, budget: 3m}", 1)
+	y = strings.Replace(y, "relax: 10%", "relax: 10%\n  verdict: {runs: 2, max_looks: 6}", 1)
+	c, err := Parse("v.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VerdictPlan{Runs: 5, Confidence: 0.99, Budget: 3 * time.Minute, MaxLooks: DefaultMaxLooks}); p.Verdict != want {
+		t.Errorf("verdict %+v, want %+v", p.Verdict, want)
+	}
+	if v, _ := p.AsRun["verdict"].(map[string]any); v["runs"] != 5 || v["budget"] != "3m0s" {
+		t.Errorf("as run: %v", p.AsRun["verdict"])
+	}
+	ci, err := c.Resolve(registry(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VerdictPlan{Runs: 2, Confidence: 0.99, Budget: 3 * time.Minute, MaxLooks: 6}); ci.Verdict != want {
+		t.Errorf("ci verdict %+v, want %+v", ci.Verdict, want)
+	}
+	plain, _ := Parse("good.yaml", []byte(good))
+	dp, err := plain.Resolve(registry(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VerdictPlan{Runs: DefaultRuns, Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}); dp.Verdict != want || dp.AsRun["verdict"] != nil {
+		t.Errorf("defaults: %+v (as run %v), want %+v", dp.Verdict, dp.AsRun["verdict"], want)
+	}
+}
+
+// TestNarrowing: --targets leaves out the assertions naming other targets, with the reason, for the
+// report; a run narrowed to some workloads (the extra runs that decide) drops the targets left with
+// nothing to run, the CI overrides of the others, and every assertion.
+func TestNarrowing(t *testing.T) {
+	c, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := c.KeepTargets([]string{"pg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || len(c.LeftOut) != 1 || c.LeftOut[0].Reason != "--targets left out target mem" || len(c.Assertions) != 1 {
+		t.Errorf("dropped %v, left out %+v, kept %+v", dropped, c.LeftOut, c.Assertions)
+	}
+	p, err := c.Resolve(registry(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.LeftOut) != 1 || p.LeftOut[0].Assertion.Expr != "scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]" || p.LeftOut[0].Assertion.Line != 24 || len(p.Assertions) != 1 {
+		t.Errorf("plan left out %+v", p.LeftOut)
+	}
+
+	c, _ = Parse("good.yaml", []byte(good))
+	if err := c.KeepWorkloads([]string{"page_all"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Targets) != 2 || strings.Join(c.Targets[1].Workloads, ",") != "page_all" || len(c.Assertions) != 0 || len(c.CI.Workloads) != 0 {
+		t.Errorf("narrowed to page_all: targets %+v, assertions %d, ci workloads %v", c.Targets, len(c.Assertions), c.CI.Workloads)
+	}
+	if _, err := c.Resolve(registry(t), true); err != nil {
+		t.Errorf("the narrowed config does not resolve: %v", err)
+	}
+	c, _ = Parse("good.yaml", []byte(good))
+	if err := c.KeepWorkloads([]string{"lookup"}); err != nil {
+		t.Fatal(err)
+	}
+	// pg listed scan and page_all only: it has nothing left to run
+	if len(c.Targets) != 1 || c.Targets[0].Name != "mem" || len(c.Workloads) != 1 {
+		t.Errorf("narrowed to lookup: targets %+v, workloads %+v", c.Targets, c.Workloads)
+	}
+	if err := c.KeepWorkloads([]string{"scna"}); err == nil || !strings.Contains(err.Error(), `no workload "scna"`) {
+		t.Errorf("unknown workload: %v", err)
+	}
+}
+
 // aliasBomb is a key whose value is ten levels of aliases, each referring ten times to the one
 // before: 10^10 values once expanded, in a dozen lines. key is replaced by a valid first key.
 func aliasBomb(indent, key string) string {
@@ -198,7 +281,17 @@ func TestConfigErrors(t *testing.T) {
 		{"ci without section", strings.Replace(good, good[strings.Index(good, "ci:"):], "", 1), true, "--ci needs a ci: section"},
 		{"ci names unknown workload", strings.Replace(good, "lookup: {ops: 20}", "lokup: {ops: 20}", 1), true, `ci.workloads names "lokup"`},
 		{"ci too small for scan rows", strings.Replace(good, "  - scan\n", "  - name: scan\n    rows: 500\n", 1), true, "scan reads 500 rows but the dataset has only 200 persons"},
-		{"relax out of range", strings.Replace(good, "relax: 10%", "relax: 150%", 1), true, "ci.relax must be between 0 and 0.9"},
+		{"relax out of range", strings.Replace(good, "relax: 10%", "relax: 150%", 1), true, "ci.relax must be between 0 and 1"},
+		{"relax above 10%", strings.Replace(good, "relax: 10%", "relax: 40%", 1), false, "x.yaml:32: ci.relax 40%: at most 10%: a wider line hides the noise"},
+		{"relax just above 10%", strings.Replace(good, "relax: 10%", "relax: 0.11", 1), false, "ci.relax 0.11: at most 10%"},
+		{"verdict runs", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {runs: 0}", 1), false, "x.yaml:7: verdict.runs must be positive, got 0"},
+		{"verdict runs without bound", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {runs: 1000}", 1), false, "verdict.runs must be at most 100"},
+		{"verdict confidence", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {confidence: 1.5}", 1), false, `x.yaml:7: verdict.confidence must be between 0.5 and 0.9999 (or 50%-99.99%), got "1.5"`},
+		{"verdict budget", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {budget: soon}", 1), false, `verdict.budget "soon": want a positive duration`},
+		{"verdict zero budget", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {budget: 0s}", 1), false, "max_looks: 1 takes no extra runs"},
+		{"verdict looks", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {max_looks: 11}", 1), false, "verdict.max_looks must be at most 10"},
+		{"verdict unknown key", strings.Replace(good, "repeats: 3", "repeats: 3\nverdict: {alpha: 0.05}", 1), false, `unknown key "alpha"`},
+		{"ci verdict", strings.Replace(good, "relax: 10%", "relax: 10%\n  verdict: {runs: -2}", 1), false, "ci.verdict.runs must be positive, got -2"},
 		{"sizes and persons", strings.Replace(good, "persons: 1000", "persons: 1000\n  sizes: [1, 2]", 1), false, "give either persons or sizes"},
 		{"duplicate size", strings.Replace(good, "persons: 1000", "sizes: [1000, 1000]", 1), false, "dataset size 1000 appears twice"},
 		{"assertion size not run", strings.Replace(good, "page_all.p50[pg]", "page_all.p50[pg@5]", 1), false, "names size 5, which this run does not load"},

@@ -39,6 +39,11 @@ type Plan struct {
 	Assertions   []assertion.Assertion
 	CI           bool
 	Relax        float64
+	// Verdict is how the assertions are decided over runs (docs/verdicts.md).
+	Verdict VerdictPlan
+	// LeftOut are assertions the run does not decide, each with its reason (--targets left out a
+	// target they name).
+	LeftOut []LeftOutAssertion
 	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
 	AsRun map[string]any
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
@@ -46,11 +51,39 @@ type Plan struct {
 	Secrets *redact.Set
 }
 
+// VerdictPlan is how a run decides its assertions: Runs runs (fresh processes) before the first look,
+// then while an assertion is undecided and Budget allows, batches of up to Runs more runs of just the
+// workloads and targets the undecided assertions read, at most MaxLooks looks in all; each interval
+// at confidence 1 - (1 - Confidence) / (k * MaxLooks) for k assertions decided.
+type VerdictPlan struct {
+	Runs       int
+	Confidence float64
+	// Budget is the most time extra runs may take; 0: DefaultBudgetFactor times what the initial runs
+	// took.
+	Budget   time.Duration
+	MaxLooks int
+}
+
+// LeftOutAssertion is an assertion a run leaves out, with the reason.
+type LeftOutAssertion struct {
+	Assertion assertion.Assertion
+	Reason    string
+}
+
 // Normalize gives what a plan leaves zero its default (isolation, interleave, re-warm runs, stall
-// timeout): the one place these defaults are decided, for a plan resolved from a config (Resolve
-// normalizes it) and for one built in code (the engine normalizes the plan it runs). It changes
-// nothing a config gave, and returns p.
+// timeout, the verdict's runs, confidence and looks): the one place these defaults are decided, for a
+// plan resolved from a config (Resolve normalizes it) and for one built in code (the engine
+// normalizes the plan it runs). It changes nothing a config gave, and returns p.
 func (p *Plan) Normalize() *Plan {
+	if p.Verdict.Runs <= 0 {
+		p.Verdict.Runs = DefaultRuns
+	}
+	if p.Verdict.Confidence <= 0 {
+		p.Verdict.Confidence = DefaultConfidence
+	}
+	if p.Verdict.MaxLooks <= 0 {
+		p.Verdict.MaxLooks = DefaultMaxLooks
+	}
 	if p.Isolation == "" {
 		p.Isolation = IsolationNone
 	}
@@ -182,6 +215,18 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
 		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
+	}
+	v := c.Verdict
+	if ci && c.CI != nil {
+		v = v.over(c.CI.Verdict)
+	}
+	p.Verdict = VerdictPlan{Runs: v.Runs, Confidence: v.Confidence, Budget: v.Budget, MaxLooks: v.MaxLooks}
+	for _, l := range c.LeftOut {
+		a, err := parseAssertion(l.Spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.LeftOut = append(p.LeftOut, LeftOutAssertion{Assertion: a, Reason: l.Reason})
 	}
 	p.Normalize()
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
@@ -561,6 +606,13 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	}
 	if as != nil {
 		out["assertions"] = as
+	}
+	if v := p.Verdict; v != (VerdictPlan{Runs: DefaultRuns, Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}) {
+		m := map[string]any{"runs": v.Runs, "confidence": v.Confidence, "max_looks": v.MaxLooks}
+		if v.Budget > 0 {
+			m["budget"] = v.Budget.String()
+		}
+		out["verdict"] = m
 	}
 	if p.CI {
 		out["ci"] = map[string]any{"relax": p.Relax}

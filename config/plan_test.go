@@ -43,21 +43,27 @@ func TestRunInfo(t *testing.T) {
 // TestNormalize: a plan built in code gets the config's defaults for what it leaves zero, keeps
 // what it gives, and says how many re-warm runs precede a timed repeat only when it re-warms.
 func TestNormalize(t *testing.T) {
+	dv := VerdictPlan{Runs: DefaultRuns, Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}
 	for _, tt := range []struct {
 		name       string
 		in, want   Plan
 		rewarmRuns int
 	}{
 		{"zero", Plan{},
-			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}, 0},
+			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout, Verdict: dv}, 0},
 		{"rewarm by default", Plan{Isolation: IsolationRewarm},
-			Plan{Isolation: IsolationRewarm, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}, DefaultRewarm},
-		{"given", Plan{Isolation: IsolationProcess, Interleave: InterleaveOps, Rewarm: 3, StallTimeout: 5 * time.Second},
-			Plan{Isolation: IsolationProcess, Interleave: InterleaveOps, Rewarm: 3, StallTimeout: 5 * time.Second}, 3},
+			Plan{Isolation: IsolationRewarm, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout, Verdict: dv}, DefaultRewarm},
+		{"given", Plan{Isolation: IsolationProcess, Interleave: InterleaveOps, Rewarm: 3, StallTimeout: 5 * time.Second,
+			Verdict: VerdictPlan{Runs: 5, Confidence: 0.99, Budget: time.Minute, MaxLooks: 2}},
+			Plan{Isolation: IsolationProcess, Interleave: InterleaveOps, Rewarm: 3, StallTimeout: 5 * time.Second,
+				Verdict: VerdictPlan{Runs: 5, Confidence: 0.99, Budget: time.Minute, MaxLooks: 2}}, 3},
 		{"rewarm runs without isolation", Plan{Isolation: IsolationNone, Rewarm: 4},
-			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: 4, StallTimeout: DefaultStallTimeout}, 0},
+			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: 4, StallTimeout: DefaultStallTimeout, Verdict: dv}, 0},
 		{"negative stall timeout", Plan{StallTimeout: -time.Second},
-			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout}, 0},
+			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout, Verdict: dv}, 0},
+		{"one run", Plan{Verdict: VerdictPlan{Runs: 1}},
+			Plan{Isolation: IsolationNone, Interleave: InterleaveRepeats, Rewarm: DefaultRewarm, StallTimeout: DefaultStallTimeout,
+				Verdict: VerdictPlan{Runs: 1, Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.in

@@ -41,11 +41,16 @@ type Runner struct {
 	// Instructions, when set, counts the instructions of every timed repeat (the process runs under
 	// callgrind): the figures instr_per_op and instr_per_row.
 	Instructions *callgrind.Counter
-	// Spawn starts a worker process for one target of the plan, writing its report to out
-	// (isolation: process; see process.go). Stdin, stdout and stderr are left to the engine.
-	Spawn func(ctx context.Context, target, out string) *exec.Cmd
+	// Spawn returns the command of a worker process (worker.go): this dbbench running one target of
+	// the plan (isolation: process) or one run of it (more than one run), writing its report to
+	// spec.Out. It must be made with exec.CommandContext(ctx, ...); stdin, stdout, stderr and the
+	// cancellation are left to the engine.
+	Spawn func(ctx context.Context, spec WorkerSpec) *exec.Cmd
 	// Step, in a worker process, announces each step to the parent and waits for its go-ahead.
 	Step func(step string) error
+	// RunIndex, in a run worker, is the index of the run it measures (0: run 1); its report's repeats
+	// carry it.
+	RunIndex int
 	// Interrupted, if set, receives the report of an interrupted run (every result measured so far,
 	// marked interrupted) as soon as the run stops, before its targets are closed: cleaning up after a
 	// stalled server may take longer than Ctrl-C allows, and the results must not wait for it. Run
@@ -58,6 +63,10 @@ type Runner struct {
 	// observeETA, in tests, sees every estimate of the time left.
 	observeETA func(p *tracker, left time.Duration, ok bool)
 	pace       *gcPace // the current dataset size's GC pacing per target; nil without re-warming
+	// runOne makes one run of several (runs.go): spawnRun, or a fake in tests.
+	runOne func(ctx context.Context, spec RunSpec) (*report.Report, error)
+	// runsDir is where the run workers write their reports.
+	runsDir string
 	// partial builds the report of the results so far (set by Run).
 	partial func(runErr *RunError) *report.Report
 }
@@ -95,6 +104,9 @@ type resultKey struct {
 // measured until then, with the verdict "error" and the errors in run.errors.
 func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	p := r.Plan.Normalize()
+	if p.Verdict.Runs > 1 && r.Step == nil && r.RunIndex == 0 {
+		return r.runMany(ctx)
+	}
 	if p.Isolation == config.IsolationProcess {
 		if r.Spawn == nil {
 			return nil, exitcode.Usagef("isolation: process needs a dbbench binary to start workers (use dbbench run)")

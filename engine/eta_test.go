@@ -143,6 +143,7 @@ targets:
 			if err != nil {
 				t.Fatal(err)
 			}
+			p.Verdict.Runs = 1 // the ETA of one run, in this process
 			start := clock.Now()
 			var seen []estimate
 			shown := 0 // finished-workload events with an ETA, before the last workload

@@ -50,6 +50,7 @@ targets:
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Verdict.Runs = 1 // measured in this process
 	return p
 }
 

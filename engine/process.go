@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,22 +50,6 @@ func (r *Runner) step(format string, args ...any) error {
 	return r.Step(fmt.Sprintf(format, args...))
 }
 
-type worker struct {
-	index  int
-	name   string
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	report string
-	next   []int // the pending step's order key; nil when the worker is done
-	step   string
-	stderr bytes.Buffer // its error line, if it fails
-	// stopped is the error of a worker that failed after writing its report (see ended); the
-	// report's results are merged all the same.
-	stopped error
-	runErrs []string // its report's run.errors: its run stopped early or could not clean up
-}
-
 // runProcesses runs the plan with a worker process per target, one step at a time, and merges
 // their reports into the run's.
 func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
@@ -82,14 +65,12 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	var workers []*worker
 	defer func() {
 		for _, w := range workers {
-			w.in.Close() // a worker still waiting for a step reads EOF and stops
-			if w.cmd.ProcessState == nil {
-				w.cmd.Wait()
-			}
+			w.close()
+			w.wait()
 		}
 	}()
 	for i, t := range r.Plan.Targets {
-		w, err := r.startWorker(ctx, i, t.Name, dir)
+		w, err := r.startWorker(ctx, i, "target "+t.Name, WorkerSpec{Target: t.Name, Out: filepath.Join(dir, fmt.Sprintf("target-%d.json", i))})
 		if err != nil {
 			return nil, err
 		}
@@ -110,26 +91,6 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	}
 	prog.finish()
 	return rep, nil
-}
-
-// startWorker starts the worker process of target i, writing its report into dir.
-func (r *Runner) startWorker(ctx context.Context, i int, target, dir string) (*worker, error) {
-	w := &worker{index: i, name: target, report: filepath.Join(dir, fmt.Sprintf("target-%d.json", i))}
-	w.cmd = r.Spawn(ctx, target, w.report)
-	w.cmd.Stderr = &w.stderr
-	var err error
-	if w.in, err = w.cmd.StdinPipe(); err != nil {
-		return nil, exitcode.Infraf("worker for %s: %v", target, err)
-	}
-	stdout, err := w.cmd.StdoutPipe()
-	if err != nil {
-		return nil, exitcode.Infraf("worker for %s: %v", target, err)
-	}
-	w.out = bufio.NewReader(stdout)
-	if err := w.cmd.Start(); err != nil {
-		return nil, exitcode.Infraf("start the worker process for %s: %v", target, err)
-	}
-	return w, nil
 }
 
 // stepWorkers lets the workers take their steps in the order one process would: each announces its
@@ -154,7 +115,7 @@ func (r *Runner) stepWorkers(ctx context.Context, workers []*worker) error {
 			return nil
 		}
 		if _, err := io.WriteString(w.in, "go\n"); err != nil {
-			return workerFailed(w, w.cmd.Wait())
+			return w.failed(w.wait())
 		}
 		if err := r.readStep(w); err != nil {
 			return err
@@ -200,10 +161,10 @@ func (r *Runner) readStep(w *worker) error {
 	if errors.Is(err, io.EOF) && line == "" {
 		w.next = nil
 		w.in.Close()
-		return w.ended(w.cmd.Wait())
+		return w.ended(w.wait())
 	}
 	if err != nil {
-		return workerFailed(w, w.cmd.Wait())
+		return w.failed(w.wait())
 	}
 	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "step "))
 	p := r.Plan
@@ -215,7 +176,7 @@ func (r *Runner) readStep(w *worker) error {
 		rep, _ := strconv.Atoi(f[2])
 		w.next = []int{size(f[1]), workloadIndex(p, f[0]), rep, w.index}
 	default:
-		return exitcode.Infraf("worker for %s said %q, not a step", w.name, strings.TrimSpace(line))
+		return exitcode.Infraf("the worker for %s said %q, not a step", w.name, strings.TrimSpace(line))
 	}
 	w.step = strings.Join(f, " ")
 	return nil
@@ -232,10 +193,10 @@ func (w *worker) ended(err error) error {
 		return nil
 	}
 	if _, statErr := os.Stat(w.report); statErr == nil {
-		w.stopped = workerFailed(w, err)
+		w.stopped = w.failed(err)
 		return nil
 	}
-	return workerFailed(w, err)
+	return w.failed(err)
 }
 
 // workersStopped is the run's error from workers that failed after writing their reports and
@@ -247,7 +208,7 @@ func workersStopped(workers []*worker) *RunError {
 		if w.stopped == nil || len(w.runErrs) == 0 {
 			continue
 		}
-		err := &exitcode.Error{Code: exitcode.Of(w.stopped), Err: fmt.Errorf("target %s: %s", w.name, strings.Join(w.runErrs, "; "))}
+		err := &exitcode.Error{Code: exitcode.Of(w.stopped), Err: fmt.Errorf("%s: %s", w.name, strings.Join(w.runErrs, "; "))}
 		if runErr.Err == nil {
 			runErr.Err = err
 		} else {
@@ -255,27 +216,4 @@ func workersStopped(workers []*worker) *RunError {
 		}
 	}
 	return runErr
-}
-
-// workerFailed turns a worker's end (the error of its Wait) into the run's error.
-func workerFailed(w *worker, err error) error {
-	w.next = nil
-	code := exitcode.Infra
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		code = ee.ExitCode()
-	}
-	last := strings.TrimSpace(w.stderr.String())
-	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
-		last = last[i+1:]
-	}
-	last = strings.TrimPrefix(last, "dbbench: ")
-	if last == "" {
-		last = fmt.Sprint(err)
-	}
-	msg := fmt.Sprintf("the worker process for target %s failed: %s", w.name, last)
-	if code == exitcode.Usage {
-		return exitcode.Usagef("%s", msg)
-	}
-	return exitcode.Infraf("%s", msg)
 }

@@ -17,15 +17,16 @@ import (
 
 // fakeWorkers makes Runner.Spawn start shell scripts that speak the worker protocol: each announces
 // its steps, appends "TARGET STEP" to a shared log when let go, and leaves a prepared report.
-func fakeWorkers(t *testing.T, dir string, steps map[string][]string, exit map[string]int) func(context.Context, string, string) *exec.Cmd {
+func fakeWorkers(t *testing.T, dir string, steps map[string][]string, exit map[string]int) func(context.Context, WorkerSpec) *exec.Cmd {
 	return fakeWorkersWith(t, dir, steps, exit, nil)
 }
 
 // fakeWorkersWith is fakeWorkers with each target's report changed by edit[target] first. A worker
 // that exits with a code above 1 leaves its report only when edit has an entry for it.
-func fakeWorkersWith(t *testing.T, dir string, steps map[string][]string, exit map[string]int, edit map[string]func(*report.Report)) func(context.Context, string, string) *exec.Cmd {
+func fakeWorkersWith(t *testing.T, dir string, steps map[string][]string, exit map[string]int, edit map[string]func(*report.Report)) func(context.Context, WorkerSpec) *exec.Cmd {
 	log := filepath.Join(dir, "order.log")
-	return func(ctx context.Context, target, out string) *exec.Cmd {
+	return func(ctx context.Context, spec WorkerSpec) *exec.Cmd {
+		target, out := spec.Target, spec.Out
 		rep := &report.Report{
 			SchemaVersion: report.SchemaVersion, Verdict: "pass",
 			Targets: []report.Target{{Name: target, Adapter: "fake", Status: "ok", Options: map[string]any{}}},

@@ -88,6 +88,45 @@ func (r *Report) TargetByName(name string) *Target {
 	return nil
 }
 
+// RunIndices returns the runs the result's repeats come from, in order.
+func (x *Result) RunIndices() []int {
+	var out []int
+	for _, rep := range x.Repeats {
+		if k := rep.RunIndex(); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RunFigure returns a figure of one run of the result: the run's recorded figures, or for a report
+// without them (version 1, one run) the median over the run's repeats; ok is false when the run has
+// no such figure.
+func (x *Result) RunFigure(run int, figure string) (float64, bool) {
+	for _, rf := range x.Runs {
+		if rf.Run == run {
+			v, ok := rf.Figures[figure]
+			return v, ok
+		}
+	}
+	var xs []float64
+	for _, rep := range x.Repeats {
+		if rep.RunIndex() != run {
+			continue
+		}
+		v, ok := rep.Figures[figure]
+		if !ok {
+			return 0, false
+		}
+		xs = append(xs, v)
+	}
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return Median(xs), true
+}
+
 // TargetNames lists the report's targets in their order, then any that only its results name (older
 // reports have no targets list).
 func (r *Report) TargetNames() []string {

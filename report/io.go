@@ -99,6 +99,25 @@ const maxReportBytes = 256 << 20
 
 // Read loads a report and checks that this build understands it.
 func Read(path string) (*Report, error) {
+	b, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// ReadPart loads the report of one run of several (a run's worker process writes it for its parent
+// to merge): as Read, except that it may have no results, for its targets' statuses say why.
+func ReadPart(path string) (*Report, error) {
+	b, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, b, true)
+}
+
+// readBounded reads a report file.
+func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read report %s: %w", path, unwrapPath(err))
@@ -112,12 +131,14 @@ func Read(path string) (*Report, error) {
 	if len(b) > maxReportBytes {
 		return nil, fmt.Errorf("%s is not a dbbench report: larger than %d MiB", path, maxReportBytes>>20)
 	}
-	return Parse(path, b)
+	return b, nil
 }
 
 // Parse decodes a report and checks that it is one: it has results, its figures are finite and not
 // negative, its histograms decode and its verdict is known. name is used in error messages.
-func Parse(name string, b []byte) (*Report, error) {
+func Parse(name string, b []byte) (*Report, error) { return parse(name, b, false) }
+
+func parse(name string, b []byte, part bool) (*Report, error) {
 	if rec, ok := parseReservation(b); ok {
 		return nil, reservationError(name, rec)
 	}
@@ -141,20 +162,20 @@ func Parse(name string, b []byte) (*Report, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s is not a valid dbbench report: %v", name, jsonErr(err))
 	}
-	if err := check(&r); err != nil {
+	if err := check(&r, part); err != nil {
 		return nil, fmt.Errorf("%s is not a valid dbbench report: %v", name, err)
 	}
 	return &r, nil
 }
 
 // check rejects a report whose content cannot be trusted or shown.
-func check(r *Report) error {
+func check(r *Report, part bool) error {
 	switch r.Verdict {
-	case VerdictPass, VerdictFail, VerdictError:
+	case VerdictPass, VerdictFail, VerdictError, VerdictInconclusive:
 	default:
 		return fmt.Errorf("unknown verdict %q", r.Verdict)
 	}
-	if len(r.Results) == 0 {
+	if len(r.Results) == 0 && !part {
 		return errors.New("it has no results")
 	}
 	for i, x := range r.Results {

@@ -5,8 +5,9 @@ package report
 
 import "time"
 
-// SchemaVersion is the version of the report format. A reader refuses reports from a newer version.
-const SchemaVersion = 1
+// SchemaVersion is the version of the report format. A reader refuses reports from a newer version
+// and reads every older one: a version 1 report is one run (its repeats carry no run index).
+const SchemaVersion = 2
 
 // Report is one run of dbbench.
 type Report struct {
@@ -19,8 +20,10 @@ type Report struct {
 	Targets    []Target       `json:"targets"`
 	Results    []Result       `json:"results"`
 	Assertions []Assertion    `json:"assertions"`
-	// Verdict is VerdictPass (every assertion held), VerdictFail (an assertion failed) or VerdictError
-	// (a target or workload failed, or nothing ran: its results cannot be trusted).
+	// Verdict is VerdictPass (every assertion held), VerdictFail (an assertion failed),
+	// VerdictInconclusive (some assertion could not be decided within the budget, none failed) or
+	// VerdictError (a target or workload failed, an assertion had nothing to decide on, or nothing ran:
+	// its results cannot be trusted).
 	Verdict Verdict `json:"verdict"`
 }
 
@@ -38,13 +41,28 @@ const (
 type Verdict string
 
 const (
+	// VerdictPass: the interval over runs lies on the passing side of the threshold (one run: the
+	// value does).
 	VerdictPass Verdict = "pass"
+	// VerdictFail: the interval lies on the failing side.
 	VerdictFail Verdict = "fail"
-	// VerdictSkipped is an assertion's only: a side is missing (a skipped or failed target).
-	VerdictSkipped Verdict = "skipped"
-	// VerdictError is a run's only: a target or result failed, or the run stopped early.
+	// VerdictInconclusive: the interval still straddles the threshold when the budget of runs is
+	// spent; nothing failed, and nothing passed either.
+	VerdictInconclusive Verdict = "inconclusive"
+	// VerdictError: for an assertion, nothing to decide on (a side's result failed, a figure is
+	// missing, a denominator is zero, a value is not a number); for a run, a target or result failed,
+	// an assertion erred, or the run stopped early.
 	VerdictError Verdict = "error"
+	// VerdictLeftOut is an assertion's only: it names a target that is not part of the run (an
+	// optional target whose infrastructure is missing, or one --targets left out). It changes nothing.
+	VerdictLeftOut Verdict = "left_out"
+	// VerdictSkipped is found in version 1 reports only: a side was missing (a skipped or failed
+	// target); version 2 says left_out or error instead.
+	VerdictSkipped Verdict = "skipped"
 )
+
+// Decided reports whether v is an assertion's decision on evidence: pass or fail.
+func (v Verdict) Decided() bool { return v == VerdictPass || v == VerdictFail }
 
 // Tool identifies the dbbench build.
 type Tool struct {
@@ -103,9 +121,29 @@ type Run struct {
 	// Instructions says how instr_per_op and instr_per_row were counted, when they were (dbbench run
 	// --instructions); empty otherwise.
 	Instructions string `json:"instructions,omitempty"`
-	// Runs lists the runs (worker processes) a schema 2 report holds, one entry each; empty in a
-	// schema 1 report, which is one run (see runs.go).
+	// Runs lists the runs the report holds, in order (version 2; a version 1 report is one run and
+	// lists none). Each run is a fresh process with fresh stores.
 	Runs []RunEntry `json:"runs,omitempty"`
+	// Verdict is how the assertions were decided over the runs: the family-wise confidence, how the
+	// error budget was shared, the looks and the budget (version 2; absent in version 1).
+	Verdict *VerdictRule `json:"verdict,omitempty"`
+}
+
+// VerdictRule records how a report's assertions were decided over runs.
+type VerdictRule struct {
+	// Confidence is the family-wise confidence of the run's verdicts (verdict.confidence).
+	Confidence float64 `json:"confidence"`
+	// Assertions is k, the assertions decided on intervals; MaxLooks is L, the most looks the run may
+	// take. Each interval is at confidence 1 - (1 - Confidence) / (k * L) (Bonferroni).
+	Assertions int `json:"assertions"`
+	MaxLooks   int `json:"max_looks"`
+	// InitialRuns is the runs made before the first look, and each later batch at most as many.
+	InitialRuns int `json:"initial_runs"`
+	// BudgetNs is the time extra runs could take; SpentNs what they took.
+	BudgetNs int64 `json:"budget_ns"`
+	SpentNs  int64 `json:"spent_ns"`
+	// Looks is how many looks the run took.
+	Looks int `json:"looks"`
 }
 
 // IsolationMode is the run's isolation as recorded; a report from before the field existed ran
@@ -164,8 +202,12 @@ type Result struct {
 	// Status is ok or failed (errors, or the verification did not match).
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
-	// Figures are the medians over repeats of the per-repeat figures (see Figure names).
+	// Figures are the headline figures: the median over runs of each run's figures (Runs), a run's
+	// figures being the medians over its repeats (see Figure names). For one run: the medians over
+	// repeats.
 	Figures map[string]float64 `json:"figures"`
+	// Runs holds each run's own figures (version 2), in run order.
+	Runs []RunFigures `json:"runs,omitempty"`
 	// Merged are percentiles of the histogram merged over all repeats (ns).
 	Merged map[string]float64 `json:"merged,omitempty"`
 	// Histogram is the merged latency histogram (ns), HdrHistogram V2 compressed, base64.
@@ -173,12 +215,16 @@ type Result struct {
 	// ErrorHistogram holds the latencies of failed operations, same encoding; empty if none failed.
 	ErrorHistogram string   `json:"error_histogram,omitempty"`
 	Repeats        []Repeat `json:"repeats"`
-	// Runs holds each run's own figures (the median over its repeats), schema 2.
-	Runs []ResultRun `json:"runs,omitempty"`
 	// Verification is what the engine checked before the times counted.
 	Verification Verification   `json:"verification"`
 	Info         map[string]any `json:"info,omitempty"`
 	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+// RunFigures is one run's figures of a result: the medians over that run's repeats.
+type RunFigures struct {
+	Run     int                `json:"run"`
+	Figures map[string]float64 `json:"figures"`
 }
 
 // Repeat is one measured repetition.
@@ -223,13 +269,41 @@ type Assertion struct {
 	// check's own.
 	MachineClass     string  `json:"machine_class,omitempty"`
 	DefaultThreshold float64 `json:"default_threshold,omitempty"`
-	// LeftValue and RightValue are the medians of each side over repeats; Value is the median of the
-	// paired per-repeat ratios (or differences) that the verdict is based on.
+	// LeftValue and RightValue are the medians over runs of each side's per-run median. RunValues
+	// holds each run's value: the median of that run's paired per-repeat ratios (or differences, or
+	// values), as PerRepeat holds them for every repeat of every run. Value is the centre of the
+	// interval the verdict is decided on (the mean of the run values; their geometric mean on log
+	// scale); with one run, that run's value.
 	LeftValue  float64   `json:"left_value"`
 	RightValue float64   `json:"right_value,omitempty"`
 	Value      float64   `json:"value"`
 	PerRepeat  []float64 `json:"per_repeat"`
-	// Verdict is pass, fail or skipped (a side is missing: skipped or failed target).
+	RunValues  []float64 `json:"run_values,omitempty"`
+	// Interval is what the verdict was decided on (nil when there was nothing to decide on).
+	Interval *Interval `json:"interval,omitempty"`
+	// Runs is how many runs' values the verdict rests on; Looks how many looks it took (decided at
+	// the last one, or undecided after it).
+	Runs  int `json:"runs,omitempty"`
+	Looks int `json:"looks,omitempty"`
+	// MoreRuns estimates, for an inconclusive verdict, how many more runs would decide it if the
+	// mean and spread stayed as they are (0: none estimated).
+	MoreRuns int `json:"more_runs,omitempty"`
+	// Verdict is pass, fail, inconclusive, error or left_out (skipped in version 1 reports).
 	Verdict Verdict `json:"verdict"`
-	Reason  string  `json:"reason,omitempty"`
+	// Why says in one line what decided the verdict, or what would.
+	Why    string `json:"why,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Interval is the interval an assertion's verdict is decided on, in the assertion's own terms (a
+// ratio, a difference, a figure's value).
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// Confidence of the interval (0 for a point).
+	Confidence float64 `json:"confidence"`
+	// Method: "t" (Student's t interval for the mean of the run values), "t-log" (the same on the
+	// logarithms of the run values, exponentiated back: a ratio's or a positive figure's), or
+	// "point" (one run: lo = hi = its value).
+	Method string `json:"method"`
 }

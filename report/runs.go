@@ -15,12 +15,10 @@ type RunEntry struct {
 	Targets    []string  `json:"targets"`
 	// Why is "initial" or "to decide: <assertion names>".
 	Why string `json:"why"`
-}
-
-// ResultRun is one run's own figures of a result: the median over that run's repeats.
-type ResultRun struct {
-	Run     int                `json:"run"`
-	Figures map[string]float64 `json:"figures"`
+	// Interrupted: Ctrl-C stopped this run; what it measured until then is kept.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Error: the run failed (its worker process's last line).
+	Error string `json:"error,omitempty"`
 }
 
 // RunIndex is the run the repeat belongs to: its run field, or 1 in a schema 1 report (one run).

@@ -131,7 +131,7 @@ func (r *Report) GrowthLimits() []GrowthLimit {
 	var out []GrowthLimit
 	for i := range r.Assertions {
 		a := &r.Assertions[i]
-		if a.Verdict == VerdictSkipped || a.Right == "" {
+		if !a.Verdict.Decided() && a.Verdict != VerdictInconclusive || a.Right == "" {
 			continue
 		}
 		l, err1 := ParseRef(a.Left)

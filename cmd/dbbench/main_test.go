@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -207,7 +208,7 @@ targets: [{name: memory, adapter: memory}]
 
 func TestVersion(t *testing.T) {
 	code, out, _ := dbbench(t, t.TempDir(), "version")
-	if code != 0 || !strings.HasPrefix(out, "dbbench ") || !strings.Contains(out, "report schema 1") {
+	if code != 0 || !strings.HasPrefix(out, "dbbench ") || !strings.Contains(out, "report schema "+strconv.Itoa(report.SchemaVersion)) {
 		t.Errorf("exit %d: %q", code, out)
 	}
 }
@@ -240,6 +241,91 @@ func TestProcessIsolation(t *testing.T) {
 		if c == nil || g == nil || c.Repeats[0].Checksum != g.Repeats[0].Checksum {
 			t.Errorf("%s: the worker processes' results disagree", w)
 		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestRunsEndToEnd: --runs 3 makes three runs, each a worker process, merged into one version 2
+// report that matches its schema: every repeat carries its run, each result has each run's figures,
+// and the assertion is decided on an interval over the three run values. Ctrl-C during the second
+// run keeps the first run's results.
+func TestRunsEndToEnd(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, "runs.yaml")
+	os.WriteFile(cfg, []byte(`name: runs
+dataset: {persons: 200}
+warmup: 0
+repeats: 3
+workloads: [scan, {name: lookup, ops: 50}]
+targets: [{name: a, adapter: memory}, {name: b, adapter: memory}]
+assertions:
+  - name: far apart
+    check: lookup.p50[a] - lookup.p50[b] <= 1000000000
+`), 0o644)
+	out := filepath.Join(dir, "r.json")
+	code, stdout, stderr := dbbench(t, tmp, "run", "-c", cfg, "--runs", "3", "--out", out) // validates the schema
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"run 1 of 3 (a fresh process)", "run 3 of 3"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if joined := strings.Join(strings.Fields(stdout), " "); !strings.Contains(joined, "PASS far apart") || !strings.Contains(joined, "(3 runs, 98.75%)") {
+		t.Errorf("stdout lacks the assertion's interval line:\n%s", stdout)
+	}
+	r, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SchemaVersion != 2 || len(r.Run.Runs) != 3 || r.Run.Verdict == nil || r.Run.Verdict.InitialRuns != 3 {
+		t.Fatalf("schema %d, runs %+v, rule %+v", r.SchemaVersion, r.Run.Runs, r.Run.Verdict)
+	}
+	for _, x := range r.Results {
+		if len(x.Runs) != 3 || len(x.Repeats) != 9 || x.Repeats[0].Run != 1 || x.Repeats[8].Run != 3 {
+			t.Errorf("%s %s: %d runs, %d repeats", x.Target, x.Workload, len(x.Runs), len(x.Repeats))
+		}
+	}
+	a := r.Assertions[0]
+	if a.Verdict != "pass" || len(a.RunValues) != 3 || a.Interval == nil || a.Interval.Method != "t" || a.Interval.Confidence < 0.95 {
+		t.Errorf("assertion %+v", a)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+
+	// Ctrl-C in the second run.
+	os.WriteFile(cfg, []byte(`name: long
+dataset: {persons: 2000}
+warmup: 0
+repeats: 200
+workloads: [{name: lookup, ops: 20000}]
+targets: [{name: a, adapter: memory}]
+`), 0o644)
+	out = filepath.Join(dir, "i.json")
+	cmd, sc, lines := startUntil(t, tmp, "run 2 of 3", "run", "-c", cfg, "--runs", "3", "--out", out)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, strings.Join(lines, "\n"))
+	}
+	validateReports(t, []string{"--out", out})
+	r, err = report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Run.Interrupted || r.Verdict != "error" || len(r.Run.Runs) != 2 || !r.Run.Runs[1].Interrupted {
+		t.Fatalf("interrupted %v, verdict %s, runs %+v", r.Run.Interrupted, r.Verdict, r.Run.Runs)
+	}
+	if x := r.Find("a", "lookup", 2000); x == nil || len(x.Repeats) < 200 || x.Repeats[0].Run != 1 {
+		t.Errorf("the first run's 200 repeats are not kept: %+v", x)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)

@@ -248,9 +248,21 @@ func TestServerDiesMidRun(t *testing.T) {
 	}
 }
 
-// childNamed returns the pid of a child of parent whose command is name, or 0.
+// childNamed finds a process named name among parent's descendants (a run's worker process starts
+// the server, so it is a grandchild of dbbench), or 0.
 func childNamed(t *testing.T, parent int, name string) int {
 	t.Helper()
+	seen := map[int]bool{parent: true}
+	for range 3 { // the processes under parent, generation by generation
+		if pid := childOf(seen, name); pid != 0 {
+			return pid
+		}
+	}
+	return 0
+}
+
+// childOf returns a process named name whose parent is in seen, adding every child of seen to it.
+func childOf(seen map[int]bool, name string) int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -266,8 +278,14 @@ func childNamed(t *testing.T, parent int, name string) int {
 			continue
 		}
 		f := strings.Fields(string(b[j+1:]))
-		if string(b[i+1:j]) == name && len(f) > 1 && f[1] == strconv.Itoa(parent) {
-			return pid
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); seen[ppid] {
+			if string(b[i+1:j]) == name {
+				return pid
+			}
+			seen[pid] = true
 		}
 	}
 	return 0

@@ -102,7 +102,7 @@ targets:
 	}
 	live := 0
 	for _, seg := range strings.Split(progress, "\r\033[K") {
-		if strings.HasPrefix(seg, "  [") && !strings.Contains(seg, "\n") {
+		if (strings.HasPrefix(seg, "  [") || strings.HasPrefix(seg, "  run ")) && !strings.Contains(seg, "\n") {
 			live++ // a live line: redrawn in place, so it must fit in one line of the terminal
 			if n := utf8.RuneCountInString(seg); n > 89 {
 				t.Errorf("a live line of %d columns on a 90-column terminal: %q", n, seg)

@@ -199,7 +199,7 @@ func Runs(config string, runs ...[]Result) *report.Report {
 				rep.Run = k + 1
 				dst.Repeats = append(dst.Repeats, rep)
 			}
-			dst.Runs = append(dst.Runs, report.ResultRun{Run: k + 1, Figures: x.Figures})
+			dst.Runs = append(dst.Runs, report.RunFigures{Run: k + 1, Figures: x.Figures})
 		}
 		out.Run.Runs = append(out.Run.Runs, entry)
 	}

@@ -136,8 +136,8 @@ func TestEvaluate(t *testing.T) {
 		{"scan.ns_per_row[go] - scan.ns_per_row[c] <= 90", 0.1, "pass", 95}, // 99
 		{"scan.ns_per_row[go] <= 125", 0, "pass", 125},
 		{"scan.ns_per_row[go] < 125", 0, "fail", 125},
-		{"scan.ns_per_row[missing] <= 1", 0, "skipped", 0},
-		{"lookup.p50[go] <= 1", 0, "skipped", 0},
+		{"scan.ns_per_row[missing] <= 1", 0, "error", 0},
+		{"lookup.p50[go] <= 1", 0, "error", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
@@ -145,15 +145,15 @@ func TestEvaluate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := a.Evaluate(r, tt.relax)
+			got := a.Evaluate(r, tt.relax, Rule{})
 			if len(got) != 1 {
 				t.Fatalf("got %d verdicts", len(got))
 			}
 			if got[0].Verdict != tt.verdict {
 				t.Fatalf("verdict %s (%s), want %s", got[0].Verdict, got[0].Reason, tt.verdict)
 			}
-			if tt.verdict != "skipped" && math.Abs(got[0].Value-tt.value) > 1e-9 {
-				t.Errorf("value %v, want %v", got[0].Value, tt.value)
+			if tt.verdict != "error" && (got[0].Value != tt.value || got[0].Interval.Method != "point" || got[0].Runs != 1) {
+				t.Errorf("value %v (%+v over %d runs), want the point value %v", got[0].Value, got[0].Interval, got[0].Runs, tt.value)
 			}
 		})
 	}
@@ -188,7 +188,7 @@ func TestEvaluateMachineThreshold(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.Machines = tt.machines
-			got := a.Evaluate(r, tt.relax)[0]
+			got := a.Evaluate(r, tt.relax, Rule{})[0]
 			if got.Verdict != tt.verdict || math.Abs(got.RelaxedThreshold-tt.used) > 1e-9 || got.MachineClass != tt.class {
 				t.Fatalf("verdict %s, threshold %v, class %q; want %s, %v, %q", got.Verdict, got.RelaxedThreshold, got.MachineClass, tt.verdict, tt.used, tt.class)
 			}
@@ -209,7 +209,7 @@ func TestEvaluateSweep(t *testing.T) {
 		"tx/page/3000/p50": {100000, 110000, 90000},
 	})
 	growth, _ := Parse("page.p50[ix@max] <= 2 * page.p50[ix@min]")
-	got := growth.Evaluate(r, 0)
+	got := growth.Evaluate(r, 0, Rule{})
 	if len(got) != 1 || got[0].Verdict != "fail" || math.Abs(got[0].Value-2.5) > 1e-9 {
 		t.Fatalf("growth: %+v", got)
 	}
@@ -217,7 +217,7 @@ func TestEvaluateSweep(t *testing.T) {
 		t.Errorf("left = %s", got[0].Left)
 	}
 	per, _ := Parse("page.p50[tx] >= 10 * page.p50[ix]")
-	got = per.Evaluate(r, 0)
+	got = per.Evaluate(r, 0, Rule{})
 	if len(got) != 3 {
 		t.Fatalf("per-size verdicts: %d, want 3", len(got))
 	}
@@ -231,28 +231,68 @@ func TestEvaluateSweep(t *testing.T) {
 		t.Errorf("sized name = %s", got[2].Left)
 	}
 	bad, _ := Parse("page.p50[ix@31] <= 1")
-	if g := bad.Evaluate(r, 0); g[0].Verdict != "skipped" || !strings.Contains(g[0].Reason, "not run") {
+	if g := bad.Evaluate(r, 0, Rule{}); g[0].Verdict != "error" || !strings.Contains(g[0].Reason, "not run") {
 		t.Errorf("unknown size: %+v", g[0])
 	}
 }
 
-func TestEvaluateSkippedAndFailedTargets(t *testing.T) {
-	r := fakeReport([]int{10}, map[string][]float64{
-		"a/scan/10/p50": {1, 2, 3},
-		"b/scan/10/p50": {1, 2, 3},
-	})
-	a := r.TargetByName("a")
-	a.Status, a.Reason = "skipped", "no docker"
-	for i := range r.Results {
-		if r.Results[i].Target == "b" {
-			r.Results[i].Status, r.Results[i].Error = "failed", "checksum mismatch"
+// Nothing unmeasured passes: a side whose target was skipped (an optional target, absent) leaves the
+// assertion out; a failed result, a missing figure, a zero denominator or a value that is not a
+// number is an error naming what is missing; never a pass, whatever the threshold.
+func TestEvaluateNothingUnmeasuredPasses(t *testing.T) {
+	newReport := func() *report.Report {
+		r := fakeReport([]int{10}, map[string][]float64{
+			"a/scan/10/p50": {1, 2, 3}, "b/scan/10/p50": {1, 2, 3}, "c/scan/10/p50": {1, 2, 3},
+			"d/scan/10/p50": {1, 2, 3}, "z/scan/10/p50": {1, 0, 3}, "n/scan/10/p50": {1, math.NaN(), 3},
+			"o/scan/10/p50": {0, 0, 0},
+		})
+		r.Targets = append(r.Targets, report.Target{Name: "e", Status: "ok", Instances: []report.Instance{{Size: 10, Skipped: "declined the size"}}})
+		a := r.TargetByName("a")
+		a.Status, a.Reason = "skipped", "no docker"
+		for i := range r.Results {
+			switch r.Results[i].Target {
+			case "b":
+				r.Results[i].Status, r.Results[i].Error = "failed", "checksum\nmismatch"
+			case "d":
+				delete(r.Results[i].Repeats[1].Figures, "p50")
+			}
 		}
+		return r
 	}
-	for _, expr := range []string{"scan.p50[a] <= 1", "scan.p50[b] <= 1"} {
-		a, _ := Parse(expr)
-		g := a.Evaluate(r, 0)[0]
-		if g.Verdict != "skipped" || g.Reason == "" {
-			t.Errorf("%s: %+v", expr, g)
-		}
+	tests := []struct {
+		expr    string
+		verdict report.Verdict
+		reason  string
+	}{
+		{"scan.p50[a] <= 1000", "left_out", "target a was skipped: no docker"},
+		{"scan.p50[c] <= 1000 * scan.p50[a]", "left_out", "target a was skipped: no docker"},
+		{"scan.p50[e] <= 1000", "left_out", "target e was skipped at size 10: declined the size"},
+		{"scan.p50[b] <= 1000", "error", "b scan failed, so scan.p50[b] was not measured: checksum mismatch"},
+		{"scan.p50[c] - scan.p50[b] <= 1000", "error", "b scan failed"},
+		{"scan.p50[d] <= 1000", "error", "figure p50 is missing in d scan (run 1, repeat 2)"},
+		{"scan.p50[c] <= 1000 * scan.p50[z]", "error", "scan.p50[z] is 0 in run 1, repeat 2: a zero denominator"},
+		{"scan.p50[n] <= 1000", "error", "figure p50 of n scan is not a number (NaN) in run 1"},
+		{"scan.p50[c] >= 0.001 * scan.p50[n]", "error", "not a number"},
+		{"scan.p50[zz] <= 1000", "error", `no target "zz" in the report`},
+		{"lookup.p50[c] <= 1000", "error", "c did not run lookup, so lookup.p50[c] was not measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			a, err := Parse(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rule := range []Rule{{}, {Confidence: 0.95, Tests: 4}} {
+				g := a.Evaluate(newReport(), 0, rule)[0]
+				if g.Verdict != tt.verdict || !strings.Contains(g.Reason, tt.reason) || !strings.Contains(g.Why, tt.reason) || g.Interval != nil {
+					t.Errorf("verdict %s, reason %q, why %q, interval %v; want %s naming %q and no interval", g.Verdict, g.Reason, g.Why, g.Interval, tt.verdict, tt.reason)
+				}
+			}
+		})
+	}
+	// a ratio whose numerator is 0 is defined: 0 against a lower bound fails
+	a, _ := Parse("scan.p50[o] >= 0.5 * scan.p50[c]")
+	if g := a.Evaluate(newReport(), 0, Rule{})[0]; g.Verdict != "fail" {
+		t.Errorf("numerator 0: %s (%s)", g.Verdict, g.Reason)
 	}
 }

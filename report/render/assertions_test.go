@@ -62,7 +62,7 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 			}
 			a.Machines = tt.machines
 			r := oneResult(tt.a, tt.b)
-			r.Assertions = a.Evaluate(r, tt.relax)
+			r.Assertions = a.Evaluate(r, tt.relax, assertion.Rule{})
 			if got := r.Assertions[0].Verdict; got != tt.verdict {
 				t.Fatalf("verdict %s, want %s", got, tt.verdict)
 			}

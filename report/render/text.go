@@ -40,7 +40,7 @@ func (st Style) verdictWord(s string) string {
 		return "\033[32m" + s + "\033[0m"
 	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError):
 		return "\033[1;31m" + s + "\033[0m"
-	case string(report.StatusSkipped):
+	case string(report.StatusSkipped), string(report.VerdictInconclusive), string(report.VerdictLeftOut):
 		return "\033[33m" + s + "\033[0m"
 	}
 	return s
@@ -162,32 +162,38 @@ func rate(f map[string]float64, k string) string {
 	return Rate(v)
 }
 
-// Assertions writes each evaluated assertion on two lines: the verdict and the check, then (indented)
-// both sides' values and the decided value against the (relaxed) threshold. Long lines wrap.
+// Assertions writes each evaluated assertion: the verdict and the check, then (indented) both
+// sides' values and what decided it: the interval over runs against the (relaxed) threshold, or one
+// run's value; for an undecided one, what would decide it; for one with nothing to decide on, why.
+// Long lines wrap.
 func Assertions(w io.Writer, r *report.Report, st Style) {
 	if len(r.Assertions) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "ASSERTIONS")
-	const indent = "         "
+	const indent = "              "
 	for _, a := range r.Assertions {
 		check := a.Expr
 		if a.Name != "" {
 			check = a.Name + ": " + a.Expr
 		}
 		verdict := strings.ToUpper(string(a.Verdict))
-		head := fmt.Sprintf("%-7s  %s", verdict, check)
+		head := fmt.Sprintf("%-12s  %s", verdict, check)
 		head = wrap(head, st.width(), indent)
 		head = st.verdictWord(verdict) + head[len(verdict):]
 		fmt.Fprintln(w, head)
 		var detail string
-		if a.Verdict == report.VerdictSkipped {
+		switch a.Verdict {
+		case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
 			detail = a.Reason
-		} else {
+		default:
 			detail = sidesText(a) + ": " + decidedOn(a)
 		}
 		fmt.Fprintln(w, wrap(indent+detail, st.width(), indent))
+		if a.Verdict == report.VerdictInconclusive && a.Why != "" {
+			fmt.Fprintln(w, wrap(indent+a.Why, st.width(), indent))
+		}
 	}
 }
 
@@ -245,11 +251,18 @@ func decidedOn(a report.Assertion) string {
 		u := figureOf(a.Left)
 		format = func(v float64) string { return spacedUnit(FigureValue(u, v)) }
 	}
-	s := fmt.Sprintf("%s %s %s %s %s", what, format(a.Value), holdingRelation(a), format(a.RelaxedThreshold), boundWord(a.Op))
+	value := format(a.Value)
 	var notes []string
 	if a.RelaxedThreshold != a.Threshold {
 		notes = append(notes, "relaxed from "+format(a.Threshold))
 	}
+	if iv := a.Interval; iv != nil && iv.Method != "point" && a.Runs > 1 {
+		// the interval over runs, around the runs' mean (geometric mean for ratios)
+		what = strings.Replace(what, "median", "mean", 1)
+		value = fmt.Sprintf("%s [%s, %s]", value, format(iv.Lo), format(iv.Hi))
+		notes = append(notes, fmt.Sprintf("%d runs, %s", a.Runs, confidenceText(iv.Confidence)))
+	}
+	s := fmt.Sprintf("%s %s %s %s %s", what, value, holdingRelation(a), format(a.RelaxedThreshold), boundWord(a.Op))
 	if a.MachineClass != "" {
 		// The config keys this threshold to the run's machine class; say whose, and the check's own.
 		notes = append(notes, fmt.Sprintf("threshold for %s; elsewhere %s", a.MachineClass, format(a.DefaultThreshold)))
@@ -260,6 +273,11 @@ func decidedOn(a report.Assertion) string {
 	return s
 }
 
+// confidenceText is an interval's confidence as a percentage: 0.99583 -> "99.6%".
+func confidenceText(c float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", c*100), "0"), ".") + "%"
+}
+
 // DecidedOn is decidedOn for other packages: the one-line reason of a verdict ("median diff 351 ns >
 // 275 ns allowed").
 func DecidedOn(a report.Assertion) string { return decidedOn(a) }
@@ -267,6 +285,9 @@ func DecidedOn(a report.Assertion) string { return decidedOn(a) }
 // holdingRelation is the comparison that holds between the value and the threshold: the assertion's
 // own operator when it passed, its negation when it failed ("<=" fails as ">").
 func holdingRelation(a report.Assertion) string {
+	if a.Verdict == report.VerdictInconclusive {
+		return "straddles " + a.Op
+	}
 	if a.Verdict != report.VerdictFail {
 		return a.Op
 	}
@@ -360,41 +381,75 @@ func VerdictLine(w io.Writer, r *report.Report, st Style) {
 }
 
 func verdictLine(w io.Writer, r *report.Report) {
-	pass, fail, skip := 0, 0, 0
-	for _, a := range r.Assertions {
-		switch a.Verdict {
-		case report.VerdictPass:
-			pass++
-		case report.VerdictFail:
-			fail++
-		default:
-			skip++
+	n := map[report.Verdict]int{}
+	var firstError, firstUndecided *report.Assertion
+	for i, a := range r.Assertions {
+		n[a.Verdict]++
+		if a.Verdict == report.VerdictError && firstError == nil {
+			firstError = &r.Assertions[i]
 		}
+		if a.Verdict == report.VerdictInconclusive && firstUndecided == nil {
+			firstUndecided = &r.Assertions[i]
+		}
+	}
+	decided := len(r.Assertions) - n[report.VerdictLeftOut] - n[report.VerdictSkipped]
+	var extra []string
+	if k := n[report.VerdictLeftOut] + n[report.VerdictSkipped]; k > 0 {
+		extra = append(extra, fmt.Sprintf("%d left out", k))
+	}
+	if len(r.Run.Runs) == 1 && decided > 0 {
+		extra = append(extra, "one run: point verdicts, no interval")
+	}
+	tail := ""
+	if len(extra) > 0 {
+		tail = " (" + strings.Join(extra, "; ") + ")"
 	}
 	fmt.Fprintln(w)
 	switch r.Verdict {
 	case report.VerdictError:
-		if len(r.Results) == 0 && len(r.Run.Errors) > 0 {
+		switch {
+		case len(r.Results) == 0 && len(r.Run.Errors) > 0:
 			fmt.Fprintln(w, "verdict: ERROR: the run stopped before anything was measured: "+oneLine(r.Run.Errors[0]))
-			break
-		}
-		if len(r.Results) == 0 {
+		case len(r.Results) == 0:
 			fmt.Fprintln(w, "verdict: ERROR: every target was skipped, so nothing was measured (see skipped above)")
-			break
+		case firstError != nil && !anyFailed(r):
+			name := firstError.Name
+			if name == "" {
+				name = firstError.Expr
+			}
+			fmt.Fprintf(w, "verdict: ERROR: %d assertions had nothing to decide on, first %s: %s\n", n[report.VerdictError], name, oneLine(firstError.Reason))
+		default:
+			fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 		}
-		fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 	case report.VerdictFail:
-		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed\n", fail, len(r.Assertions))
+		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed%s\n", n[report.VerdictFail], decided, tail)
+	case report.VerdictInconclusive:
+		fmt.Fprintf(w, "verdict: INCONCLUSIVE: %d of %d assertions undecided within the budget, none failed%s\n", n[report.VerdictInconclusive], decided, tail)
 	default:
 		switch {
 		case len(r.Assertions) == 0:
 			fmt.Fprintln(w, "verdict: PASS (no assertions)")
-		case skip > 0:
-			fmt.Fprintf(w, "verdict: PASS: %d assertions hold, %d skipped\n", pass, skip)
+		case decided == 0:
+			fmt.Fprintf(w, "verdict: PASS (no assertions decided: %s)\n", strings.Join(extra, "; "))
 		default:
-			fmt.Fprintf(w, "verdict: PASS: all %d assertions hold\n", pass)
+			fmt.Fprintf(w, "verdict: PASS: all %d assertions hold%s\n", n[report.VerdictPass], tail)
 		}
 	}
+}
+
+// anyFailed reports whether a target or result of the report failed.
+func anyFailed(r *report.Report) bool {
+	for _, x := range r.Results {
+		if x.Status != report.StatusOK {
+			return true
+		}
+	}
+	for _, t := range r.Targets {
+		if t.Status == report.StatusFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrWriter remembers the first write error so renderers can write freely and check once.
