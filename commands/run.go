@@ -137,7 +137,6 @@ until then); 4 inconclusive: some assertion undecided within the budget, none fa
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
-	f := opts.f
 	var counter *callgrind.Counter
 	if opts.Instructions {
 		var err error
@@ -145,15 +144,36 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 			return underCallgrind(cmd, opts)
 		}
 	}
+	if err := checkRunFlags(opts); err != nil {
+		return err
+	}
 	c, err := loadConfig(opts.Config)
 	if err != nil {
 		return err
 	}
-	if opts.Isolation != "" {
-		if !slices.Contains(config.IsolationModes, opts.Isolation) {
-			return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
-		}
-		c.Isolation = opts.Isolation
+	if err := narrowConfig(c, opts); err != nil {
+		return err
+	}
+	plan, err := planRun(c, opts)
+	if err != nil {
+		return err
+	}
+	res, err := reserveReport(opts, plan)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	if res.Replaced != "" {
+		fmt.Fprintln(opts.f.Err, "dbbench: "+res.Replaced)
+	}
+	defer res.Release() // the placeholder of a run that wrote no report
+	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
+	return runPlan(cmd, opts, plan, res, counter)
+}
+
+// checkRunFlags refuses flag values no config can make sense of.
+func checkRunFlags(opts *RunOptions) error {
+	if opts.Isolation != "" && !slices.Contains(config.IsolationModes, opts.Isolation) {
+		return exitcode.Usagef("--isolation %q: want one of %s", opts.Isolation, strings.Join(config.IsolationModes, ", "))
 	}
 	if opts.Runs < 0 || opts.Runs > config.MaxRuns {
 		return exitcode.Usagef("--runs %d: want 1 to %d", opts.Runs, config.MaxRuns)
@@ -164,8 +184,19 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
 	}
-	worker := opts.Worker != "" || opts.RunWorker > 0
-	if worker {
+	return nil
+}
+
+// isWorker: this process is one run, or one target, of a parent dbbench run.
+func (opts *RunOptions) isWorker() bool { return opts.Worker != "" || opts.RunWorker > 0 }
+
+// narrowConfig applies the flags that change what the config runs: --isolation, what a worker
+// process of a parent run measures, and --targets.
+func narrowConfig(c *config.Config, opts *RunOptions) error {
+	if opts.Isolation != "" {
+		c.Isolation = opts.Isolation
+	}
+	if opts.isWorker() {
 		c.Assertions, c.LeftOut = nil, nil // a worker measures; its parent decides
 	}
 	if len(opts.RunWorkloads) > 0 {
@@ -182,12 +213,18 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 			return exitcode.Usagef("%v", err)
 		}
 		if len(dropped) > 0 && !opts.Quiet {
-			fmt.Fprintf(f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+			fmt.Fprintf(opts.f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
 		}
 	}
-	plan, _, err := resolve(f, c, opts.CI)
+	return nil
+}
+
+// planRun resolves the config into the plan this process runs: the verdict's runs and budget from
+// the flags, one run in a worker or under --instructions, and the run's salt.
+func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
+	plan, _, err := resolve(opts.f, c, opts.CI)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if opts.Runs > 0 {
 		plan.Verdict.Runs = opts.Runs
@@ -195,7 +232,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if opts.Budget > 0 {
 		plan.Verdict.Budget = opts.Budget
 	}
-	if opts.Instructions || worker {
+	if opts.Instructions || opts.isWorker() {
 		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
 	}
 	// One salt for the whole run, shared by its worker processes (runs and isolation: process
@@ -205,18 +242,15 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 		plan.Salt = newSalt()
 	}
 	if opts.Instructions && plan.Interleave == config.InterleaveOps {
-		return exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
+		return nil, exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
 	}
-	res, err := reserveReport(opts, plan)
-	if err != nil {
-		return exitcode.Usagef("%v", err)
-	}
-	if res.Replaced != "" {
-		fmt.Fprintln(f.Err, "dbbench: "+res.Replaced)
-	}
-	defer res.Release() // the placeholder of a run that wrote no report
-	defer cleanup.RegisterLocal("rm "+res.Path, res.Release)()
+	return plan, nil
+}
 
+// runPlan runs the plan with its secrets masked in everything it prints or stores, and publishes
+// the report and the summary (also on Ctrl-C, before the targets are cleaned up).
+func runPlan(cmd *cobra.Command, opts *RunOptions, plan *config.Plan, res *report.Reservation, counter *callgrind.Counter) error {
+	f := opts.f
 	// Every secret of the config is masked in whatever the run prints or stores, including what
 	// drivers put in their errors.
 	sec := plan.Secrets

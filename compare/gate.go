@@ -42,38 +42,8 @@ func (c *comparer) gate() error {
 	}
 	conf := 1 - (1-c.opts.Confidence)/float64(max(g.Gated, 1)*c.opts.Looks)
 	for i := range c.out.Rows {
-		r := &c.out.Rows[i]
-		if r.Threshold == nil {
-			continue
-		}
-		t := *r.Threshold
-		var d Decision
-		switch {
-		case c.out.Undecidable != "":
-			r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
-				Why: "not decided: the sides ran on different machine classes"}
-		case c.sample == SampleOneRun:
-			r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
-				Why: "one run a side: the spread between runs is not measured, so there is no interval (give 5 or more runs a side)"}
-		default:
-			r.Gate, d = decide(r.Old.Values, r.New.Values, t, r.HigherBetter, conf, c.sampleWord(), c.opts.DropSlowest)
-		}
-		r.Decision = &d
-		switch r.Gate {
-		case GateFail:
-			g.Failures++
-			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s: %s", c.rowName(*r), FormatChange(float64(r.Change)), d.Why))
-		case GateInconclusive:
-			g.Inconclusive++
-			switch n := d.RunsNeeded; {
-			case n < 0:
-				g.RunsNeeded = -1 // more than anyone would take: that says it all
-			case g.RunsNeeded >= 0 && n > g.RunsNeeded:
-				g.RunsNeeded = n
-			}
-			if c.out.Undecidable == "" {
-				g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s", c.rowName(*r), d.Why))
-			}
+		if c.out.Rows[i].Threshold != nil {
+			c.decideRow(&c.out.Rows[i], conf)
 		}
 	}
 	if c.out.Undecidable != "" {
@@ -98,6 +68,40 @@ func (c *comparer) gate() error {
 		g.Verdict = GatePass
 	}
 	return nil
+}
+
+// decideRow decides one gated row at confidence conf and counts it in the gate.
+func (c *comparer) decideRow(r *Row, conf float64) {
+	g := &c.out.Gate
+	t := *r.Threshold
+	var d Decision
+	switch {
+	case c.out.Undecidable != "":
+		r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
+			Why: "not decided: the sides ran on different machine classes"}
+	case c.sample == SampleOneRun:
+		r.Gate, d = GateInconclusive, Decision{Lo: Num(math.NaN()), Hi: Num(math.NaN()), Confidence: conf,
+			Why: "one run a side: the spread between runs is not measured, so there is no interval (give 5 or more runs a side)"}
+	default:
+		r.Gate, d = decide(r.Old.Values, r.New.Values, t, r.HigherBetter, conf, c.sampleWord(), c.opts.DropSlowest)
+	}
+	r.Decision = &d
+	switch r.Gate {
+	case GateFail:
+		g.Failures++
+		g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s: %s", c.rowName(*r), FormatChange(float64(r.Change)), d.Why))
+	case GateInconclusive:
+		g.Inconclusive++
+		switch n := d.RunsNeeded; {
+		case n < 0:
+			g.RunsNeeded = -1 // more than anyone would take: that says it all
+		case g.RunsNeeded >= 0 && n > g.RunsNeeded:
+			g.RunsNeeded = n
+		}
+		if c.out.Undecidable == "" {
+			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s", c.rowName(*r), d.Why))
+		}
+	}
 }
 
 // sampleWord names the samples in messages.

@@ -84,36 +84,7 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 	rule := r.verdictRule(k, p.Verdict.Runs, look)
 	rule.BudgetNs = budget.Nanoseconds()
 
-	// More looks: while some assertion is undecided (and nothing erred), batches of runs of just
-	// what the undecided ones read, within the budget.
-	var spent time.Duration
-	stop := ""
-	for {
-		spec, undecided := s.toDecide(assertions)
-		if undecided == 0 || s.stopped || anyError(assertions) {
-			break
-		}
-		if look >= r.maxLooks() {
-			stop = fmt.Sprintf("%d looks taken, the most allowed (verdict.max_looks)", look)
-			break
-		}
-		ran := 0
-		for i := 0; i < p.Verdict.Runs && !s.stopped; i++ {
-			if spent+s.expected(spec, initial) > budget {
-				break
-			}
-			t0 := time.Now()
-			s.run(ctx, spec)
-			spent += time.Since(t0)
-			ran++
-		}
-		if ran == 0 {
-			stop = fmt.Sprintf("the budget for extra runs (%s) is spent", budget.Round(time.Millisecond))
-			break
-		}
-		look++
-		assertions = r.judge(s.merged(), assertions, look, &k)
-	}
+	assertions, spent, stop := s.moreLooks(ctx, assertions, initial, budget, &look, &k)
 	rule.Looks, rule.SpentNs = look, spent.Nanoseconds()
 	for i := range assertions {
 		if assertions[i].Verdict == report.VerdictInconclusive && stop != "" {
@@ -129,6 +100,39 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 	}
 	s.prog.finish()
 	return final, nil
+}
+
+// moreLooks takes more looks while some assertion is undecided (and nothing erred): batches of
+// runs of just what the undecided ones read, within the budget and the most looks allowed. It
+// returns the assertions as last decided, the time the extra runs took, and why it stopped early
+// ("" when everything was decided).
+func (s *runs) moreLooks(ctx context.Context, assertions []report.Assertion, initial, budget time.Duration, look, k *int) ([]report.Assertion, time.Duration, string) {
+	r, p := s.r, s.r.Plan
+	var spent time.Duration
+	for {
+		spec, undecided := s.toDecide(assertions)
+		if undecided == 0 || s.stopped || anyError(assertions) {
+			return assertions, spent, ""
+		}
+		if *look >= r.maxLooks() {
+			return assertions, spent, fmt.Sprintf("%d looks taken, the most allowed (verdict.max_looks)", *look)
+		}
+		ran := 0
+		for i := 0; i < p.Verdict.Runs && !s.stopped; i++ {
+			if spent+s.expected(spec, initial) > budget {
+				break
+			}
+			t0 := time.Now()
+			s.run(ctx, spec)
+			spent += time.Since(t0)
+			ran++
+		}
+		if ran == 0 {
+			return assertions, spent, fmt.Sprintf("the budget for extra runs (%s) is spent", budget.Round(time.Millisecond))
+		}
+		*look++
+		assertions = r.judge(s.merged(), assertions, *look, k)
+	}
 }
 
 // run makes one run of spec (its index is the next one) and keeps what it measured. A run that

@@ -105,16 +105,8 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 	if page == 0 {
 		page = 100
 	}
-	usage := func(format string, args ...any) error {
-		return exitcode.Usagef("triplex: workload %s: "+format, append([]any{name}, args...)...)
-	}
-	need := func(rows int, what string) error {
-		if want := page + 1; rows < want {
-			return usage("a page of %d rows needs at least %d %s (one more shows that a next page exists), but the fixture at %d entities has %d; use a larger dataset size or a smaller page",
-				page, want, what, t.entities(), rows)
-		}
-		return nil
-	}
+	w := prep{t: t, name: name, page: page}
+	usage, need := w.usage, w.need
 	switch name {
 	case wPageAll, wPageAttr, wPageJoin, wGroupCount:
 		p, rows, what, err := t.pagerFor(name, params)
@@ -142,28 +134,7 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 	case wEntityLookup:
 		return t.entityLookup(ctx)
 	case wAsOfPage, wAsOfEntity:
-		back := max(int(params.Int("back")), 1)
-		if back > t.cfg.historyDepth-1 {
-			return nil, usage("back %d needs history_depth >= %d (the target has history_depth %d, i.e. %d update round(s))",
-				back, back+1, t.cfg.historyDepth, t.cfg.historyDepth-1)
-		}
-		rounds := t.cfg.historyDepth - 1 - back
-		at := t.roundTx[rounds]
-		if name == wAsOfEntity {
-			if len(t.selected) == 0 {
-				return nil, usage("no entity is updated at update_share %v and %d entities", t.cfg.updateShare, t.n)
-			}
-			return t.asOfEntity(ctx, at, rounds)
-		}
-		a := attrOf(params.String("attribute"))
-		if !params.Has("attribute") {
-			a = attrScore
-		}
-		p := t.attrPager(a, at, rounds)
-		if err := need(t.n, "entities"); err != nil {
-			return nil, err
-		}
-		return p.firstPage(ctx, page)
+		return t.prepareAsOf(ctx, w, params)
 	case wInsertFacts:
 		op := &insertOp{t: t, batch: max(int(params.Int("batch")), 1)}
 		op.build()
@@ -175,6 +146,53 @@ func (t *target) PrepareWorkload(ctx context.Context, name string, params adapte
 		return &updateOp{t: t, batch: max(int(params.Int("batch")), 1)}, nil
 	}
 	return nil, exitcode.Usagef("triplex: no workload %q", name)
+}
+
+// prep is one PrepareWorkload call: the workload and its page size, for its checks and messages.
+type prep struct {
+	t    *target
+	name string
+	page int
+}
+
+func (w prep) usage(format string, args ...any) error {
+	return exitcode.Usagef("triplex: workload %s: "+format, append([]any{w.name}, args...)...)
+}
+
+// need refuses a fixture too small for a page and a row more (which shows a next page exists).
+func (w prep) need(rows int, what string) error {
+	if want := w.page + 1; rows < want {
+		return w.usage("a page of %d rows needs at least %d %s (one more shows that a next page exists), but the fixture at %d entities has %d; use a larger dataset size or a smaller page",
+			w.page, want, what, w.t.entities(), rows)
+	}
+	return nil
+}
+
+// prepareAsOf readies as_of_page or as_of_entity: a page, or the updated entities, as they were
+// `back` update rounds ago.
+func (t *target) prepareAsOf(ctx context.Context, w prep, params adapters.Options) (adapters.Op, error) {
+	back := max(int(params.Int("back")), 1)
+	if back > t.cfg.historyDepth-1 {
+		return nil, w.usage("back %d needs history_depth >= %d (the target has history_depth %d, i.e. %d update round(s))",
+			back, back+1, t.cfg.historyDepth, t.cfg.historyDepth-1)
+	}
+	rounds := t.cfg.historyDepth - 1 - back
+	at := t.roundTx[rounds]
+	if w.name == wAsOfEntity {
+		if len(t.selected) == 0 {
+			return nil, w.usage("no entity is updated at update_share %v and %d entities", t.cfg.updateShare, t.n)
+		}
+		return t.asOfEntity(ctx, at, rounds)
+	}
+	a := attrOf(params.String("attribute"))
+	if !params.Has("attribute") {
+		a = attrScore
+	}
+	p := t.attrPager(a, at, rounds)
+	if err := w.need(t.n, "entities"); err != nil {
+		return nil, err
+	}
+	return p.firstPage(ctx, w.page)
 }
 
 // entities is the fixture's current entity count (load plus insert_facts).
