@@ -3,8 +3,8 @@
 const M: u64 = 0x9e37_79b9_7f4a_7c15;
 
 #[inline(always)]
-fn le64(s: &[u8], p: usize) -> u64 {
-    u64::from_le_bytes(s[p..p + 8].try_into().unwrap())
+fn le64(w: &[u8]) -> u64 {
+    u64::from_le_bytes(w.try_into().unwrap())
 }
 
 #[inline(always)]
@@ -17,12 +17,12 @@ fn fold(mut h: u64, s: &[u8]) -> u64 {
         }
         return (h ^ v).wrapping_mul(M);
     }
-    let mut p = 0;
-    while n - p > 8 {
-        h = (h ^ le64(s, p)).wrapping_mul(M);
-        p += 8;
+    // every full word except the last: those starting before n-8 (one bounds check for all of them)
+    let words = (n - 8 + 7) / 8;
+    for w in s[..8 * words].chunks_exact(8) {
+        h = (h ^ le64(w)).wrapping_mul(M);
     }
-    (h ^ le64(s, n - 8)).wrapping_mul(M)
+    (h ^ le64(&s[n - 8..])).wrapping_mul(M)
 }
 
 #[inline]
