@@ -35,8 +35,11 @@ import qualified Lmdb
 import Persons (Persons (..), readPersons)
 import Store
 
-protocol :: Int
-protocol = 1
+-- | The protocol versions this client speaks: 1, and 2 (capabilities store and keep_store: dbbench reads
+-- the loaded store and every insert's fresh store back itself; the person file's salt needs nothing,
+-- since names are read from the file).
+protocols :: [Int]
+protocols = [1, 2]
 
 optionNames :: [T.Text]
 optionNames = ["copy", "ffi", "map_size"]
@@ -80,36 +83,42 @@ size v = case v of
   _ -> Left ("map_size: want bytes or a size such as \"1GiB\", got " ++ BC.unpack (BL.toStrict (encode v)))
   where units = [("", 1), ("B", 1), ("KiB", 2 ^ (10 :: Int)), ("MiB", 2 ^ (20 :: Int)), ("GiB", 2 ^ (30 :: Int)), ("TiB", 2 ^ (40 :: Int))]
 
-data Server = Server { store :: IORef (Maybe Store) }
+data Server = Server { store :: IORef (Maybe Store), version :: IORef Int }
+
+storeJson :: FilePath -> Value
+storeJson dir = object ["kind" .= ("lmdb" :: String), "path" .= dir]
 
 handle' :: Server -> String -> Object -> IO [Pair]
 handle' srv op req = case op of
-  "hello" -> hello req
+  "hello" -> hello srv req
   "ping" -> pure []
   "open" -> open srv req
   "close" -> do
     st <- atomicModifyIORef' (store srv) (\s -> (Nothing, s))
     mapM_ closeStore st
     pure []
-  _ | op `elem` ["load", "scan", "lookup", "insert", "concurrent", "run"] -> do
+  _ | op `elem` ["load", "scan", "lookup", "insert", "concurrent", "run", "drop"] -> do
         st <- readIORef (store srv)
+        v <- readIORef (version srv)
         case st of
           Nothing -> bad (op ++ " before open")
-          Just s -> work s op req
+          Just s -> work s v op req
     | otherwise -> bad ("unknown op " ++ show op)
 
-hello :: Object -> IO [Pair]
-hello req = do
-  case field "protocol" req >>= int of
-    Just v | v == protocol -> pure ()
-    Just v -> bad ("protocol " ++ show v ++ " requested; this client speaks " ++ show protocol)
-    Nothing -> bad ("hello: protocol must be an integer; this client speaks " ++ show protocol)
+hello :: Server -> Object -> IO [Pair]
+hello srv req = do
+  v <- case field "protocol" req >>= int of
+    Just v | v `elem` protocols -> pure v
+    Just v -> bad ("protocol " ++ show v ++ " requested; this client speaks 1 and 2")
+    Nothing -> bad "hello: protocol must be an integer; this client speaks 1 and 2"
+  writeIORef (version srv) v
   rt <- runtimeName
   (ver, _) <- Lmdb.version
-  pure [ "protocol" .= protocol, "client" .= ("dbbench-client-haskell" :: String), "client_version" .= ("1.0.0" :: String)
+  pure $ [ "protocol" .= v, "client" .= ("dbbench-client-haskell" :: String), "client_version" .= ("1.0.0" :: String)
        , "language" .= ("Haskell" :: String), "runtime" .= rt, "library" .= ("lmdb" :: String)
        , "library_version" .= ver, "workloads" .= (["scan", "lookup", "insert", "concurrent"] :: [String])
        , "options" .= optionNames ]
+    ++ ["capabilities" .= (["keep_store", "store"] :: [String]) | v >= 2]
 
 open :: Server -> Object -> IO [Pair]
 open srv req = do
@@ -175,11 +184,12 @@ open srv req = do
         ]
   pure ["info" .= info, "scans_in_key_order" .= True]
 
-work :: Store -> String -> Object -> IO [Pair]
-work s op req = case op of
+work :: Store -> Int -> String -> Object -> IO [Pair]
+work s v op req = case op of
   "load" -> do
     t <- load s
-    pure ["rows" .= tRows t, "elapsed_ns" .= tNs t]
+    pure $ ["rows" .= tRows t, "elapsed_ns" .= tNs t] ++ ["store" .= storeJson (sDir s) | v >= 2]
+  "drop" -> dropKept s >> pure []
   "scan" -> do
     n <- count op "rows" req
     t <- scan s n
@@ -201,8 +211,9 @@ work s op req = case op of
   "insert" -> do
     n <- count op "rows" req
     when (n > pCount (sP s)) $ bad ("insert: rows " ++ show n ++ " > " ++ show (pCount (sP s)) ++ " persons in the dataset")
-    t <- insert s n
-    pure ["rows" .= tRows t, "checksum" .= hex (tSum t), "elapsed_ns" .= tNs t]
+    let keep = field "keep" req == Just (Bool True)
+    (t, kept) <- insert s n keep
+    pure $ ["rows" .= tRows t, "checksum" .= hex (tSum t), "elapsed_ns" .= tNs t] ++ ["store" .= storeJson d | Just d <- [kept]]
   "concurrent" -> do
     k <- count op "readers" req
     when (k < 1 || k > 100) $ bad "concurrent: readers must be 1 to 100 (the reader table holds 126)"
@@ -251,7 +262,7 @@ main = do
   hSetBinaryMode stdin True
   hSetBinaryMode stdout True
   hSetBuffering stdout (BlockBuffering Nothing)
-  srv <- Server <$> newIORef Nothing
+  srv <- Server <$> newIORef Nothing <*> newIORef 1
   let loop = do
         eof <- isEOF
         unless eof $ do

@@ -5,11 +5,12 @@
 -- copied into ByteStrings) or as the lmdb-c baseline's C loop called once (the "c" variant).
 module Store
   ( Ffi (..), Config (..), Store (..), Tally (..)
-  , openStore, closeStore, load, scan, lookups, insert, concurrent
+  , openStore, closeStore, load, scan, lookups, insert, dropKept, concurrent
   ) where
 
 import Control.Concurrent
-import Control.Exception (ErrorCall (..), SomeException, catch, throwIO, finally)
+import Control.Exception (ErrorCall (..), SomeException, catch, throwIO, finally, try)
+import Data.Maybe (isJust)
 import Control.Monad
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Unsafe as BU
@@ -29,7 +30,9 @@ data Config = Config { cfgFfi :: !Ffi, cfgCopy :: !Bool, cfgMapSize :: !Int }
 
 data Store = Store
   { sP :: !Persons, sEnv :: !(Ptr MDBEnv), sDbi :: !Dbi, sDir :: !FilePath, sCfg :: !Config
-  , sInserts :: !(IORef Int) }
+  , sInserts :: !(IORef Int)
+  , sKept :: !(IORef (Maybe FilePath)) -- ^ the fresh store an insert with keep left (protocol 2), until drop
+  }
 
 -- | Rows read, their RowSum total, and the time (ns) the work took.
 data Tally = Tally { tRows :: !Int, tSum :: !Word64, tNs :: !Word64 }
@@ -49,10 +52,17 @@ openStore p temp cfg = do
   let dir = temp </> "lmdb"
   createDirectoryIfMissing True dir
   (env, dbi) <- openEnv dir (cfgMapSize cfg) maxReaders
-  Store p env dbi dir cfg <$> newIORef 0
+  Store p env dbi dir cfg <$> newIORef 0 <*> newIORef Nothing
 
 closeStore :: Store -> IO ()
-closeStore s = closeEnv (sEnv s) `finally` removeDirectoryRecursive (sDir s)
+closeStore s = (closeEnv (sEnv s) >> (readIORef (sKept s) >>= mapM_ (const (dropKept s))))
+  `finally` removeDirectoryRecursive (sDir s)
+
+-- | Removes the store the last insert kept (protocol 2's drop).
+dropKept :: Store -> IO ()
+dropKept s = do
+  k <- atomicModifyIORef' (sKept s) (\x -> (Nothing, x))
+  maybe (fail1 "drop: no insert's store is kept") removeDirectoryRecursive k
 
 writeError :: Store -> CInt -> IO a
 writeError s rc
@@ -254,9 +264,13 @@ insertWith api copy s env dbi n = alloca $ \pt -> allocaBytes 32 $ \kv -> alloca
   pure (t1 - t0)
 {-# INLINE insertWith #-}
 
--- | Inserts into a fresh environment beside the loaded one, then reads it back (untimed) and removes it.
-insert :: Store -> Int -> IO Tally
-insert s n = do
+-- | Inserts into a fresh environment beside the loaded one, then reads it back (untimed). Without keep
+-- it is removed at once; with keep (protocol 2) it stays, closed, for dbbench to read, until drop, and
+-- its directory is returned.
+insert :: Store -> Int -> Bool -> IO (Tally, Maybe FilePath)
+insert s n keep = do
+  kept <- readIORef (sKept s)
+  when (isJust kept) $ fail1 "insert: the previous insert's store is kept: drop it first"
   k <- atomicModifyIORef' (sInserts s) (\x -> (x + 1, x + 1))
   let dir = sDir s ++ "-insert-" ++ show k
       p = sP s
@@ -276,7 +290,12 @@ insert s n = do
           (Unsafe, True) -> insertWith unsafeApi True s env dbi n
         (back, _, _) <- scanWith unsafeApi False env dbi (n + 1)
         pure back {tNs = ns}
-  work `finally` (closeEnv env >> removeDirectoryRecursive dir)
+  r <- try (work `finally` closeEnv env)
+  case r of
+    Right t | keep -> writeIORef (sKept s) (Just dir) >> pure (t, Just dir)
+    _ -> do
+      removeDirectoryRecursive dir
+      either (\e -> throwIO (e :: SomeException)) (\t -> pure (t, Nothing)) r
 
 -- | K readers, each scanning rows pairs in its own read transaction, released together: Haskell
 -- threads (forkOn, so that the threaded RTS spreads them over its capabilities; in the non-threaded

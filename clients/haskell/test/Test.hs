@@ -15,7 +15,7 @@ import Data.List (isPrefixOf)
 import qualified Data.Text.Encoding as TE
 import Foreign
 import Foreign.C (CSize, CInt)
-import System.Directory (createDirectory, getTemporaryDirectory, removeDirectoryRecursive)
+import System.Directory (createDirectory, doesDirectoryExist, doesFileExist, getTemporaryDirectory, removeDirectoryRecursive)
 import System.Exit (exitFailure)
 import System.FilePath ((</>))
 import System.IO (hPutStrLn, stderr)
@@ -125,8 +125,18 @@ session expect p cfg = do
       (r, a) <- lookups s idx 4 lat
       (,,) r a <$> peekArray 4 lat
     expect (what "lookup") (rows == 4 && acc == want && all (>= 0) lat)
-    ins <- insert s 10
-    expect (what "insert reads back the first 10") (tRows ins == 10 && tSum ins == 0xe27dc92647c5e680 && tNs ins > 0)
+    (ins, none) <- insert s 10 False
+    expect (what "insert reads back the first 10") (tRows ins == 10 && tSum ins == 0xe27dc92647c5e680 && tNs ins > 0 && none == Nothing)
+    (ins2, kept) <- insert s 10 True
+    keptFile <- maybe (pure False) (doesFileExist . (</> "data.mdb")) kept
+    expect (what "insert with keep leaves its environment") (tSum ins2 == tSum ins && keptFile)
+    again <- try (insert s 1 True) :: IO (Either SomeException (Tally, Maybe FilePath))
+    expect (what "a second insert before drop is refused") (either (const True) (const False) again)
+    dropKept s
+    gone <- maybe (pure False) (fmap not . doesDirectoryExist) kept
+    expect (what "drop removes the kept environment") gone
+    dropAgain <- try (dropKept s) :: IO (Either SomeException ())
+    expect (what "drop with nothing kept is refused") (either (const True) (const False) dropAgain)
     (wall, rs) <- concurrent s 3 1000
     expect (what "concurrent") (length rs == 3 && all (\r -> tRows r == 1000 && tSum r == 0x9a8d33d6f43e47cd) rs
                                 && wall >= maximum (map tNs rs))

@@ -12,7 +12,11 @@ use json::{Obj, Value};
 use std::io::{BufRead, Write};
 use store::{Store, Variant};
 
-const PROTOCOL: i64 = 1;
+/// The protocol versions this client speaks: 1, and 2 (capabilities store and keep_store: dbbench
+/// reads the loaded store and every insert's fresh store back itself; the person file's salt needs
+/// nothing, since names are read from the file).
+const PROTOCOLS: [i64; 2] = [1, 2];
+const CAPABILITIES: [&str; 2] = ["keep_store", "store"];
 const WORKLOADS: [&str; 4] = ["scan", "lookup", "insert", "concurrent"];
 const OPTIONS: [&str; 2] = ["map_size", "variant"];
 
@@ -25,6 +29,12 @@ fn lmdb_version() -> (String, String) {
 
 struct Server {
     store: Option<Store>,
+    /// The version hello agreed on.
+    version: i64,
+}
+
+fn store_json(dir: &std::path::Path) -> String {
+    Obj::new().str("kind", "lmdb").str("path", &dir.to_string_lossy()).end()
 }
 
 fn count(req: &Value, op: &str, field: &str) -> Result<i64, String> {
@@ -71,22 +81,23 @@ impl Server {
                 self.store = None;
                 Ok(Obj::new())
             }
-            "load" | "scan" | "lookup" | "insert" | "concurrent" | "run" => {
+            "load" | "scan" | "lookup" | "insert" | "concurrent" | "run" | "drop" => {
                 let st = self.store.as_mut().ok_or_else(|| format!("{} before open", op))?;
-                work(st, req, op)
+                work(st, req, op, self.version)
             }
             _ => Err(format!("unknown op {:?}", op)),
         }
     }
 
-    fn hello(&self, req: &Value) -> Result<Obj, String> {
-        match req.get("protocol") {
-            Some(Value::Int(PROTOCOL)) => {}
-            Some(Value::Int(v)) => return Err(format!("protocol {} requested; this client speaks {}", v, PROTOCOL)),
-            _ => return Err(format!("hello: protocol must be an integer; this client speaks {}", PROTOCOL)),
-        }
-        Ok(Obj::new()
-            .int("protocol", PROTOCOL)
+    fn hello(&mut self, req: &Value) -> Result<Obj, String> {
+        let v = match req.get("protocol") {
+            Some(Value::Int(v)) if PROTOCOLS.contains(v) => *v,
+            Some(Value::Int(v)) => return Err(format!("protocol {} requested; this client speaks 1 and 2", v)),
+            _ => return Err("hello: protocol must be an integer; this client speaks 1 and 2".into()),
+        };
+        self.version = v;
+        let o = Obj::new()
+            .int("protocol", v)
             .str("client", "dbbench-client-rust")
             .str("client_version", env!("CARGO_PKG_VERSION"))
             .str("language", "Rust")
@@ -94,7 +105,8 @@ impl Server {
             .str("library", "lmdb")
             .str("library_version", &lmdb_version().0)
             .strs("workloads", &WORKLOADS)
-            .strs("options", &OPTIONS))
+            .strs("options", &OPTIONS);
+        Ok(if v >= 2 { o.strs("capabilities", &CAPABILITIES) } else { o })
     }
 
     fn open(&mut self, req: &Value) -> Result<Obj, String> {
@@ -161,11 +173,16 @@ impl Server {
     }
 }
 
-fn work(st: &mut Store, req: &Value, op: &str) -> Result<Obj, String> {
+fn work(st: &mut Store, req: &Value, op: &str, version: i64) -> Result<Obj, String> {
     match op {
         "load" => {
             let t = st.load()?;
-            Ok(Obj::new().int("rows", t.rows).int("elapsed_ns", t.ns))
+            let o = Obj::new().int("rows", t.rows).int("elapsed_ns", t.ns);
+            Ok(if version >= 2 { o.raw("store", &store_json(st.path())) } else { o })
+        }
+        "drop" => {
+            st.drop_kept()?;
+            Ok(Obj::new())
         }
         "scan" => {
             let t = st.scan(count(req, op, "rows")?)?;
@@ -190,8 +207,13 @@ fn work(st: &mut Store, req: &Value, op: &str) -> Result<Obj, String> {
             if rows as usize > st.p.n {
                 return Err(format!("insert: rows {} > {} persons in the dataset", rows, st.p.n));
             }
-            let t = st.insert(rows)?;
-            Ok(Obj::new().int("rows", t.rows).str("checksum", &hex(t.sum)).int("elapsed_ns", t.ns))
+            let keep = matches!(req.get("keep"), Some(Value::Bool(true)));
+            let (t, kept) = st.insert(rows, keep)?;
+            let o = Obj::new().int("rows", t.rows).str("checksum", &hex(t.sum)).int("elapsed_ns", t.ns);
+            Ok(match kept {
+                Some(dir) => o.raw("store", &store_json(&dir)),
+                None => o,
+            })
         }
         "concurrent" => {
             let readers = count(req, op, "readers")?;
@@ -241,7 +263,7 @@ fn main() {
         eprintln!("usage: dbbench-client-rust (speaks docs/protocol.md on stdin/stdout; choose the variant with the client option variant: crate|c)");
         std::process::exit(2);
     }
-    let mut server = Server { store: None };
+    let mut server = Server { store: None, version: 1 };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -277,7 +299,7 @@ mod tests {
     use super::*;
 
     fn session(lines: &[&str]) -> Vec<Value> {
-        let mut s = Server { store: None };
+        let mut s = Server { store: None, version: 1 };
         lines.iter().map(|l| json::parse(&answer(&mut s, l)).unwrap()).collect()
     }
 
@@ -358,8 +380,50 @@ mod tests {
     }
 
     #[test]
+    fn protocol_2_stores_and_keep() {
+        both_variants(|variant| {
+            let dir = std::env::temp_dir().join(format!("dbbench-rust-v2-{}-{}", std::process::id(), variant));
+            std::fs::create_dir_all(&dir).unwrap();
+            let open = format!(
+                r#"{{"id":2,"op":"open","options":{{"variant":"{}"}},"size":1000,"seed":1,"temp_dir":{:?},"dataset":{:?}}}"#,
+                variant, dir.to_str().unwrap(), persons::tests::testfile()
+            );
+            let mut s = Server { store: None, version: 1 };
+            let mut ask = |l: &str| json::parse(&answer(&mut s, l)).unwrap();
+            let h = ask(r#"{"id":1,"op":"hello","protocol":2}"#);
+            assert_eq!(h.get("protocol").and_then(Value::as_int), Some(2));
+            assert_eq!(h.get("capabilities"), Some(&Value::Array(vec![Value::Str("keep_store".into()), Value::Str("store".into())])));
+            ask(&open);
+            let path = |v: &Value| {
+                assert_eq!(v.get("store").and_then(|s| s.get("kind")).and_then(Value::as_str), Some("lmdb"), "{:?}", v);
+                std::path::PathBuf::from(v.get("store").and_then(|s| s.get("path")).and_then(Value::as_str).unwrap())
+            };
+            let loaded = path(&ask(r#"{"id":3,"op":"load"}"#));
+            assert!(loaded.join("data.mdb").metadata().unwrap().len() > 0);
+            let ins = ask(r#"{"id":4,"op":"insert","rows":10,"keep":true}"#);
+            let kept = path(&ins);
+            assert_eq!(ins.get("checksum").and_then(Value::as_str), Some("e27dc92647c5e680"));
+            assert!(kept.join("data.mdb").exists() && kept != loaded);
+            // the kept environment holds the 10 persons, read by another handle than the client's
+            let env = lmdb::Environment::new().set_flags(lmdb::EnvironmentFlags::READ_ONLY).open(&kept).unwrap();
+            assert_eq!(env.stat().unwrap().entries(), 10);
+            drop(env);
+            assert!(ask(r#"{"id":5,"op":"insert","rows":10,"keep":true}"#).get("error").is_some());
+            assert_eq!(ask(r#"{"id":6,"op":"drop"}"#).get("error"), None);
+            assert!(!kept.exists());
+            assert!(ask(r#"{"id":7,"op":"drop"}"#).get("error").is_some());
+            let again = path(&ask(r#"{"id":8,"op":"insert","rows":5,"keep":true}"#));
+            ask(r#"{"id":9,"op":"close"}"#);
+            assert!(!again.exists(), "close drops a kept store");
+            let v1 = ask(r#"{"id":10,"op":"hello","protocol":1}"#);
+            assert_eq!((v1.get("protocol").and_then(Value::as_int), v1.get("capabilities")), (Some(1), None));
+            let _ = std::fs::remove_dir_all(&dir);
+        });
+    }
+
+    #[test]
     fn refuses_before_open_and_wrong_protocol() {
-        let r = session(&[r#"{"id":1,"op":"hello","protocol":2}"#, r#"{"id":2,"op":"scan","rows":1}"#, r#"[1]"#]);
+        let r = session(&[r#"{"id":1,"op":"hello","protocol":3}"#, r#"{"id":2,"op":"scan","rows":1}"#, r#"[1]"#]);
         assert!(r.iter().all(|v| v.get("error").is_some()), "{:?}", r);
         assert_eq!(r[2].get("id").and_then(Value::as_int), Some(0));
     }

@@ -27,6 +27,8 @@ pub struct Store {
     map_size: usize,
     variant: Variant,
     inserts: u64,
+    /// The fresh store an insert with keep left for dbbench to read (protocol 2), until drop.
+    kept: Option<PathBuf>,
 }
 
 pub struct Timed {
@@ -89,7 +91,7 @@ impl Store {
         let dir = Path::new(temp_dir).join("lmdb");
         std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {}", dir.display(), e))?;
         let (env, db) = open_env(&dir, map_size, MAX_READERS)?;
-        Ok(Store { p, env, db, dir, map_size, variant, inserts: 0 })
+        Ok(Store { p, env, db, dir, map_size, variant, inserts: 0, kept: None })
     }
 
     /// Stores every person in email order with MDB_APPEND in one write transaction (the LMDB targets'
@@ -161,15 +163,34 @@ impl Store {
         Ok((rows, sum))
     }
 
+    /// The loaded environment's directory (protocol 2's store description).
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
     /// Inserts persons 0..n one by one into a fresh environment in one write transaction (timed begin
-    /// to commit), then reads it back untimed and removes it.
-    pub fn insert(&mut self, n: i64) -> Result<Timed, String> {
+    /// to commit), then reads it back untimed. Without keep it is removed at once; with keep (protocol
+    /// 2) it stays, closed, for dbbench to read, until drop; its directory is returned.
+    pub fn insert(&mut self, n: i64, keep: bool) -> Result<(Timed, Option<PathBuf>), String> {
+        if self.kept.is_some() {
+            return Err("insert: the previous insert's store is kept: drop it first".into());
+        }
         self.inserts += 1;
         let dir = self.dir.with_file_name(format!("insert-{}", self.inserts));
         std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {}", dir.display(), e))?;
         let res = self.insert_into(&dir, n);
+        if keep && res.is_ok() {
+            self.kept = Some(dir.clone());
+            return res.map(|t| (t, Some(dir)));
+        }
         let _ = std::fs::remove_dir_all(&dir);
-        res
+        res.map(|t| (t, None))
+    }
+
+    /// Removes the store the last insert kept (protocol 2's drop).
+    pub fn drop_kept(&mut self) -> Result<(), String> {
+        let dir = self.kept.take().ok_or("drop: no insert's store is kept")?;
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("drop: remove {}: {}", dir.display(), e))
     }
 
     fn insert_into(&self, dir: &Path, n: i64) -> Result<Timed, String> {
@@ -250,6 +271,9 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        if let Some(k) = self.kept.take() {
+            let _ = std::fs::remove_dir_all(k);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
