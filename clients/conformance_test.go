@@ -1,4 +1,4 @@
-// Package clients holds the reference protocol clients (Go, Node, Python); this test runs the
+// Package clients holds the reference protocol clients (Go, Node, Python, Haskell, Rust); this test runs the
 // conformance kit (`dbbench client-test`) against each of them on every library it drives.
 package clients
 
@@ -63,7 +63,7 @@ func TestReferenceClientsConform(t *testing.T) {
 			argv := r.Command(t, bin)
 			var out bytes.Buffer
 			opts := clienttest.Options{
-				Command: argv, Dir: root, Size: 500, Timeout: time.Minute, TempDir: t.TempDir(),
+				Command: argv, Dir: root, Size: 500, Timeout: time.Minute, TempDir: t.TempDir(), Client: r.Options,
 				Out: io.MultiWriter(testWriter{t}, &out), Logf: t.Logf,
 			}
 			if r.Postgres {

@@ -1,13 +1,15 @@
-// Package refclient lists the reference protocol clients (Go, Node, Python) on each library they
+// Package refclient lists the reference protocol clients (Go, Node, Python, Haskell, Rust) on each library they
 // drive, for the tests that run them: how to start each one, and why it cannot run on this machine
 // when it cannot. Commands are relative to the module's root (Root).
 package refclient
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,6 +27,10 @@ type Client struct {
 	Go    string
 	Argv  []string
 	Needs func() string
+	// Options go to the client in open (a variant of the same program); Build, when set, builds the
+	// client once per test binary before its first run (a failed build fails the test).
+	Options map[string]any
+	Build   []string
 }
 
 // All lists the reference clients.
@@ -38,6 +44,54 @@ var All = []Client{
 	python("lmdb", "lmdb", false),
 	python("sqlite3", "sqlite3", false),
 	python("psycopg2", "psycopg2", true),
+	// Haskell and Rust on LMDB: each variant that runs different code (docs/clients.md)
+	haskell("unsafe", nil, "ffi", "unsafe"),
+	haskell("threaded-safe-copy", []string{"--threaded"}, "ffi", "safe", "copy", true),
+	haskell("c", nil, "ffi", "c"),
+	rust("crate", "crate"),
+	rust("c", "c"),
+}
+
+// GHC is Debian's compiler: the Haskell client needs it and its aeson package (libghc-aeson-dev).
+const GHC = "/usr/bin/ghc"
+
+func haskell(name string, args []string, opts ...any) Client {
+	return Client{Name: "haskell/lmdb-" + name, Argv: append([]string{"clients/haskell/run"}, args...), Options: pairs(opts),
+		Build: []string{"clients/haskell/build"}, Needs: func() string {
+			if _, err := os.Stat(GHC); err != nil {
+				return GHC + " is missing: apt-get install -y ghc libghc-aeson-dev liblmdb-dev (or .ci/setup)"
+			}
+			if out, err := exec.Command(GHC+"-pkg", "--global", "list", "--simple-output", "aeson").Output(); err != nil || !strings.Contains(string(out), "aeson") {
+				return "GHC has no aeson package: apt-get install -y libghc-aeson-dev (or .ci/setup)"
+			}
+			return ""
+		}}
+}
+
+// Cargo and Rustc are Debian's toolchain, which the Rust client pins (never a rustup one on the PATH).
+const (
+	Cargo = "/usr/bin/cargo"
+	Rustc = "/usr/bin/rustc"
+)
+
+func rust(name, variant string) Client {
+	return Client{Name: "rust/lmdb-" + name, Argv: []string{"clients/rust/run"}, Options: map[string]any{"variant": variant},
+		Build: []string{"clients/rust/build"}, Needs: func() string {
+			for _, f := range []string{Cargo, Rustc, "/usr/share/cargo/registry/lmdb-0.8.0"} {
+				if _, err := os.Stat(f); err != nil {
+					return f + " is missing: apt-get install -y rustc cargo librust-lmdb-dev (or .ci/setup)"
+				}
+			}
+			return ""
+		}}
+}
+
+func pairs(kv []any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
 }
 
 func node(lib string, pg bool) Client {
@@ -85,7 +139,31 @@ func (c Client) Command(t testing.TB, goBin string) []string {
 		}
 		t.Skipf("skipped: %s", why)
 	}
+	if len(c.Build) > 0 {
+		if err := build(c.Build); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return c.Argv
+}
+
+var builds sync.Map // the Build command's first word → func() error (sync.OnceValue)
+
+// build runs a client's build command once per test binary, from Root.
+func build(argv []string) error {
+	f, _ := builds.LoadOrStore(argv[0], sync.OnceValue(func() error {
+		root, err := Root()
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}))
+	return f.(func() error)()
 }
 
 // BuildGo builds the Go reference client into dir and returns its path (go run would rebuild it
