@@ -45,7 +45,7 @@ func TestCountUnderValgrind(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n [3]int64
-	for i, iters := range []int{100_000, 100_000, 200_000} {
+	for i, iters := range []int{1_000_000, 1_000_000, 2_000_000} {
 		if n[i], err = c.Count(fmt.Sprintf("work-%d", i), func() { work(iters) }); err != nil {
 			t.Fatal(err)
 		}
