@@ -851,7 +851,7 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 			out.values = append(out.values, series(r, ref(i), fig, 0)...)
 			continue
 		}
-		for _, k := range runsOf(r) {
+		for _, k := range r.RunIndices() {
 			vals := series(r, ref(i), fig, k)
 			if len(vals) == 0 {
 				continue // the run did not measure this figure (or not the reference's)

@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dbbench/dbbench/report"
 )
@@ -54,18 +53,6 @@ func series(r, ref *report.Result, fig string, run int) []float64 {
 		}
 		out = append(out, v)
 	}
-	return out
-}
-
-// runsOf lists the runs r has repeats of, in order (a schema 1 result: run 1).
-func runsOf(r *report.Result) []int {
-	var out []int
-	for _, rep := range r.Repeats {
-		if k := rep.RunIndex(); !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
 	return out
 }
 

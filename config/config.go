@@ -539,14 +539,9 @@ func parseWorkloads(n *yaml.Node) ([]Workload, error) {
 				}
 			}
 			if f, ok := fields["params"]; ok {
-				if f.value.Kind != yaml.MappingNode {
-					return nil, errAt(f.value, "%s.params must be a mapping", w.Name)
-				}
-				v, err := plain(f.value)
-				if err != nil {
+				if w.Params, err = plainMapping(f.value, w.Name+".params"); err != nil {
 					return nil, err
 				}
-				w.Params = v.(map[string]any)
 			}
 			if f, ok := fields["cross_check"]; ok {
 				if w.CrossCheck, err = boolValue(f.value, "cross_check"); err != nil {
@@ -600,14 +595,9 @@ func parseTargets(n *yaml.Node) ([]Target, error) {
 			}
 		}
 		if f, ok := fields["options"]; ok && f.value.Tag != "!!null" {
-			if f.value.Kind != yaml.MappingNode {
-				return nil, errAt(f.value, "options of %s must be a mapping", t.Name)
-			}
-			v, err := plain(f.value)
-			if err != nil {
+			if t.Options, err = plainMapping(f.value, "options of "+t.Name); err != nil {
 				return nil, err
 			}
-			t.Options = v.(map[string]any)
 		}
 		if f, ok := fields["optional"]; ok {
 			if t.Optional, err = boolValue(f.value, "optional"); err != nil {

@@ -183,6 +183,18 @@ func plain(n *yaml.Node) (any, error) {
 	return plainBudget(n, &budget, n)
 }
 
+// plainMapping is a mapping's plain values: adapter options or workload params.
+func plainMapping(n *yaml.Node, what string) (map[string]any, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, errAt(n, "%s must be a mapping", what)
+	}
+	v, err := plain(n)
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
+}
+
 func plainBudget(n *yaml.Node, budget *int, top *yaml.Node) (any, error) {
 	if *budget--; *budget < 0 {
 		return nil, errAt(top, "this mapping expands to more than %d values (aliases referring to aliases?)", maxPlainNodes)

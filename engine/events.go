@@ -86,28 +86,24 @@ func decodeEvent(line string) (Event, bool) {
 	if json.Unmarshal([]byte(rest), &el) != nil {
 		return nil, false
 	}
-	var ev Event
 	switch el.Kind {
 	case "message":
-		var e Message
-		if json.Unmarshal(el.Event, &e) == nil {
-			ev = e
-		}
+		return decodeAs[Message](el.Event)
 	case "loaded":
-		var e Loaded
-		if json.Unmarshal(el.Event, &e) == nil {
-			ev = e
-		}
+		return decodeAs[Loaded](el.Event)
 	case "turn":
-		var e Turn
-		if json.Unmarshal(el.Event, &e) == nil {
-			ev = e
-		}
+		return decodeAs[Turn](el.Event)
 	case "done":
-		var e WorkloadDone
-		if json.Unmarshal(el.Event, &e) == nil {
-			ev = e
-		}
+		return decodeAs[WorkloadDone](el.Event)
 	}
-	return ev, ev != nil
+	return nil, false
+}
+
+// decodeAs decodes an event of kind E.
+func decodeAs[E Event](raw json.RawMessage) (Event, bool) {
+	var e E
+	if json.Unmarshal(raw, &e) != nil {
+		return nil, false
+	}
+	return e, true
 }

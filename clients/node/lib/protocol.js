@@ -126,7 +126,7 @@ class Session {
       }
       case 'insert': {
         const rows = count(req.rows, 'rows', 0, persons.n);
-        if (!req.keep) return b.insert(rows);
+        if (!req.keep) return this.insertReadBack(rows);
         if (this.version < 2) throw new Error('keep needs protocol version 2');
         if (!b.capabilities.includes('keep_store')) throw new Error('this client does not offer keep_store');
         if (this.kept) throw new Error("the last insert's store is still kept (send drop first)");
@@ -145,6 +145,19 @@ class Session {
         throw new Error('no op');
       default:
         throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+    }
+  }
+
+  // insertReadBack is an insert without keep: the rows go into a fresh store, as with keep, which
+  // the client reads back itself (rows and checksum) and drops.
+  async insertReadBack(rows) {
+    const b = this.backend;
+    const { elapsed_ns: elapsed } = await b.insertKeep(rows);
+    try {
+      const back = await b.readKept();
+      return { rows: back.rows, checksum: back.checksum, elapsed_ns: elapsed };
+    } finally {
+      await b.drop();
     }
   }
 
