@@ -524,11 +524,7 @@ func parseWorkloads(n *yaml.Node) ([]Workload, error) {
 			if err != nil {
 				return nil, err
 			}
-			f, ok := fields["name"]
-			if !ok {
-				return nil, errAt(e, "a workload needs a name")
-			}
-			if w.Name, err = scalarString(f.value, "workload name"); err != nil {
+			if w.Name, _, err = requiredString(e, fields, "name", "a workload needs a name", "workload name"); err != nil {
 				return nil, err
 			}
 			for key, dst := range map[string]*int{"rows": &w.Rows, "ops": &w.Ops, "readers": &w.Readers} {
@@ -649,14 +645,11 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 			if err != nil {
 				return nil, err
 			}
-			f, ok := fields["check"]
-			if !ok {
-				return nil, errAt(e, "an assertion needs a check, e.g. check: scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]")
-			}
-			if a.Check, err = scalarString(f.value, "check"); err != nil {
+			var v *yaml.Node
+			if a.Check, v, err = requiredString(e, fields, "check", "an assertion needs a check, e.g. check: scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]", "check"); err != nil {
 				return nil, err
 			}
-			a.Line = f.value.Line
+			a.Line = v.Line
 			if f, ok := fields["name"]; ok {
 				if a.Name, err = scalarString(f.value, "assertion name"); err != nil {
 					return nil, err

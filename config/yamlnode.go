@@ -32,6 +32,18 @@ type field struct {
 	value *yaml.Node
 }
 
+// requiredString reads the required scalar key of mapping node n (whose fields are fields): missing
+// is the message when it is absent, what names it when it is not a single value. It returns the
+// value's node too, for its line.
+func requiredString(n *yaml.Node, fields map[string]field, key, missing, what string) (string, *yaml.Node, error) {
+	f, ok := fields[key]
+	if !ok {
+		return "", nil, errAt(n, "%s", missing)
+	}
+	v, err := scalarString(f.value, what)
+	return v, f.value, err
+}
+
 // mapping returns the keys of a mapping node in order, rejecting duplicates and keys not in allowed.
 func mapping(n *yaml.Node, what string, allowed ...string) (map[string]field, []string, error) {
 	if n.Kind != yaml.MappingNode {
