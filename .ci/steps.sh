@@ -4,7 +4,8 @@
 #
 #   prerequisite NAME CMD [ARG...]  runs CMD; when it fails nothing else can run: exits with its code
 #   step NAME CMD [ARG...]          runs CMD as one step; a failure is recorded and the script goes on
-#   gate_step NAME CMD [ARG...]     a step whose exit 4 (INCONCLUSIVE: the evidence did not decide,
+#   verdict_step NAME CMD [ARG...]  a step that decides a performance verdict (a run's assertions, the
+#                                   gate): its exit 4 (INCONCLUSIVE: the evidence did not decide,
 #                                   nothing failed) is printed in a banner and listed at the end, but
 #                                   is not a failure; any other non-zero exit is
 #   steps_done SCRIPT               prints the summary; returns 1 when a step failed
@@ -52,7 +53,7 @@ step() {
   fi
 }
 
-gate_step() {
+verdict_step() {
   local name=$1 rc=0
   steps_total=$((steps_total + 1))
   run_step "$@" || rc=$?

@@ -101,34 +101,43 @@ func TestCIScriptsRunEveryStep(t *testing.T) {
 			t.Errorf("last line %q, want %q", last, want)
 		}
 	})
-	t.Run(".ci/run: an inconclusive gate is loud and does not fail; a failing one does", func(t *testing.T) {
+	t.Run(".ci/run: an inconclusive verdict is loud and does not fail; a failing one does", func(t *testing.T) {
 		_, all, _ := ciScript(t, "run")
-		gate := ""
+		var verdicts []string // the gate and the runs whose assertions decide
 		for _, s := range all {
-			if strings.HasPrefix(s, ".ci/gate") {
-				gate = s
+			if strings.HasPrefix(s, ".ci/gate") || strings.HasPrefix(s, "dbbench run --ci") {
+				verdicts = append(verdicts, s)
 			}
 		}
-		if gate == "" {
-			t.Fatalf("no .ci/gate step in %q", all)
+		if len(verdicts) < 2 || !strings.HasPrefix(verdicts[len(verdicts)-1], ".ci/gate") {
+			t.Fatalf("want run --ci steps and a .ci/gate step in %q", all)
 		}
-		code, ran, out := ciScriptOut(t, "run", []string{gate})
-		if code != 0 || !slices.Equal(ran, all) {
-			t.Errorf("gate exit 4: exit %d, ran %q; want 0 and every step", code, ran)
-		}
-		if !strings.Contains(out, "!! "+gate+": INCONCLUSIVE (exit 4): the evidence did not decide; nothing failed.") ||
-			!strings.HasSuffix(strings.TrimSpace(out), "== .ci/run: none of "+strconv.Itoa(len(all))+" steps failed (INCONCLUSIVE: "+gate+")") {
-			t.Errorf("gate exit 4: no banner or summary in\n%s", out)
-		}
-		// exit 4 of any other step is a failure like any other
-		if code, _, out := ciScriptOut(t, "run", []string{".ci/lint-ci"}); code == 0 || !strings.Contains(out, "-- .ci/lint-ci failed (exit 4)") {
-			t.Errorf("another step's exit 4: exit %d\n%s", code, out)
-		}
-		code, _, last := ciScript(t, "run", gate)
-		if want := "== .ci/run: 1 of " + strconv.Itoa(len(all)) + " steps failed: " + gate; code == 0 || last != want {
-			t.Errorf("gate exit 7: exit %d, last line %q, want %q", code, last, want)
+		for _, gate := range verdicts {
+			inconclusiveStep(t, all, gate)
 		}
 	})
+}
+
+// inconclusiveStep checks that a verdict step (gate) of .ci/run exiting 4 is a banner and not a
+// failure, that exiting 7 is a failure, and that another step's exit 4 is a failure like any other.
+func inconclusiveStep(t *testing.T, all []string, gate string) {
+	t.Helper()
+	code, ran, out := ciScriptOut(t, "run", []string{gate})
+	if code != 0 || !slices.Equal(ran, all) {
+		t.Errorf("%s exit 4: exit %d, ran %q; want 0 and every step", gate, code, ran)
+	}
+	if !strings.Contains(out, "!! "+gate+": INCONCLUSIVE (exit 4): the evidence did not decide; nothing failed.") ||
+		!strings.HasSuffix(strings.TrimSpace(out), "== .ci/run: none of "+strconv.Itoa(len(all))+" steps failed (INCONCLUSIVE: "+gate+")") {
+		t.Errorf("%s exit 4: no banner or summary in\n%s", gate, out)
+	}
+	// exit 4 of any other step is a failure like any other
+	if code, _, out := ciScriptOut(t, "run", []string{".ci/lint-ci"}); code == 0 || !strings.Contains(out, "-- .ci/lint-ci failed (exit 4)") {
+		t.Errorf("another step's exit 4: exit %d\n%s", code, out)
+	}
+	code, _, last := ciScript(t, "run", gate)
+	if want := "== .ci/run: 1 of " + strconv.Itoa(len(all)) + " steps failed: " + gate; code == 0 || last != want {
+		t.Errorf("%s exit 7: exit %d, last line %q, want %q", gate, code, last, want)
+	}
 }
 
 // TestCIStepRunner runs real commands through .ci/steps.sh: a failing one is reported with its exit
