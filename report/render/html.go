@@ -348,7 +348,7 @@ func htmlResults(w io.Writer, r *report.Report) {
 		fmt.Fprintf(w, "<td class=\"%s\">%s</td></tr>\n", esc(strings.ToLower(st)), esc(st))
 	}
 	fmt.Fprintln(w, "</table>")
-	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(resultsLegend))
+	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(resultsLegend(r)))
 	var notes []string
 	for _, x := range r.Results {
 		if x.Status != report.StatusOK {
@@ -367,7 +367,7 @@ func htmlAssertions(w io.Writer, r *report.Report) {
 	if len(r.Assertions) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "<h2>Assertions</h2>\n<table>\n<tr><th>assertion</th><th class=n>left</th><th class=n>right</th><th>decided on</th><th>per repeat</th><th>verdict</th></tr>")
+	fmt.Fprintln(w, "<h2>Assertions</h2>\n<table>\n<tr><th>assertion</th><th class=n>left</th><th class=n>right</th><th>decided on</th><th>values decided on</th><th>verdict</th></tr>")
 	for _, a := range r.Assertions {
 		check := a.Expr
 		if a.Name != "" {
@@ -377,23 +377,43 @@ func htmlAssertions(w io.Writer, r *report.Report) {
 		if a.Right != "" {
 			sides += " vs " + a.Right
 		}
-		if a.Verdict == report.VerdictSkipped {
-			fmt.Fprintf(w, "<tr><td>%s<br><code>%s</code></td><td>-</td><td>-</td><td>%s</td><td></td><td class=skipped>SKIPPED</td></tr>\n", esc(check), esc(sides), esc(a.Reason))
+		switch a.Verdict {
+		case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
+			// nothing was decided: say why (an error names the figure that was missing)
+			why := a.Reason
+			if why == "" {
+				why = a.Why
+			}
+			class := "skipped"
+			if a.Verdict == report.VerdictError {
+				class = "error"
+			}
+			fmt.Fprintf(w, "<tr><td>%s<br><code>%s</code></td><td>-</td><td>-</td><td>%s</td><td></td><td class=%s>%s</td></tr>\n",
+				esc(check), esc(sides), esc(why), class, strings.ToUpper(esc(string(a.Verdict))))
 			continue
 		}
 		left, right := FigureValue(figureOf(a.Left), a.LeftValue), "-"
 		if a.Form != "absolute" {
 			right = FigureValue(figureOf(a.Right), a.RightValue)
 		}
-		per := make([]string, len(a.PerRepeat))
-		for i, v := range a.PerRepeat {
+		// the values the verdict was decided on: one per run (schema 2), else one per repeat of the one run
+		vals, label := a.RunValues, "runs: "
+		if len(vals) == 0 {
+			vals, label = a.PerRepeat, "repeats: "
+		}
+		per := make([]string, len(vals))
+		for i, v := range vals {
 			per[i] = trimFloat(v)
 			if a.Form != "ratio" {
 				per[i] = FigureValue(figureOf(a.Left), v)
 			}
 		}
+		decided := decidedOn(a)
+		if a.Verdict == report.VerdictInconclusive && a.Why != "" {
+			decided += "; " + a.Why
+		}
 		fmt.Fprintf(w, "<tr><td>%s<br><code>%s</code></td><td class=n>%s</td><td class=n>%s</td><td>%s</td><td>%s</td><td class=%s>%s</td></tr>\n",
-			esc(check), esc(sides), esc(left), esc(right), esc(decidedOn(a)), esc(strings.Join(per, " ")), esc(string(a.Verdict)), strings.ToUpper(esc(string(a.Verdict))))
+			esc(check), esc(sides), esc(left), esc(right), esc(decided), esc(label+strings.Join(per, " ")), esc(string(a.Verdict)), strings.ToUpper(esc(string(a.Verdict))))
 	}
 	fmt.Fprintln(w, "</table>")
 }

@@ -270,3 +270,62 @@ func TestHTMLEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLAssertionVerdicts: every verdict of a schema 2 report shows in the assertions table with
+// what it was decided on (one value per run) or, where nothing was decided, why.
+func TestHTMLAssertionVerdicts(t *testing.T) {
+	r := readReport(t, "sweep.json")
+	base := report.Assertion{Expr: "scan.ns_per_row[a] <= 100", Left: "scan.ns_per_row[a]", Form: "absolute", Op: "<=",
+		Threshold: 100, RelaxedThreshold: 100, Runs: 3, Value: 93, LeftValue: 93, Interval: &report.Interval{Lo: 80, Hi: 120, Confidence: 0.99, Method: "t"}}
+	tests := []struct {
+		verdict report.Verdict
+		edit    func(*report.Assertion)
+		want    []string
+	}{
+		{report.VerdictPass, func(a *report.Assertion) { a.RunValues = []float64{91, 93, 95} }, []string{"PASS", "runs: 91ns 93ns 95ns"}},
+		{report.VerdictInconclusive, func(a *report.Assertion) {
+			a.RunValues, a.Why = []float64{81, 99, 117}, "about 7 more runs would decide"
+		}, []string{"INCONCLUSIVE", "runs: 81ns 99ns 117ns", "about 7 more runs would decide"}},
+		{report.VerdictError, func(a *report.Assertion) { a.Why = "scan.ns_per_row[a] is missing" }, []string{"ERROR", "scan.ns_per_row[a] is missing"}},
+		{report.VerdictLeftOut, func(a *report.Assertion) { a.Reason = "optional target b is absent" }, []string{"LEFT_OUT", "optional target b is absent"}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.verdict), func(t *testing.T) {
+			a := base
+			a.Verdict = tt.verdict
+			tt.edit(&a)
+			r.Assertions = []report.Assertion{a}
+			var b bytes.Buffer
+			if err := HTML(&b, r, nil); err != nil {
+				t.Fatal(err)
+			}
+			s := b.String()
+			for _, w := range tt.want {
+				if !strings.Contains(s, w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestResultsLegend: the results table says what its medians are over: repeats for one run, runs
+// (and how many) for several.
+func TestResultsLegend(t *testing.T) {
+	for _, tt := range []struct {
+		runs int
+		want string
+	}{
+		{1, "medians over repeats"},
+		{3, "medians over 3 runs of each run's medians"},
+	} {
+		r := readReport(t, "sweep.json")
+		r.Run.Runs = nil
+		for k := 1; k <= tt.runs; k++ {
+			r.Run.Runs = append(r.Run.Runs, report.RunEntry{Index: k, Why: "initial"})
+		}
+		if got := resultsLegend(r); !strings.Contains(got, tt.want) || len(got) > 120 {
+			t.Errorf("%d runs: legend %q, want it to say %q within 120 columns", tt.runs, got, tt.want)
+		}
+	}
+}

@@ -532,7 +532,7 @@ const pageStyle = `body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,
 h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}h3{font-size:1em}
 table{border-collapse:collapse;margin:.6em 0;font-size:12px}td,th{padding:2px 6px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}table.nowrap td{white-space:nowrap}
-.pass{color:#0a7a2f;font-weight:600}.fail,.error,.worse{color:#b00020;font-weight:600}.skipped{color:#777}.better{color:#0a7a2f}
+.pass{color:#0a7a2f;font-weight:600}.fail,.error,.worse{color:#b00020;font-weight:600}.skipped,.left_out{color:#777}.inconclusive{color:#9a6700;font-weight:600}.better{color:#0a7a2f}
 .verdict{font-size:1.2em;padding:.3em .6em;border:2px solid currentColor;display:inline-block}
 figure.chart{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figcaption{font-weight:600;margin-bottom:.2em}
 svg{width:100%;height:auto;display:block}svg text{font:11px system-ui,sans-serif;fill:#333}

@@ -58,9 +58,15 @@ func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	return ew.Err()
 }
 
-// resultsLegend says where the table's figures come from: the tails from all repeats' operations,
+// resultsLegend says where the table's figures come from: the medians over the runs of each run's
+// medians over its repeats (one run: over its repeats), the tails from all repeats' operations,
 // since a median of per-repeat tails understates the tail.
-const resultsLegend = "OPS, ROWS/S, NS/ROW, P50-P99: medians over repeats; P99.9 and MAX: from the histogram merged over all repeats"
+func resultsLegend(r *report.Report) string {
+	if n := len(r.RunIndices()); n > 1 {
+		return fmt.Sprintf("OPS, ROWS/S, NS/ROW, P50-P99: medians over %d runs of each run's medians; P99.9, MAX: all repeats merged", n)
+	}
+	return "OPS, ROWS/S, NS/ROW, P50-P99: medians over repeats; P99.9 and MAX: from the histogram merged over all repeats"
+}
 
 // resultCells are a result's figure cells in table order (OPS ... ERRORS) and its status mark.
 // P99.9 and MAX come from the merged histogram when the report has it.
@@ -109,7 +115,7 @@ func Results(w io.Writer, r *report.Report, st Style) {
 	t.color = st.verdictWord
 	t.write(w)
 	if hasMerged {
-		fmt.Fprintln(w, resultsLegend)
+		fmt.Fprintln(w, resultsLegend(r))
 	}
 	for _, t := range r.Targets {
 		if t.Status == report.StatusSkipped {
