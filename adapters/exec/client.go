@@ -158,6 +158,9 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	if err := c.usable(op); err != nil {
 		return 0, err
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, err // a cancelled run sends nothing more (a fast reply could otherwise win the race)
+	}
 	timeout := c.cfg.Timeout
 	if op == protocol.OpHello {
 		timeout = c.cfg.StartupTimeout
