@@ -16,7 +16,8 @@ import (
 const instructionsNote = "callgrind: collection on around each timed repeat (the workload's operations with the engine's per-operation bookkeeping; for insert also the fresh store and its read-back), after a GC; this process only: a server in another process is not counted"
 
 // header starts the report of a run: the plan's part of run (config.Plan.RunInfo), the config as
-// run, the machine, the start time and the harness's own cost, measured now.
+// run, the machine and the start time. The harness's own cost is the measuring process's: the
+// caller that measures here calibrates; runs take it from the first run's report.
 func (r *Runner) header() *report.Report {
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
@@ -27,7 +28,6 @@ func (r *Runner) header() *report.Report {
 		Assertions:    []report.Assertion{},
 	}
 	rep.Run.StartedAt = time.Now().UTC()
-	rep.Run.Harness = calibrate()
 	if r.Instructions != nil {
 		rep.Run.Instructions = instructionsNote
 	}

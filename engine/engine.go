@@ -119,6 +119,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	prog := newTracker(r.Events, r.Clock)
 	prog.observe = r.observeETA
 	head := r.header()
+	head.Run.Harness = calibrate() // this process measures: its own loop's cost
 	runDir, removeRunDir, err := r.makeRunDir(prog)
 	if err != nil {
 		return nil, err

@@ -61,6 +61,7 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	head := r.header()
+	head.Run.Harness = calibrate()
 
 	var workers []*worker
 	defer func() {

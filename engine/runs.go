@@ -46,6 +46,9 @@ type runs struct {
 	runErr *RunError
 	// stopped: a run failed or was interrupted; no more runs are made.
 	stopped, interrupted bool
+	// harness is this process's own, measured only when no run reported one (every run failed
+	// before writing its report): the runs' harness is the first run's (mergeRuns).
+	harness *report.Harness
 }
 
 // runMany makes the plan's runs in worker processes and decides the assertions over them.
@@ -201,7 +204,17 @@ func (s *runs) stop(err error, interrupted bool) {
 }
 
 // measured merges the runs so far.
-func (s *runs) measured() measured { return mergeRuns(s.r.Plan, s.parts) }
+func (s *runs) measured() measured {
+	m := mergeRuns(s.r.Plan, s.parts)
+	if m.harness == nil {
+		if s.harness == nil {
+			h := calibrate()
+			s.harness = &h
+		}
+		m.harness = s.harness
+	}
+	return m
+}
 
 // merged is the report of the runs so far, as the assertions read it.
 func (s *runs) merged() *report.Report {
