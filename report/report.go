@@ -216,9 +216,12 @@ type Result struct {
 	ErrorHistogram string   `json:"error_histogram,omitempty"`
 	Repeats        []Repeat `json:"repeats"`
 	// Verification is what the engine checked before the times counted.
-	Verification Verification   `json:"verification"`
-	Info         map[string]any `json:"info,omitempty"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	Verification Verification `json:"verification"`
+	// Load is set for an open-loop workload (a rate or a duration; docs/load.md): its schedule, rates,
+	// clocks per operation type and time series.
+	Load     *Load          `json:"load,omitempty"`
+	Info     map[string]any `json:"info,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 // RunFigures is one run's figures of a result: the medians over that run's repeats.

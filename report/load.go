@@ -1,0 +1,85 @@
+package report
+
+// The load model's part of a result (docs/load.md): an open-loop run of a workload against one target.
+// A Result with Load set is one open-loop workload (Unit "op"); its Repeats carry, per run, the flat
+// figures assertions read, named so that no clock is confused with another:
+//
+//	achieved_rate, target_rate (ops/s), late, dropped, errors (operations)
+//	response_p50, response_p99, response_p999, service_p50, service_p99, start_lag_p99 (ns), all types
+//	OP.response_p99, OP.service_p99, OP.start_lag_p99, ... (ns): the same per operation type OP
+//
+// so that an assertion reads e.g. ycsb-a.read.response_p99[sqlite] <= 2ms.
+
+// Load is what an open-loop workload did on one target: the schedule asked, the rate achieved, the
+// three clocks per operation type and the time series. For several runs it is the last run's.
+type Load struct {
+	Arrivals   string  `json:"arrivals"` // constant or poisson
+	Policy     string  `json:"policy"`   // queue or drop
+	Workers    int     `json:"workers"`
+	TargetRate float64 `json:"target_rate"`   // the schedule's mean rate, ops/s (0: closed loop)
+	Achieved   float64 `json:"achieved_rate"` // completed operations over the span, ops/s
+	DurationNs int64   `json:"duration_ns"`   // the schedule's span (intended starts in [0, duration))
+	SpanNs     int64   `json:"span_ns"`       // start to the later of the schedule's end and the last completion
+	Scheduled  int64   `json:"scheduled"`
+	Completed  int64   `json:"completed"`
+	Late       int64   `json:"late"`    // started more than LateAfterNs after the intended start
+	Waited     int64   `json:"waited"`  // waited for a free worker (queue policy)
+	Dropped    int64   `json:"dropped"` // never sent (drop policy)
+	Errors     int64   `json:"errors"`
+	TimedOut   int64   `json:"timed_out"`
+	LateAfter  int64   `json:"late_after_ns"`
+	// Saturation is "", "target saturated" or "generator saturated" (then the figures say nothing of
+	// the target, and the run exits 5).
+	Saturation string         `json:"saturation,omitempty"`
+	Generator  LoadGenerator  `json:"generator"`
+	Types      []LoadType     `json:"types"`
+	Intervals  []LoadInterval `json:"intervals"`
+	// Hlog is the HdrHistogram interval log beside the report (a path relative to the report's
+	// directory), empty when none was written.
+	Hlog string `json:"hlog,omitempty"`
+}
+
+// LoadGenerator is what the dispatcher cost: its OS thread's CPU (spinning included) and its work
+// per operation with waiting excluded.
+type LoadGenerator struct {
+	CPUNs       int64   `json:"cpu_ns,omitempty"`
+	CPUMeasured bool    `json:"cpu_measured"`
+	CPUShare    float64 `json:"cpu_share"` // CPUNs over the span: the share of one core
+	WorkPerOpNs float64 `json:"work_per_op_ns"`
+	Late        int64   `json:"late"` // operations it handed over late with workers free
+	MaxLagNs    int64   `json:"max_lag_ns"`
+}
+
+// LoadType is one operation type's count and three clocks. Each clock's summary holds p50, p90,
+// p99, p99.9, max and mean in ns (keys as Result.Merged's); the histograms are HdrHistogram V2
+// compressed, base64, as Result.Histogram.
+type LoadType struct {
+	Op        string             `json:"op"`
+	Count     int64              `json:"count"`
+	Errors    int64              `json:"errors"`
+	Response  map[string]float64 `json:"response"`  // from the intended start: what a user waits
+	Service   map[string]float64 `json:"service"`   // from the actual start: what the store took
+	StartLag  map[string]float64 `json:"start_lag"` // actual minus intended start
+	Histogram LoadHistograms     `json:"histograms"`
+}
+
+// LoadHistograms are one operation type's three full histograms.
+type LoadHistograms struct {
+	Response string `json:"response"`
+	Service  string `json:"service"`
+	StartLag string `json:"start_lag"`
+}
+
+// LoadInterval is one step of the time series (default 1 s), over all operation types: what the
+// schedule intended, what completed, and the response time percentiles of what completed in it.
+type LoadInterval struct {
+	StartNs      int64   `json:"start_ns"`
+	LengthNs     int64   `json:"length_ns"`
+	TargetRate   float64 `json:"target_rate"`   // ops/s the schedule intended over the interval
+	Achieved     float64 `json:"achieved_rate"` // completed in the interval, per second
+	Dropped      int64   `json:"dropped,omitempty"`
+	Late         int64   `json:"late,omitempty"`
+	ResponseP50  float64 `json:"response_p50"`
+	ResponseP99  float64 `json:"response_p99"`
+	ResponseP999 float64 `json:"response_p999"`
+}
