@@ -49,8 +49,11 @@ type Client struct {
 	caps    []string           // the capabilities the client listed (protocol 2)
 	pg      *protocol.Postgres // the schema open handed the client, for reading its stores back
 	// pingP99 is the protocol's own round trip (Calibrate); 0 until measured: no lower bound yet.
-	pingP99 time.Duration
-	short   map[string]*shortCount // per op: replies whose time was implausibly short
+	pingP99  time.Duration
+	last     protocol.Request       // the last request sent through call
+	pingWork []time.Duration        // each ping's round trip less the client's wait for a CPU (its cost, verify.go)
+	waited   time.Duration          // how long the client's main thread waited for a CPU in the last round trip
+	short    map[string]*shortCount // per op: replies whose time was implausibly short
 	// loaded is the store the load reply described (capability store), nil if none.
 	loaded *protocol.Store
 	// verified says, per what was verified (load, insert), how.
@@ -123,6 +126,7 @@ func (c *Client) call(ctx context.Context, req protocol.Request, reply any) (tim
 	h := req.Head()
 	c.id++
 	h.ID = c.id
+	c.last = req // a read that looks implausibly short is asked again (verify.go, again)
 	b, err := json.Marshal(req)
 	if err != nil {
 		return 0, fmt.Errorf("encode %s request: %w", h.Op, err)
@@ -167,6 +171,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	w0, waitedOK := waited(c.pid())
 	start := time.Now()
 	if err := c.send(op, msg, start.Add(timeout)); err != nil {
 		return 0, err
@@ -176,6 +181,10 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		return 0, err
 	}
 	rtt := time.Since(start)
+	c.waited = 0
+	if w1, ok := waited(c.pid()); ok && waitedOK {
+		c.waited = min(rtt, w1-w0)
+	}
 	if err := c.decode(op, b, id, reply); err != nil {
 		if errors.As(err, new(*ReplyError)) {
 			return rtt, err // the request failed; the client is still usable
@@ -183,8 +192,14 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		return 0, err
 	}
 	c.RoundTrips[op] = append(c.RoundTrips[op], rtt)
+	if op == protocol.OpPing {
+		c.pingWork = append(c.pingWork, rtt-c.waited)
+	}
 	return rtt, nil
 }
+
+// pid is the client process's id (its main thread's).
+func (c *Client) pid() int { return c.p.cmd.Process.Pid }
 
 // usable refuses a request once the client is broken: the cancellation that ended it, or a line
 // saying an earlier failure did.

@@ -17,9 +17,12 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
@@ -83,6 +86,14 @@ func Env(behaviour, at string) map[string]any {
 		m[BreakAtEnv] = at
 	}
 	return m
+}
+
+// A fake keeps its work on the main thread, as a single-threaded client does (dbbench reads that
+// thread's wait for a CPU; work measures that thread's CPU time); an init function runs there.
+func init() {
+	if _, ok := os.LookupEnv(FakeEnv); ok {
+		runtime.LockOSThread()
+	}
 }
 
 // Main runs the fake client and exits when FakeEnv is set; otherwise it returns.
@@ -374,14 +385,32 @@ func (f *fake) report(ns int64) int64 {
 	return ns
 }
 
-// work spins until rows rows' worth of work has passed since start.
+// work spins until rows rows' worth of work has been done since start: CPU time of this thread (the
+// main one, Main locks it), as a store's work is, so that on a loaded machine it takes longer rather
+// than passing while the thread waits for a CPU. Where the thread's clock cannot be read, wall time.
 func (f *fake) work(start time.Time, rows int) {
 	per := rowWork
 	if f.behaviour == OneNs || f.behaviour == Zero {
 		per = lyingWork
 	}
-	for time.Since(start) < time.Duration(rows)*per {
+	want := time.Duration(rows)*per - time.Since(start) // what start's caller spent counts
+	cpu0, ok := threadCPU()
+	if !ok {
+		for time.Since(start) < time.Duration(rows)*per {
+		}
+		return
 	}
+	for now, _ := threadCPU(); now-cpu0 < want; now, _ = threadCPU() {
+	}
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() (time.Duration, bool) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
 }
 
 // hello fills the handshake: versions 1 and 2 (V1: only 1), unless the behaviour answers any.
