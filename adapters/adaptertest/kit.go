@@ -213,7 +213,8 @@ func Capabilities(target adapters.Target) []string {
 }
 
 // CheckBuiltin checks that an adapter's Info agrees with what its (opened) target implements: the
-// common workloads of Info().Builtin are exactly the target's Capabilities, and a target runs
+// common workloads of Info().Builtin are exactly the target's Capabilities, the record operations
+// of Info().Records exactly adapters.RecordOps of the target, and a target runs
 // adapter-specific workloads (CustomRunner or TimedCustomRunner) exactly when Info lists some or
 // takes the client's (ClientWorkloads).
 func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
@@ -223,6 +224,10 @@ func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
 	switch target.(type) {
 	case adapters.CustomRunner, adapters.TimedCustomRunner:
 		custom = true
+	}
+	if declared, implemented := sortedOps(info.Records), adapters.RecordOps(target); !slices.Equal(declared, implemented) {
+		t.Errorf("adapter %s declares the record operations (Info().Records) %v, but its target implements those of %v (adapters.RecordOps)",
+			info.Name, declared, implemented)
 	}
 	if declared := len(info.Workloads) > 0 || info.ClientWorkloads; declared != custom {
 		t.Errorf("adapter %s: Info lists adapter-specific workloads: %v, but its target implements CustomRunner or TimedCustomRunner: %v",

@@ -270,3 +270,33 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinRecords: an adapter's declared record operations (Info().Records) are compared with
+// what its target implements.
+func TestBuiltinRecords(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		breaks   string
+		declared []ycsb.Op
+		want     string
+	}{
+		{"", ycsb.Ops(), ""},
+		{"", nil, "declares the record operations (Info().Records) [], but its target implements those of [read update insert scan readmodifywrite]"},
+		{"no-updater", ycsb.Ops(), "(Info().Records) [read update insert scan readmodifywrite], but its target implements those of [read insert scan]"},
+	} {
+		tg, err := openRecords(tt.breaks)(ctx, adapters.Env{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := memory.New().Info()
+		info.Builtin, info.Records = nil, tt.declared // the record store wraps no person capabilities
+		r := record(t, func(tb testing.TB, _ adaptertest.Target) { adaptertest.CheckBuiltin(tb, info, tg) }, adaptertest.Target{})
+		tg.Close()
+		switch {
+		case tt.want == "" && r.Failed():
+			t.Errorf("%q store declaring %v: failures %q", tt.breaks, tt.declared, r.failures)
+		case tt.want != "" && (len(r.failures) != 1 || !strings.Contains(r.failures[0], tt.want)):
+			t.Errorf("%q store declaring %v: failures %q; want one containing %q", tt.breaks, tt.declared, r.failures, tt.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Name is the adapter name.
@@ -28,6 +29,7 @@ func (adapter) Info() adapters.Info {
 		Name:    Name,
 		Summary: "in-process sorted slice behind a RWMutex: the floor under every real adapter",
 		Builtin: workloads.Builtins,
+		Records: ycsb.Ops(),
 	}
 }
 
