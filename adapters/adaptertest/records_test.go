@@ -72,13 +72,24 @@ func openRecords(breaks string) func(context.Context, adapters.Env) (adapters.Ta
 }
 
 func (s *recordStore) LoadRecords(ctx context.Context, y dataset.YCSB, n int64) error {
+	stale := s.keys
+	s.keys = nil
 	for i := range n {
 		s.keys = append(s.keys, y.Key(i))
 	}
 	if s.breaks == "short-load" {
 		n--
 	}
-	return s.inner.LoadRecords(ctx, y, n)
+	if err := s.inner.LoadRecords(ctx, y, n); err != nil || s.breaks != "not-fresh" {
+		return err
+	}
+	for _, k := range stale { // the previous load's keys are still there
+		if err := s.inner.InsertRecord(ctx, k, y.Fields(0)); err != nil {
+			return err
+		}
+		s.keys = append(s.keys, k)
+	}
+	return nil
 }
 
 func (s *recordStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([][]byte, bool, error) {
@@ -236,6 +247,7 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 		tweak        func(*adaptertest.Target)
 	}{
 		{"short-load", "found false, want true", nil},
+		{"not-fresh", `ScanRecords("", 215): 215 records`, nil},
 		{"dst-append", "read of loaded record 1 (pass 1): ReadRecord", nil},
 		{"returns-own", "(pass 2): ReadRecord", nil},
 		{"finds-missing", "of a missing key: found true", nil},
