@@ -82,6 +82,9 @@ type Target struct {
 	// scan, lookup, insert, concurrent), as the engine runs every workload on one target; a check
 	// called alone opens its own.
 	shared *instance
+	// sharedRecordOps is what the shared target served of the record operations, set by Run, so
+	// that the record check of a target without records needs no target of its own.
+	sharedRecordOps *[]ycsb.Op
 }
 
 // Default sizes of the kit's targets.
@@ -144,6 +147,8 @@ func Run(t *testing.T, tg Target) {
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, tg) })
 	}
+	recordOps := adapters.RecordOps(tg.shared.Target)
+	tg.sharedRecordOps = &recordOps
 	// Closed before the checks that open their own: a target may be alone in its store (a schema
 	// of the user's holds one person table).
 	if err := tg.shared.close(); err != nil {

@@ -27,6 +27,9 @@ var oddKeys = []string{"useR", "user-5", "user_5", "userA", "user~"}
 // every value the store returns it scribbles on, so a store that keeps or returns references to
 // shared bytes fails.
 func CheckRecords(t testing.TB, tg Target) {
+	if shared := tg.sharedRecordOps; shared != nil && len(*shared) == 0 && len(tg.RecordOps) == 0 {
+		t.Skip("the target holds no records (no adapters.RecordLoader), as the test says")
+	}
 	before := tg.outside(t)
 	in := tg.open(t, false)
 	ops := adapters.RecordOps(in.Target)
