@@ -102,7 +102,10 @@ func (s *recordStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) 
 		if s.inflight.Add(1) > 1 {
 			return slices.Repeat([][]byte{[]byte("shared")}, len(dst)), true, nil
 		}
-		time.Sleep(200 * time.Microsecond)
+		// Wait a little for another reader to overlap, so that the test does not hang on luck.
+		for deadline := time.Now().Add(time.Millisecond); s.inflight.Load() == 1 && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
 	case "dst-append": // appends to what the caller passed, from its end
 		got, found, err := s.inner.ReadRecord(ctx, key, nil)
 		for f, v := range got {
