@@ -2,8 +2,9 @@
 // way the engine does (a private temp dir, the run's size and seed, a person file for clients in
 // other processes) and checks, for each capability a target has, what a correct one does: scans and
 // lookups return the dataset's rows and checksums, an insert session writes a fresh store that reads
-// back exactly, readers run at once, Close removes what the target made and nothing else, a
-// cancelled context ends a call promptly, and self-timed calls report times they could have taken.
+// back exactly, readers run at once, YCSB records read, update, insert and scan as they should,
+// Close removes what the target made and nothing else, a cancelled context ends a call promptly,
+// and self-timed calls report times they could have taken.
 //
 //	func TestKit(t *testing.T) {
 //		adaptertest.Run(t, adaptertest.Target{
@@ -32,6 +33,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Target describes the targets of one adapter configuration.
@@ -53,7 +55,12 @@ type Target struct {
 	// Workloads lists the common workloads the target offers, usually the adapter's Info().Builtin;
 	// the target must implement the capability of each and of no other (default workloads.Builtins).
 	Workloads []string
-	// Size is the number of persons loaded (default 300); Seed the dataset's seed (default 1).
+	// RecordOps lists the YCSB operation types the target serves through the record capabilities
+	// (adapters/records.go), as adapters.RecordOps names them: the record check requires exactly
+	// these and checks each. Nil: none (a target that holds no records).
+	RecordOps []ycsb.Op
+	// Size is the number of persons loaded, and of records (default 300); Seed the dataset's seed
+	// (default 1).
 	Size int
 	Seed int64
 	// ScanSizes adds partial scan sizes to the kit's own (an adapter's batch boundaries, say).
@@ -75,6 +82,9 @@ type Target struct {
 	// scan, lookup, insert, concurrent), as the engine runs every workload on one target; a check
 	// called alone opens its own.
 	shared *instance
+	// sharedRecordOps is what the shared target served of the record operations, set by Run, so
+	// that the record check of a target without records needs no target of its own.
+	sharedRecordOps *[]ycsb.Op
 }
 
 // Default sizes of the kit's targets.
@@ -137,12 +147,15 @@ func Run(t *testing.T, tg Target) {
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, tg) })
 	}
+	recordOps := adapters.RecordOps(tg.shared.Target)
+	tg.sharedRecordOps = &recordOps
 	// Closed before the checks that open their own: a target may be alone in its store (a schema
 	// of the user's holds one person table).
 	if err := tg.shared.close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
 	tg.shared = nil
+	t.Run("records", func(t *testing.T) { CheckRecords(t, tg) })
 	t.Run("close", func(t *testing.T) { CheckClose(t, tg) })
 	t.Run("cancel", func(t *testing.T) { CheckCancel(t, tg) })
 }
@@ -205,7 +218,8 @@ func Capabilities(target adapters.Target) []string {
 }
 
 // CheckBuiltin checks that an adapter's Info agrees with what its (opened) target implements: the
-// common workloads of Info().Builtin are exactly the target's Capabilities, and a target runs
+// common workloads of Info().Builtin are exactly the target's Capabilities, the record operations
+// of Info().Records exactly adapters.RecordOps of the target, and a target runs
 // adapter-specific workloads (CustomRunner or TimedCustomRunner) exactly when Info lists some or
 // takes the client's (ClientWorkloads).
 func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
@@ -215,6 +229,10 @@ func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
 	switch target.(type) {
 	case adapters.CustomRunner, adapters.TimedCustomRunner:
 		custom = true
+	}
+	if declared, implemented := sortedOps(info.Records), adapters.RecordOps(target); !slices.Equal(declared, implemented) {
+		t.Errorf("adapter %s declares the record operations (Info().Records) %v, but its target implements those of %v (adapters.RecordOps)",
+			info.Name, declared, implemented)
 	}
 	if declared := len(info.Workloads) > 0 || info.ClientWorkloads; declared != custom {
 		t.Errorf("adapter %s: Info lists adapter-specific workloads: %v, but its target implements CustomRunner or TimedCustomRunner: %v",
