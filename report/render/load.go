@@ -1,0 +1,156 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// The open-loop part of a report (report.Load): what the schedule asked and what was achieved, the
+// counts, the saturation, the generator's cost, and per operation type the three clocks under the
+// names they have everywhere ("response", "service", "start lag"), so that none is read as another.
+
+// clockNames are the three clocks in the order they are shown, with how each is measured.
+var clockNames = []struct{ name, from string }{
+	{"response", "from the intended start: what a user waits"},
+	{"service", "from the actual start: what the store took"},
+	{"start lag", "actual minus intended start"},
+}
+
+// clockSummaries returns an operation type's three clock summaries in clockNames' order.
+func clockSummaries(t report.LoadType) []map[string]float64 {
+	return []map[string]float64{t.Response, t.Service, t.StartLag}
+}
+
+// Loads writes, after the results table, a block per open-loop result (per target and workload, and
+// size in a sweep); nothing when no result ran open-loop.
+func Loads(w io.Writer, r *report.Report, st Style) {
+	first := true
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Load == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			var legend []string
+			for _, c := range clockNames {
+				legend = append(legend, c.name+" "+c.from)
+			}
+			fmt.Fprintln(w, wrap("OPEN LOOP (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
+			first = false
+		}
+		loadBlock(w, r, x, st)
+	}
+}
+
+// loadBlock writes one open-loop result: a head line with its saturation, the rate, the counts, the
+// generator, the clocks table and the time series in brief.
+func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
+	l := x.Load
+	line := func(s string) { fmt.Fprintln(w, wrap("  "+s, st.width(), "      ")) }
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), SaturationText(l.Saturation)), st.width(), "  "))
+	line("rate: " + LoadRateText(l))
+	line("operations: " + LoadCountsText(l))
+	line("generator: " + GeneratorText(l.Generator))
+	var b strings.Builder
+	clocksTable(l).write(&b)
+	for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprint(w, "  "+s)
+	}
+	fmt.Fprintln(w)
+	if s := SeriesText(l); s != "" {
+		line("series: " + s)
+	}
+	if l.Hlog != "" {
+		line("interval log: " + l.Hlog)
+	}
+}
+
+// SaturationText says what a result's saturation means for its figures.
+func SaturationText(s string) string {
+	switch s {
+	case "":
+		return "not saturated: the workers kept up with the schedule"
+	case "target saturated":
+		return "TARGET SATURATED: more than 1% of the operations waited for a worker or were dropped (every worker busy with the store)"
+	case "generator saturated":
+		return "GENERATOR SATURATED: dbbench itself fell behind the schedule with workers free; these figures say nothing of the target"
+	}
+	return strings.ToUpper(s)
+}
+
+// LoadRateText is the achieved rate against the target rate and the schedule that set it.
+func LoadRateText(l *report.Load) string {
+	share := "-"
+	if l.TargetRate > 0 {
+		share = fmt.Sprintf("%.1f%%", 100*l.Achieved/l.TargetRate)
+	}
+	return fmt.Sprintf("achieved %s of %s targeted (%s), %s arrivals, %s policy, %d workers, %s scheduled (span %s)",
+		Rate(l.Achieved), Rate(l.TargetRate), share, l.Arrivals, l.Policy, l.Workers, Ns(float64(l.DurationNs)), Ns(float64(l.SpanNs)))
+}
+
+// LoadCountsText is what became of the scheduled operations.
+func LoadCountsText(l *report.Load) string {
+	s := fmt.Sprintf("scheduled %d, completed %d, late %d (started more than %s after the intended start), ",
+		l.Scheduled, l.Completed, l.Late, Ns(float64(l.LateAfter)))
+	return s + fmt.Sprintf("waited for a worker %d, dropped %d, errors %d, timed out %d", l.Waited, l.Dropped, l.Errors, l.TimedOut)
+}
+
+// GeneratorText is what the dispatcher cost.
+func GeneratorText(g report.LoadGenerator) string {
+	cpu := "CPU not measured"
+	if g.CPUMeasured {
+		cpu = fmt.Sprintf("CPU %s of a core (spinning included)", percentText(g.CPUShare))
+	}
+	return fmt.Sprintf("%s, work per op %s (waiting excluded), %d handed over late with workers free, max lag %s",
+		cpu, Ns(g.WorkPerOpNs), g.Late, Ns(float64(g.MaxLagNs)))
+}
+
+// percentText writes a share (0.123) as a percentage with three significant digits ("12.3%").
+func percentText(share float64) string { return sig3(100*share) + "%" }
+
+// clocksTable lays out per operation type its count and errors and its three clocks' p50, p99,
+// p99.9 and max, one row per clock.
+func clocksTable(l *report.Load) *table {
+	t := newTable("OP", "CLOCK", "COUNT", "ERRORS", "P50", "P99", "P99.9", "MAX")
+	t.alignRight(2, 3, 4, 5, 6, 7)
+	for _, op := range l.Types {
+		for i, sum := range clockSummaries(op) {
+			row := []string{"", clockNames[i].name, "", ""}
+			if i == 0 {
+				row = []string{op.Op, clockNames[i].name, fmt.Sprint(op.Count), fmt.Sprint(op.Errors)}
+			}
+			for _, k := range []string{"p50", "p99", "p999", "max"} {
+				row = append(row, ns(sum, k))
+			}
+			t.add(row...)
+		}
+	}
+	return t
+}
+
+// SeriesText sums up the time series: its intervals, the range of the achieved rate and of the
+// response p99 over them, and when the worst p99 was.
+func SeriesText(l *report.Load) string {
+	iv := l.Intervals
+	if len(iv) == 0 {
+		return ""
+	}
+	lo, hi, worst := iv[0].Achieved, iv[0].Achieved, 0
+	for i, x := range iv {
+		lo, hi = min(lo, x.Achieved), max(hi, x.Achieved)
+		if x.ResponseP99 > iv[worst].ResponseP99 {
+			worst = i
+		}
+	}
+	return fmt.Sprintf("%d intervals of %s; achieved %s to %s per interval; response p99 up to %s (in the interval at %s)",
+		len(iv), Ns(float64(iv[0].LengthNs)), Rate(lo), Rate(hi), Ns(iv[worst].ResponseP99), secondsText(iv[worst].StartNs))
+}
+
+// secondsText writes a time since the start in seconds, as a time series' axis reads: "0s", "12s",
+// "2.5s".
+func secondsText(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + "s" }
