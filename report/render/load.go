@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -154,3 +155,126 @@ func SeriesText(l *report.Load) string {
 // secondsText writes a time since the start in seconds, as a time series' axis reads: "0s", "12s",
 // "2.5s".
 func secondsText(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + "s" }
+
+// loadCharts are an open-loop result's time series: the achieved rate against the target rate, and
+// the response time percentiles, per interval. x is the interval's start, in seconds since the run's.
+func loadCharts(r *report.Report, x *report.Result) []Chart {
+	iv := x.Load.Intervals
+	if len(iv) == 0 {
+		return nil
+	}
+	name := x.Target + " " + x.Workload + sizeSuffix(r, x.Size)
+	seconds := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "s" }
+	rate := Chart{
+		ID:      chartID("load-rate", x.Target, x.Workload, x.Size),
+		Title:   name + ": achieved rate against the target rate, per interval",
+		XLabel:  "seconds since the start (interval start)",
+		YLabel:  "operations per second",
+		XFormat: seconds,
+		YFormat: Rate,
+	}
+	target, achieved := Series{Name: "target rate", Line: true}, Series{Name: "achieved rate", Line: true}
+	for _, v := range iv {
+		at := float64(v.StartNs) / 1e9
+		target.Points = append(target.Points, Pt(at, v.TargetRate, fmt.Sprintf("%s: target %s", seconds(at), Rate(v.TargetRate))))
+		achieved.Points = append(achieved.Points, Pt(at, v.Achieved, fmt.Sprintf("%s: achieved %s", seconds(at), Rate(v.Achieved))))
+	}
+	rate.Series = []Series{target, achieved}
+	resp := Chart{
+		ID:      chartID("load-response", x.Target, x.Workload, x.Size),
+		Title:   name + ": response time (from the intended start) of the operations completed in each interval",
+		XLabel:  "seconds since the start (interval start)",
+		YLabel:  "response time",
+		XFormat: seconds,
+		YFormat: Ns,
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, q := range []struct {
+		name string
+		get  func(report.LoadInterval) float64
+	}{
+		{"p50", func(v report.LoadInterval) float64 { return v.ResponseP50 }},
+		{"p99", func(v report.LoadInterval) float64 { return v.ResponseP99 }},
+		{"p99.9", func(v report.LoadInterval) float64 { return v.ResponseP999 }},
+	} {
+		s := Series{Name: q.name, Line: true, Gap: 1.5 * float64(iv[0].LengthNs) / 1e9}
+		for _, v := range iv {
+			y := q.get(v)
+			if v.Achieved == 0 || !(y > 0) { // nothing completed in the interval: no percentile
+				continue
+			}
+			at := float64(v.StartNs) / 1e9
+			s.Points = append(s.Points, Pt(at, y, fmt.Sprintf("%s: %s %s", seconds(at), q.name, Ns(y))))
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+		if len(s.Points) > 0 {
+			resp.Series = append(resp.Series, s)
+		}
+	}
+	if len(resp.Series) == 0 {
+		return []Chart{rate}
+	}
+	if hi/lo > 20 {
+		resp.YScale = Log10
+	}
+	return []Chart{rate, resp}
+}
+
+// htmlLoads writes per open-loop result its rate, counts, saturation and generator, and the three
+// clocks per operation type, under the names the text output uses.
+func htmlLoads(w io.Writer, r *report.Report) {
+	first := true
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Load == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "<h2>Open loop</h2>")
+			var legend []string
+			for _, c := range clockNames {
+				legend = append(legend, "<b>"+esc(c.name)+"</b> "+esc(c.from))
+			}
+			fmt.Fprintf(w, "<p class=\"note\">Clocks: %s.</p>\n", strings.Join(legend, "; "))
+			first = false
+		}
+		l := x.Load
+		class := "pass"
+		if l.Saturation != "" {
+			class = "fail"
+		}
+		fmt.Fprintf(w, "<h3>%s %s%s: <span class=\"%s\">%s</span></h3>\n<table>\n", esc(x.Target), esc(x.Workload), esc(sizeSuffix(r, x.Size)), class, esc(SaturationText(l.Saturation)))
+		for _, row := range [][2]string{{"rate", LoadRateText(l)}, {"operations", LoadCountsText(l)}, {"generator", GeneratorText(l.Generator)}, {"series", SeriesText(l)}, {"interval log", l.Hlog}} {
+			if row[1] != "" {
+				fmt.Fprintf(w, "<tr><th>%s</th><td>%s</td></tr>\n", esc(row[0]), esc(row[1]))
+			}
+		}
+		fmt.Fprintln(w, "</table>")
+		htmlClocks(w, l)
+	}
+}
+
+// htmlClocks writes the clocks table: per operation type its count and errors, one row per clock.
+func htmlClocks(w io.Writer, l *report.Load) {
+	t := clocksTable(l)
+	fmt.Fprint(w, "<table class=\"clocks\">\n<tr>")
+	for i, h := range t.head {
+		fmt.Fprintf(w, "<th%s>%s</th>", numClass(t.right[i]), esc(strings.ToLower(h)))
+	}
+	fmt.Fprintln(w, "</tr>")
+	for _, row := range t.rows {
+		fmt.Fprint(w, "<tr>")
+		for i, c := range row {
+			fmt.Fprintf(w, "<td%s>%s</td>", numClass(t.right[i]), esc(c))
+		}
+		fmt.Fprintln(w, "</tr>")
+	}
+	fmt.Fprintln(w, "</table>")
+}
+
+func numClass(right bool) string {
+	if right {
+		return " class=n"
+	}
+	return ""
+}
