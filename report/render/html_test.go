@@ -392,6 +392,13 @@ func TestLoadCharts(t *testing.T) {
 	if loads != 2 {
 		t.Fatalf("%d open-loop results in load.json, want 2", loads)
 	}
+	// the repeats of an open-loop result show the response time, not a p50 of no named clock
+	rc := charts[chartID("repeats", "ycsb-a", 1000)]
+	for i, s := range rc.Series {
+		if want := r.Results[i].Repeats[0].Figures["response_p99"]; len(s.Points) != 1 || s.Points[0].Y != want {
+			t.Errorf("repeats chart %s: %+v, want response_p99 %v", s.Name, s.Points, want)
+		}
+	}
 }
 
 // TestHTMLClocks: the page's clocks table has, per operation type, a row per clock under its name
