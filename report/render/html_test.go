@@ -394,6 +394,9 @@ func TestLoadCharts(t *testing.T) {
 	}
 	// the repeats of an open-loop result show the response time, not a p50 of no named clock
 	rc := charts[chartID("repeats", "ycsb-a", 1000)]
+	if len(rc.Series) != 2 {
+		t.Fatalf("repeats chart: %d series, want memory and sqlite", len(rc.Series))
+	}
 	for i, s := range rc.Series {
 		if want := r.Results[i].Repeats[0].Figures["response_p99"]; len(s.Points) != 1 || s.Points[0].Y != want {
 			t.Errorf("repeats chart %s: %+v, want response_p99 %v", s.Name, s.Points, want)
