@@ -54,16 +54,16 @@ func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
 	l := x.Load
 	line := func(s string) { fmt.Fprintln(w, wrap("  "+s, st.width(), "      ")) }
 	fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), SaturationText(l.Saturation)), st.width(), "  "))
-	line("rate: " + LoadRateText(l))
-	line("operations: " + LoadCountsText(l))
-	line("generator: " + GeneratorText(l.Generator))
+	line("rate: " + loadRateText(l))
+	line("operations: " + loadCountsText(l))
+	line("generator: " + generatorText(l.Generator))
 	var b strings.Builder
 	clocksTable(l).write(&b)
 	for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
 		fmt.Fprint(w, "  "+s)
 	}
 	fmt.Fprintln(w)
-	if s := SeriesText(l); s != "" {
+	if s := seriesText(l); s != "" {
 		line("series: " + s)
 	}
 	if l.Hlog != "" {
@@ -84,8 +84,8 @@ func SaturationText(s string) string {
 	return strings.ToUpper(s)
 }
 
-// LoadRateText is the achieved rate against the target rate and the schedule that set it.
-func LoadRateText(l *report.Load) string {
+// loadRateText is the achieved rate against the target rate and the schedule that set it.
+func loadRateText(l *report.Load) string {
 	share := "-"
 	if l.TargetRate > 0 {
 		share = fmt.Sprintf("%.1f%%", 100*l.Achieved/l.TargetRate)
@@ -94,15 +94,15 @@ func LoadRateText(l *report.Load) string {
 		Rate(l.Achieved), Rate(l.TargetRate), share, l.Arrivals, l.Policy, l.Workers, Ns(float64(l.DurationNs)), Ns(float64(l.SpanNs)))
 }
 
-// LoadCountsText is what became of the scheduled operations.
-func LoadCountsText(l *report.Load) string {
+// loadCountsText is what became of the scheduled operations.
+func loadCountsText(l *report.Load) string {
 	s := fmt.Sprintf("scheduled %d, completed %d, late %d (started more than %s after the intended start), ",
 		l.Scheduled, l.Completed, l.Late, Ns(float64(l.LateAfter)))
 	return s + fmt.Sprintf("waited for a worker %d, dropped %d, errors %d, timed out %d", l.Waited, l.Dropped, l.Errors, l.TimedOut)
 }
 
-// GeneratorText is what the dispatcher cost.
-func GeneratorText(g report.LoadGenerator) string {
+// generatorText is what the dispatcher cost.
+func generatorText(g report.LoadGenerator) string {
 	cpu := "CPU not measured"
 	if g.CPUMeasured {
 		cpu = fmt.Sprintf("CPU %s of a core (spinning included)", percentText(g.CPUShare))
@@ -134,9 +134,9 @@ func clocksTable(l *report.Load) *table {
 	return t
 }
 
-// SeriesText sums up the time series: its intervals, the range of the achieved rate and of the
+// seriesText sums up the time series: its intervals, the range of the achieved rate and of the
 // response p99 over them, and when the worst p99 was.
-func SeriesText(l *report.Load) string {
+func seriesText(l *report.Load) string {
 	iv := l.Intervals
 	if len(iv) == 0 {
 		return ""
@@ -244,7 +244,7 @@ func htmlLoads(w io.Writer, r *report.Report) {
 			class = "fail"
 		}
 		fmt.Fprintf(w, "<h3>%s %s%s: <span class=\"%s\">%s</span></h3>\n<table>\n", esc(x.Target), esc(x.Workload), esc(sizeSuffix(r, x.Size)), class, esc(SaturationText(l.Saturation)))
-		for _, row := range [][2]string{{"rate", LoadRateText(l)}, {"operations", LoadCountsText(l)}, {"generator", GeneratorText(l.Generator)}, {"series", SeriesText(l)}, {"interval log", l.Hlog}} {
+		for _, row := range [][2]string{{"rate", loadRateText(l)}, {"operations", loadCountsText(l)}, {"generator", generatorText(l.Generator)}, {"series", seriesText(l)}, {"interval log", l.Hlog}} {
 			if row[1] != "" {
 				fmt.Fprintf(w, "<tr><th>%s</th><td>%s</td></tr>\n", esc(row[0]), esc(row[1]))
 			}
