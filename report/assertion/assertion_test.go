@@ -46,6 +46,7 @@ func TestParse(t *testing.T) {
 		{expr: "ycsb-a.dropped[a] <= 0", form: Absolute, op: "<=", k: 0, left: "ycsb-a.dropped[a]"},
 		{expr: "ycsb-a.read.achieved_rate[a] >= 1", wantErr: `names operation type "read", but achieved_rate is not kept per operation type`},
 		{expr: "lookup.read.p50[a] <= 1", wantErr: "p50 is not kept per operation type"},
+		{expr: "ycsb-a.read.response_p90[a] <= 1ms", wantErr: `ycsb-a.read.response_p90[a]: unknown figure "response_p90"`},
 		{expr: "ycsb-a.achieved_rate[a] >= 2ms", wantErr: "2ms is a duration, but achieved_rate is in 1/s"},
 		{expr: "ycsb-a.late[a] <= 1s", wantErr: "1s is a duration, but late is in count"},
 		{expr: "lookup.p50[a] <= 2ms * lookup.p50[b]", wantErr: "the factor 2ms has a unit"},

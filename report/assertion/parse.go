@@ -319,6 +319,9 @@ func Parse(expr string) (Assertion, error) {
 }
 
 func checkRef(r Ref) error {
+	if _, known := report.LookupFigure(r.Figure); r.Op != "" && !known {
+		return fmt.Errorf("%s: unknown figure %q (dbbench list shows the figures)", r, r.Figure)
+	}
 	if r.Op != "" && !report.PerOp(r.Figure) {
 		return fmt.Errorf("%s names operation type %q, but %s is not kept per operation type (only the clocks: response_*, service_*, start_lag_*)", r, r.Op, r.Figure)
 	}
