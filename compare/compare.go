@@ -766,6 +766,9 @@ func (c *comparer) figuresFor(or, nr *report.Result) []string {
 		}
 		return figs
 	}
+	if figs := loadFigures(or, nr); len(figs) > 0 {
+		return figs
+	}
 	throughput := "rows_per_s"
 	if !hasFigure(or, throughput) || !hasFigure(nr, throughput) {
 		throughput = "ops_per_s"
@@ -773,6 +776,23 @@ func (c *comparer) figuresFor(or, nr *report.Result) []string {
 	figs := []string{throughput}
 	if !single {
 		figs = append(figs, "p50", "p99")
+	}
+	return figs
+}
+
+// loadFigures are the figures compared by default when both sides ran open-loop: the rate achieved,
+// then the response time (from the intended start, what a user waits) of all operation types. Their
+// p50 and p99 would be ambiguous there (which clock?), and a throughput over elapsed time means
+// nothing when the schedule sets the pace.
+func loadFigures(or, nr *report.Result) []string {
+	if or.Load == nil || nr.Load == nil {
+		return nil
+	}
+	var figs []string
+	for _, f := range []string{"achieved_rate", "response_p50", "response_p99"} {
+		if hasFigure(or, f) && hasFigure(nr, f) {
+			figs = append(figs, f)
+		}
 	}
 	return figs
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // FigureInfo describes a figure: its unit and which direction is better.
@@ -14,7 +15,7 @@ type FigureInfo struct {
 }
 
 // Figures lists every figure a result carries, in display order.
-var Figures = []FigureInfo{
+var Figures = append([]FigureInfo{
 	{"rows_per_s", "1/s", true, "rows decoded per second of elapsed time"},
 	{"ops_per_s", "1/s", true, "operations per second of elapsed time"},
 	{"ns_per_row", "ns", false, "elapsed ns per row (per key/value pair)"},
@@ -32,10 +33,58 @@ var Figures = []FigureInfo{
 	{"errors", "count", false, "failed operations"},
 	{"instr_per_op", "count", false, "instructions per operation, counted by callgrind (dbbench run --instructions; this process only)"},
 	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
+}, loadFigures...)
+
+// loadFigures are an open-loop workload's (report/load.go). The three clocks are never one name:
+// response time from the intended start, service time from the actual start, start lag between.
+var loadFigures = []FigureInfo{
+	{"achieved_rate", "1/s", true, "open loop: operations completed per second of the run's span"},
+	{"target_rate", "1/s", true, "open loop: the schedule's mean rate, operations per second"},
+	{"late", "count", false, "open loop: operations started more than late_after after their intended start"},
+	{"dropped", "count", false, "open loop: operations never sent (drop policy, no free worker)"},
+	{"response_p50", "ns", false, "open loop: median response time, from the intended start (per type: OP.response_p50)"},
+	{"response_p99", "ns", false, "open loop: 99th percentile response time, from the intended start"},
+	{"response_p999", "ns", false, "open loop: 99.9th percentile response time, from the intended start"},
+	{"response_max", "ns", false, "open loop: largest response time, from the intended start"},
+	{"service_p50", "ns", false, "open loop: median service time, from the actual start (per type: OP.service_p50)"},
+	{"service_p99", "ns", false, "open loop: 99th percentile service time, from the actual start"},
+	{"service_p999", "ns", false, "open loop: 99.9th percentile service time, from the actual start"},
+	{"service_max", "ns", false, "open loop: largest service time, from the actual start"},
+	{"start_lag_p50", "ns", false, "open loop: median start lag, actual minus intended start (per type: OP.start_lag_p50)"},
+	{"start_lag_p99", "ns", false, "open loop: 99th percentile start lag, actual minus intended start"},
+	{"start_lag_p999", "ns", false, "open loop: 99.9th percentile start lag, actual minus intended start"},
+	{"start_lag_max", "ns", false, "open loop: largest start lag, actual minus intended start"},
 }
 
-// LookupFigure returns the FigureInfo for a name.
+// OpenLoop reports whether a figure ("OP.FIGURE" too) is one only an open-loop workload has.
+func OpenLoop(name string) bool {
+	if _, fig, ok := strings.Cut(name, "."); ok {
+		name = fig
+	}
+	return slices.ContainsFunc(loadFigures, func(f FigureInfo) bool { return f.Name == name })
+}
+
+// PerOp reports whether a figure is also recorded per operation type, as "OP.FIGURE" in a repeat's
+// figures: the three clocks of an open-loop workload.
+func PerOp(figure string) bool {
+	for _, p := range []string{"response_", "service_", "start_lag_"} {
+		if strings.HasPrefix(figure, p) {
+			_, ok := LookupFigure(figure)
+			return ok
+		}
+	}
+	return false
+}
+
+// LookupFigure returns the FigureInfo for a name: a figure, or "OP.FIGURE" for a figure recorded
+// per operation type (read.response_p99 is response_p99's).
 func LookupFigure(name string) (FigureInfo, bool) {
+	if op, fig, ok := strings.Cut(name, "."); ok {
+		if op == "" || !PerOp(fig) {
+			return FigureInfo{}, false
+		}
+		name = fig
+	}
 	for _, f := range Figures {
 		if f.Name == name {
 			return f, true

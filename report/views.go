@@ -53,8 +53,11 @@ func Distribution(h *hdrhistogram.Histogram, ticksPerHalf int32) []QuantilePoint
 
 // PrimaryFigure is the one figure that best shows a result's repeats side by side: the p50 latency
 // for results timing many operations (lookups, adapter operations), else the time per row, else per
-// operation.
+// operation; for an open-loop result the response time p99 (what users wait, from the intended start).
 func PrimaryFigure(x *Result) string {
+	if _, ok := x.Figures["response_p99"]; ok && x.Load != nil {
+		return "response_p99"
+	}
 	if x.Unit == "lookup" || x.Unit == "op" {
 		if _, ok := x.Figures["p50"]; ok {
 			return "p50"

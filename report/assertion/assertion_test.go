@@ -35,6 +35,26 @@ func TestParse(t *testing.T) {
 		{expr: "2 * scan.p50[a] >= scan.p50[b]", wantErr: "cannot read"},
 		{expr: "scan.p50[a@tiny] >= 1", wantErr: "bad size"},
 		{expr: "scan.p50[a] - scan.p50[b] >= scan.p50[c]", wantErr: "cannot read"},
+		// figures per operation type, durations as thresholds
+		{expr: "ycsb-a.read.response_p99[sqlite] <= 2ms", form: Absolute, op: "<=", k: 2e6, left: "ycsb-a.read.response_p99[sqlite]"},
+		{expr: "ycsb-a.achieved_rate[sqlite] >= 0.99 * ycsb-a.target_rate[sqlite]", form: Ratio, op: ">=", k: 0.99, left: "ycsb-a.achieved_rate[sqlite]", right: "ycsb-a.target_rate[sqlite]"},
+		{expr: "ycsb-a.read.response_p99[pg] <= 1.5 * ycsb-a.read.response_p99[sqlite]", form: Ratio, op: "<=", k: 1.5, left: "ycsb-a.read.response_p99[pg]", right: "ycsb-a.read.response_p99[sqlite]"},
+		{expr: "ycsb-f.readmodifywrite.service_p99[a] - ycsb-f.readmodifywrite.service_p99[b] <= 250us", form: Difference, op: "<=", k: 250e3, left: "ycsb-f.readmodifywrite.service_p99[a]", right: "ycsb-f.readmodifywrite.service_p99[b]"},
+		{expr: "ycsb-a.update.start_lag_p99[memory] < 100µs", form: Absolute, op: "<", k: 100e3, left: "ycsb-a.update.start_lag_p99[memory]"},
+		{expr: "ycsb-a.response_p999[a@max] <= 1.5s", form: Absolute, op: "<=", k: 1.5e9, left: "ycsb-a.response_p999[a@max]"},
+		{expr: "lookup.p50[go] - lookup.p50[c] >= -20ns", form: Difference, op: ">=", k: -20, left: "lookup.p50[go]", right: "lookup.p50[c]"},
+		{expr: "ycsb-a.dropped[a] <= 0", form: Absolute, op: "<=", k: 0, left: "ycsb-a.dropped[a]"},
+		{expr: "ycsb-a.read.achieved_rate[a] >= 1", wantErr: `names operation type "read", but achieved_rate is not kept per operation type`},
+		{expr: "lookup.read.p50[a] <= 1", wantErr: "p50 is not kept per operation type"},
+		{expr: "ycsb-a.read.response_p90[a] <= 1ms", wantErr: `ycsb-a.read.response_p90[a]: unknown figure "response_p90"`},
+		{expr: "ycsb-a.achieved_rate[a] >= 2ms", wantErr: "2ms is a duration, but achieved_rate is in 1/s"},
+		{expr: "ycsb-a.late[a] <= 1s", wantErr: "1s is a duration, but late is in count"},
+		{expr: "lookup.p50[a] <= 2ms * lookup.p50[b]", wantErr: "the factor 2ms has a unit"},
+		{expr: "lookup.p50[a] <= lookup.p50[b] * 1.5s", wantErr: "the factor 1.5s has a unit"},
+		{expr: "lookup.p50[a] <= 2ms_x", wantErr: "a unit (ns, us, ms, s) ends the number"},
+		{expr: "lookup.p50[a] <= 2min", wantErr: "cannot read"},
+		{expr: "lookup.p50[a] <= 1e300s", wantErr: "bad number"},
+		{expr: "ycsb-a.read.[a] <= 1", wantErr: "cannot read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
@@ -55,6 +75,67 @@ func TestParse(t *testing.T) {
 				t.Errorf("right = %s, want %s", a.Right, tt.right)
 			}
 		})
+	}
+}
+
+// A ref with an operation type reads the figure OP.FIGURE; without one, the figure itself.
+func TestRefParts(t *testing.T) {
+	tests := []struct {
+		expr                            string
+		workload, op, figure, key, size string
+	}{
+		{"ycsb-a.read.response_p99[sqlite] <= 2ms", "ycsb-a", "read", "response_p99", "read.response_p99", ""},
+		{"ycsb-a.response_p99[sqlite@max] <= 2ms", "ycsb-a", "", "response_p99", "response_p99", "max"},
+		{"page_all.p50[pg@30_000] <= 2ms", "page_all", "", "p50", "p50", "30_000"},
+	}
+	for _, tt := range tests {
+		a, err := Parse(tt.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		l := a.Left
+		if l.Workload != tt.workload || l.Op != tt.op || l.Figure != tt.figure || l.Key() != tt.key || l.Size != tt.size {
+			t.Errorf("%s: got %+v (key %s)", tt.expr, l, l.Key())
+		}
+	}
+}
+
+// A threshold written apart from the check (machines:) reads as the check's own numbers, durations
+// included, and only where the check could hold one.
+func TestReadThreshold(t *testing.T) {
+	tests := []struct {
+		check, threshold string
+		want             float64
+		wantErr          string
+	}{
+		{"ycsb-a.read.response_p99[a] <= 2ms", "3ms", 3e6, ""},
+		{"ycsb-a.read.response_p99[a] <= 2ms", "2500000", 2.5e6, ""},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", " 600ns ", 600, ""},
+		{"lookup.p50[a] - lookup.p50[b] <= 250", "-1.5us", -1500, ""},
+		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", "1.3", 1.3, ""},
+		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", "2ms", 0, "the factor 2ms has a unit"},
+		{"lookup.p50[a] <= 1.1 * lookup.p50[b]", "-1", 0, "must be positive"},
+		{"ycsb-a.achieved_rate[a] >= 900", "1s", 0, "1s is a duration, but achieved_rate is in 1/s"},
+		{"ycsb-a.achieved_rate[a] >= 900", "2 ms", 0, "bad number"},
+	}
+	for _, tt := range tests {
+		a, err := Parse(tt.check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := a.ReadThreshold(tt.threshold)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s, %q: error %v, want containing %q", tt.check, tt.threshold, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || math.Abs(k-tt.want) > 1e-9 {
+			t.Errorf("%s, %q: %v, %v; want %v", tt.check, tt.threshold, k, err, tt.want)
+		}
+		if p, err := ParseThreshold(tt.threshold); err != nil || p != k {
+			t.Errorf("ParseThreshold(%q) = %v, %v; want %v as ReadThreshold", tt.threshold, p, err, k)
+		}
 	}
 }
 
@@ -294,5 +375,60 @@ func TestEvaluateNothingUnmeasuredPasses(t *testing.T) {
 	a, _ := Parse("scan.p50[o] >= 0.5 * scan.p50[c]")
 	if g := a.Evaluate(newReport(), 0, Rule{})[0]; g.Verdict != "fail" {
 		t.Errorf("numerator 0: %s (%s)", g.Verdict, g.Reason)
+	}
+}
+
+// An open-loop workload's figures: per operation type the assertion reads that type's clock, not
+// the workload's; a type not in the mix, or a closed-loop workload, is an error naming what is there.
+func TestEvaluateOpenLoopFigures(t *testing.T) {
+	r := fakeReport([]int{100}, map[string][]float64{
+		"s/ycsb-a/100/read.response_p99":   {1.5e6, 1.8e6, 1.7e6},
+		"s/ycsb-a/100/update.response_p99": {3e6, 3.2e6, 2.9e6},
+		"s/ycsb-a/100/response_p99":        {2.5e6, 2.6e6, 2.4e6},
+		"s/ycsb-a/100/achieved_rate":       {995, 990, 999},
+		"s/ycsb-a/100/target_rate":         {1000, 1000, 1000},
+		"p/ycsb-a/100/achieved_rate":       {700, 720, 650},
+		"p/ycsb-a/100/target_rate":         {1000, 1000, 1000},
+		"p/ycsb-a/100/read.response_p99":   {3.4e6, 3.6e6, 3.5e6},
+		"s/lookup/100/p50":                 {900, 950, 1000},
+	})
+	for i := range r.Results {
+		if r.Results[i].Workload == "ycsb-a" {
+			r.Results[i].Load = &report.Load{Types: []report.LoadType{{Op: "read"}, {Op: "update"}}}
+		}
+	}
+	tests := []struct {
+		expr    string
+		verdict report.Verdict
+		value   float64
+		reason  string
+	}{
+		{"ycsb-a.read.response_p99[s] <= 2ms", "pass", 1.7e6, ""},
+		{"ycsb-a.response_p99[s] <= 2ms", "fail", 2.5e6, ""},
+		{"ycsb-a.update.response_p99[s] <= 2ms", "fail", 3e6, ""},
+		{"ycsb-a.achieved_rate[s] >= 0.99 * ycsb-a.target_rate[s]", "pass", 0.995, ""},
+		{"ycsb-a.achieved_rate[p] >= 0.99 * ycsb-a.target_rate[p]", "fail", 0.7, ""},
+		{"ycsb-a.read.response_p99[p] <= 2.5 * ycsb-a.read.response_p99[s]", "pass", 3.5 / 1.7, ""}, // paired: 2.27, 2.0, 2.06
+		{"ycsb-a.insert.response_p99[s] <= 2ms", "error", 0, "figure insert.response_p99 is missing in s ycsb-a (run 1, repeat 1): its operation types are read, update"},
+		{"lookup.response_p99[s] <= 2ms", "error", 0, "figure response_p99 is missing in s lookup (run 1, repeat 1): it is an open-loop figure, and this workload ran closed-loop"},
+		{"lookup.p90[s] <= 2ms", "error", 0, "figure p90 is missing in s lookup (run 1, repeat 1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			a, err := Parse(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := a.Evaluate(r, 0, Rule{})[0]
+			if g.Verdict != tt.verdict {
+				t.Fatalf("verdict %s (%s), want %s", g.Verdict, g.Reason, tt.verdict)
+			}
+			if tt.reason != "" && g.Reason != tt.reason {
+				t.Errorf("reason %q, want %q", g.Reason, tt.reason)
+			}
+			if tt.verdict != "error" && math.Abs(g.Value-tt.value) > 1e-9*tt.value {
+				t.Errorf("value %v, want %v", g.Value, tt.value)
+			}
+		})
 	}
 }

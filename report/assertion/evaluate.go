@@ -271,12 +271,12 @@ func series(r *report.Report, ref Ref, at int) (map[int][]float64, sideProblem) 
 	}
 	vals := map[int][]float64{}
 	for i, rep := range res.Repeats {
-		v, ok := rep.Figures[ref.Figure]
+		v, ok := rep.Figures[ref.Key()]
 		if !ok {
-			return nil, sideProblem{reason: fmt.Sprintf("figure %s is missing in %s %s (run %d, repeat %d)", ref.Figure, ref.Target, ref.Workload, rep.RunIndex(), i+1)}
+			return nil, sideProblem{reason: fmt.Sprintf("figure %s is missing in %s %s (run %d, repeat %d)%s", ref.Key(), ref.Target, ref.Workload, rep.RunIndex(), i+1, missingHint(res, ref))}
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, sideProblem{reason: fmt.Sprintf("figure %s of %s %s is not a number (%g) in run %d", ref.Figure, ref.Target, ref.Workload, v, rep.RunIndex())}
+			return nil, sideProblem{reason: fmt.Sprintf("figure %s of %s %s is not a number (%g) in run %d", ref.Key(), ref.Target, ref.Workload, v, rep.RunIndex())}
 		}
 		vals[rep.RunIndex()] = append(vals[rep.RunIndex()], v)
 	}
@@ -288,3 +288,22 @@ func series(r *report.Report, ref Ref, at int) (map[int][]float64, sideProblem) 
 
 // exitcodeOneLine folds a multi-line error into one line.
 func exitcodeOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// missingHint says why an open-loop figure may be missing: the workload ran closed-loop, or the
+// operation type is not in its mix (naming the types it has).
+func missingHint(res *report.Result, ref Ref) string {
+	if !report.OpenLoop(ref.Key()) {
+		return ""
+	}
+	if res.Load == nil {
+		return ": it is an open-loop figure, and this workload ran closed-loop"
+	}
+	if ref.Op == "" {
+		return ""
+	}
+	ops := make([]string, len(res.Load.Types))
+	for i, t := range res.Load.Types {
+		ops[i] = t.Op
+	}
+	return fmt.Sprintf(": its operation types are %s", strings.Join(ops, ", "))
+}

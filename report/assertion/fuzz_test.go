@@ -13,7 +13,8 @@ func FuzzParse(f *testing.F) {
 		"scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]",
 		"lookup.p50[lmdb-go] - lookup.p50[lmdb-c] <= 110",
 		"page_all.p50[pg@3000000] <= 2 * page_all.p50[pg@30000]",
-		"scan.p50[a] > 0", "x <= 1e309", "a.b[c] <= 10%", "<= >=", "1 <= 2", "a.b[] <= 1", "a.b[c]<=-1",
+		"scan.p50[a] > 0", "x <= 1e309", "ycsb-a.read.response_p99[s] <= 2ms", "w.op.p50[a] <= 1µs",
+		"ycsb-a.achieved_rate[s] >= 0.99 * ycsb-a.target_rate[s]", "a.b[c] <= 1e300s", "a.b[c] <= 2ms_", "a.b[c] <= 10%", "<= >=", "1 <= 2", "a.b[] <= 1", "a.b[c]<=-1",
 	} {
 		f.Add(s)
 	}

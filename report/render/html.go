@@ -12,8 +12,9 @@ import (
 
 // HTML writes r as one self-contained page: the environment and verdict, every assertion with its
 // inputs, and per workload (and size) the latency distribution of every target on HdrHistogram's
-// percentile axis and every repeat as a point; for a sweep, each workload's figure against size with
-// the growth assertions' limits. Charts are inline SVG (see svg.go); the page loads nothing. kinds
+// percentile axis and every repeat as a point; for an open-loop result its clocks per operation type
+// and its achieved rate and response times over time; for a sweep, each workload's figure against
+// size with the growth assertions' limits. Charts are inline SVG (see svg.go); the page loads nothing. kinds
 // (may be nil) tells which options are sizes, to show them in bytes.
 func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	ew := NewErrWriter(w)
@@ -27,6 +28,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(string(r.Verdict))), esc(verdictText(r)))
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
+	htmlLoads(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {
 		fmt.Fprintf(ew, "<h2>%s</h2>\n", esc(sec.Title))
@@ -65,6 +67,11 @@ func ReportCharts(r *report.Report) ([]Section, error) {
 		}
 		if c := repeatsChart(g, sweep); c != nil {
 			sec.Charts = append(sec.Charts, *c)
+		}
+		for _, x := range g.results {
+			if x.Load != nil {
+				sec.Charts = append(sec.Charts, loadCharts(r, x)...)
+			}
 		}
 		if len(sec.Charts) > 0 {
 			secs = append(secs, sec)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,9 +18,10 @@ import (
 	"github.com/dbbench/dbbench/report/render/browsertest"
 )
 
-// htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml)
-// and a two-size sweep with a failed result, a skipped target and a growth assertion.
-var htmlReports = []string{"lmdb.json", "sweep.json"}
+// htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml),
+// a two-size sweep with a failed result, a skipped target and a growth assertion, and an open-loop
+// run of two targets, one saturated (testdata/genload.go).
+var htmlReports = []string{"lmdb.json", "sweep.json", "load.json"}
 
 // testKinds are the option kinds of the adapters the test reports use, from their own specs.
 func testKinds(t *testing.T) OptionKinds {
@@ -327,5 +329,106 @@ func TestResultsLegend(t *testing.T) {
 		if got := resultsLegend(r); !strings.Contains(got, tt.want) || len(got) > 120 {
 			t.Errorf("%d runs: legend %q, want it to say %q within 120 columns", tt.runs, got, tt.want)
 		}
+	}
+}
+
+// TestLoadCharts checks the open-loop charts against the report's own intervals: the target and
+// achieved rate of every interval, and the response percentiles of every interval where operations
+// completed, each from its own field.
+func TestLoadCharts(t *testing.T) {
+	r := readReport(t, "load.json")
+	secs, err := ReportCharts(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts := map[string]Chart{}
+	for _, s := range secs {
+		for _, c := range s.Charts {
+			charts[c.ID] = c
+		}
+	}
+	loads := 0
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Load == nil {
+			continue
+		}
+		loads++
+		iv := x.Load.Intervals
+		rate, ok := charts[chartID("load-rate", x.Target, x.Workload, x.Size)]
+		if !ok || len(rate.Series) != 2 {
+			t.Fatalf("%s: rate chart %+v, want target and achieved", x.Target, rate.Series)
+		}
+		resp, ok := charts[chartID("load-response", x.Target, x.Workload, x.Size)]
+		if !ok || len(resp.Series) != 3 {
+			t.Fatalf("%s: response chart with %d series, want p50, p99, p99.9", x.Target, len(resp.Series))
+		}
+		want := map[string]func(report.LoadInterval) float64{
+			"target rate":   func(v report.LoadInterval) float64 { return v.TargetRate },
+			"achieved rate": func(v report.LoadInterval) float64 { return v.Achieved },
+			"p50":           func(v report.LoadInterval) float64 { return v.ResponseP50 },
+			"p99":           func(v report.LoadInterval) float64 { return v.ResponseP99 },
+			"p99.9":         func(v report.LoadInterval) float64 { return v.ResponseP999 },
+		}
+		for _, s := range append(rate.Series, resp.Series...) {
+			get := want[s.Name]
+			var pts []Point
+			for _, v := range iv {
+				if get == nil || s.Name[0] == 'p' && v.Achieved == 0 {
+					continue
+				}
+				pts = append(pts, Pt(float64(v.StartNs)/1e9, get(v), ""))
+			}
+			if len(s.Points) != len(pts) || len(pts) == 0 {
+				t.Fatalf("%s %s: %d points, want %d", x.Target, s.Name, len(s.Points), len(pts))
+			}
+			for j, p := range s.Points {
+				if p.X != pts[j].X || p.Y != pts[j].Y {
+					t.Errorf("%s %s point %d: (%v, %v), want (%v, %v)", x.Target, s.Name, j, p.X, p.Y, pts[j].X, pts[j].Y)
+				}
+			}
+		}
+	}
+	if loads != 2 {
+		t.Fatalf("%d open-loop results in load.json, want 2", loads)
+	}
+	// the repeats of an open-loop result show the response time, not a p50 of no named clock
+	rc := charts[chartID("repeats", "ycsb-a", 1000)]
+	if len(rc.Series) != 2 {
+		t.Fatalf("repeats chart: %d series, want memory and sqlite", len(rc.Series))
+	}
+	for i, s := range rc.Series {
+		if want := r.Results[i].Repeats[0].Figures["response_p99"]; len(s.Points) != 1 || s.Points[0].Y != want {
+			t.Errorf("repeats chart %s: %+v, want response_p99 %v", s.Name, s.Points, want)
+		}
+	}
+}
+
+// TestHTMLClocks: the page's clocks table has, per operation type, a row per clock under its name
+// with that clock's own p50, p99, p99.9 and max; and the saturated target says so.
+func TestHTMLClocks(t *testing.T) {
+	r := readReport(t, "load.json")
+	var b bytes.Buffer
+	if err := HTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, x := range r.Results {
+		for _, op := range x.Load.Types {
+			for i, sum := range []map[string]float64{op.Response, op.Service, op.StartLag} {
+				name, count, errs, lead := []string{"response", "service", "start lag"}[i], "", "", "<td></td>"
+				if i == 0 {
+					count, errs, lead = fmt.Sprint(op.Count), fmt.Sprint(op.Errors), "<td>"+op.Op+"</td>"
+				}
+				row := fmt.Sprintf("<tr>%s<td>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>",
+					lead, name, count, errs, Ns(sum["p50"]), Ns(sum["p99"]), Ns(sum["p999"]), Ns(sum["max"]))
+				if !strings.Contains(page, row) {
+					t.Errorf("%s %s: no row %s", x.Target, op.Op, row)
+				}
+			}
+		}
+	}
+	if !strings.Contains(page, `sqlite ycsb-a: <span class="fail">TARGET SATURATED`) || !strings.Contains(page, `memory ycsb-a: <span class="pass">not saturated`) {
+		t.Error("the saturation of each target is not shown")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dbbench/dbbench/report"
@@ -41,6 +42,20 @@ func TestSummaryGolden(t *testing.T) {
 	golden(t, "sweep.summary.txt", b.Bytes())
 }
 
+// An open-loop report (two targets, two operation types, one of them saturated): after the results
+// table, per target the rates, counts, saturation, generator and the three clocks by their names.
+func TestLoadSummaryGolden(t *testing.T) {
+	r, err := report.Read(filepath.Join("testdata", "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Summary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "load.summary.txt", b.Bytes())
+}
+
 func TestFormats(t *testing.T) {
 	tests := []struct {
 		got, want string
@@ -49,6 +64,9 @@ func TestFormats(t *testing.T) {
 		{Rate(812), "812/s"}, {Rate(4210), "4.21k/s"}, {Rate(1.234e8), "123M/s"}, {Count(1.5), "1.50"},
 		{trimFloat(0.0001), "0.0001"}, {trimFloat(1.36363), "1.364"}, {trimFloat(1e6), "1000000"}, {trimFloat(-0.0), "0"},
 		{FigureValue("p50", 1500), "1.50µs"}, {FigureValue("rows_per_s", 2e6), "2.00M/s"}, {FigureValue("ops", 3), "3"},
+		{FigureValue("read.response_p99", 2e6), "2.00ms"}, {FigureValue("achieved_rate", 995), "995/s"}, {FigureValue("dropped", 3), "3"},
+		{FigureValue("read.achieved_rate", 995), "995"}, // not kept per operation type: no unit
+		{secondsText(0), "0s"}, {secondsText(12e9), "12s"}, {secondsText(2_500_000_000), "2.5s"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -76,5 +94,21 @@ func TestVerdictOfARunThatMeasuredNothing(t *testing.T) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// The three saturation states read differently, and a generator-saturated result says its figures
+// are not the target's.
+func TestSaturationText(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range []string{"", "target saturated", "generator saturated"} {
+		txt := SaturationText(s)
+		if seen[txt] {
+			t.Errorf("%q reads as another state: %q", s, txt)
+		}
+		seen[txt] = true
+	}
+	if got := SaturationText("generator saturated"); !strings.Contains(got, "say nothing of the target") {
+		t.Errorf("generator saturated: %q", got)
 	}
 }

@@ -46,13 +46,15 @@ func (st Style) verdictWord(s string) string {
 	return s
 }
 
-// Summary writes the results table, warnings, failures and the assertions table.
+// Summary writes the results table, warnings, failures, the open-loop results' load blocks and the
+// assertions table.
 func Summary(w io.Writer, r *report.Report) error { return SummaryStyled(w, r, Style{}) }
 
 // SummaryStyled is Summary with a style (colour, width).
 func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	ew := NewErrWriter(w)
 	Results(ew, r, st)
+	Loads(ew, r, st)
 	Assertions(ew, r, st)
 	VerdictLine(ew, r, st)
 	return ew.Err()

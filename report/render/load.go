@@ -1,0 +1,280 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// The open-loop part of a report (report.Load): what the schedule asked and what was achieved, the
+// counts, the saturation, the generator's cost, and per operation type the three clocks under the
+// names they have everywhere ("response", "service", "start lag"), so that none is read as another.
+
+// clockNames are the three clocks in the order they are shown, with how each is measured.
+var clockNames = []struct{ name, from string }{
+	{"response", "from the intended start: what a user waits"},
+	{"service", "from the actual start: what the store took"},
+	{"start lag", "actual minus intended start"},
+}
+
+// clockSummaries returns an operation type's three clock summaries in clockNames' order.
+func clockSummaries(t report.LoadType) []map[string]float64 {
+	return []map[string]float64{t.Response, t.Service, t.StartLag}
+}
+
+// Loads writes, after the results table, a block per open-loop result (per target and workload, and
+// size in a sweep); nothing when no result ran open-loop.
+func Loads(w io.Writer, r *report.Report, st Style) {
+	first := true
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Load == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			var legend []string
+			for _, c := range clockNames {
+				legend = append(legend, c.name+" "+c.from)
+			}
+			fmt.Fprintln(w, wrap("OPEN LOOP (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
+			first = false
+		}
+		loadBlock(w, r, x, st)
+	}
+}
+
+// loadBlock writes one open-loop result: a head line with its saturation, the rate, the counts, the
+// generator, the clocks table and the time series in brief.
+func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
+	l := x.Load
+	line := func(s string) { fmt.Fprintln(w, wrap("  "+s, st.width(), "      ")) }
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), SaturationText(l.Saturation)), st.width(), "  "))
+	line("rate: " + loadRateText(l))
+	line("operations: " + loadCountsText(l))
+	line("generator: " + generatorText(l.Generator))
+	var b strings.Builder
+	clocksTable(l).write(&b)
+	for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
+		fmt.Fprint(w, "  "+s)
+	}
+	fmt.Fprintln(w)
+	if s := seriesText(l); s != "" {
+		line("series: " + s)
+	}
+	if l.Hlog != "" {
+		line("interval log: " + l.Hlog)
+	}
+}
+
+// SaturationText says what a result's saturation means for its figures.
+func SaturationText(s string) string {
+	switch s {
+	case "":
+		return "not saturated: the workers kept up with the schedule"
+	case "target saturated":
+		return "TARGET SATURATED: more than 1% of the operations waited for a worker or were dropped (every worker busy with the store)"
+	case "generator saturated":
+		return "GENERATOR SATURATED: dbbench itself fell behind the schedule with workers free; these figures say nothing of the target"
+	}
+	return strings.ToUpper(s)
+}
+
+// loadRateText is the achieved rate against the target rate and the schedule that set it.
+func loadRateText(l *report.Load) string {
+	share := "-"
+	if l.TargetRate > 0 {
+		share = fmt.Sprintf("%.1f%%", 100*l.Achieved/l.TargetRate)
+	}
+	return fmt.Sprintf("achieved %s of %s targeted (%s), %s arrivals, %s policy, %d workers, %s scheduled (span %s)",
+		Rate(l.Achieved), Rate(l.TargetRate), share, l.Arrivals, l.Policy, l.Workers, Ns(float64(l.DurationNs)), Ns(float64(l.SpanNs)))
+}
+
+// loadCountsText is what became of the scheduled operations.
+func loadCountsText(l *report.Load) string {
+	s := fmt.Sprintf("scheduled %d, completed %d, late %d (started more than %s after the intended start), ",
+		l.Scheduled, l.Completed, l.Late, Ns(float64(l.LateAfter)))
+	return s + fmt.Sprintf("waited for a worker %d, dropped %d, errors %d, timed out %d", l.Waited, l.Dropped, l.Errors, l.TimedOut)
+}
+
+// generatorText is what the dispatcher cost.
+func generatorText(g report.LoadGenerator) string {
+	cpu := "CPU not measured"
+	if g.CPUMeasured {
+		cpu = fmt.Sprintf("CPU %s of a core (spinning included)", percentText(g.CPUShare))
+	}
+	return fmt.Sprintf("%s, work per op %s (waiting excluded), %d handed over late with workers free, max lag %s",
+		cpu, Ns(g.WorkPerOpNs), g.Late, Ns(float64(g.MaxLagNs)))
+}
+
+// percentText writes a share (0.123) as a percentage with three significant digits ("12.3%").
+func percentText(share float64) string { return sig3(100*share) + "%" }
+
+// clocksTable lays out per operation type its count and errors and its three clocks' p50, p99,
+// p99.9 and max, one row per clock.
+func clocksTable(l *report.Load) *table {
+	t := newTable("OP", "CLOCK", "COUNT", "ERRORS", "P50", "P99", "P99.9", "MAX")
+	t.alignRight(2, 3, 4, 5, 6, 7)
+	for _, op := range l.Types {
+		for i, sum := range clockSummaries(op) {
+			row := []string{"", clockNames[i].name, "", ""}
+			if i == 0 {
+				row = []string{op.Op, clockNames[i].name, fmt.Sprint(op.Count), fmt.Sprint(op.Errors)}
+			}
+			for _, k := range []string{"p50", "p99", "p999", "max"} {
+				row = append(row, ns(sum, k))
+			}
+			t.add(row...)
+		}
+	}
+	return t
+}
+
+// seriesText sums up the time series: its intervals, the range of the achieved rate and of the
+// response p99 over them, and when the worst p99 was.
+func seriesText(l *report.Load) string {
+	iv := l.Intervals
+	if len(iv) == 0 {
+		return ""
+	}
+	lo, hi, worst := iv[0].Achieved, iv[0].Achieved, 0
+	for i, x := range iv {
+		lo, hi = min(lo, x.Achieved), max(hi, x.Achieved)
+		if x.ResponseP99 > iv[worst].ResponseP99 {
+			worst = i
+		}
+	}
+	return fmt.Sprintf("%d intervals of %s; achieved %s to %s per interval; response p99 up to %s (in the interval at %s)",
+		len(iv), Ns(float64(iv[0].LengthNs)), Rate(lo), Rate(hi), Ns(iv[worst].ResponseP99), secondsText(iv[worst].StartNs))
+}
+
+// secondsText writes a time since the start in seconds, as a time series' axis reads: "0s", "12s",
+// "2.5s".
+func secondsText(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64) + "s" }
+
+// loadCharts are an open-loop result's time series: the achieved rate against the target rate, and
+// the response time percentiles, per interval. x is the interval's start, in seconds since the run's.
+func loadCharts(r *report.Report, x *report.Result) []Chart {
+	iv := x.Load.Intervals
+	if len(iv) == 0 {
+		return nil
+	}
+	name := x.Target + " " + x.Workload + sizeSuffix(r, x.Size)
+	seconds := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "s" }
+	rate := Chart{
+		ID:      chartID("load-rate", x.Target, x.Workload, x.Size),
+		Title:   name + ": achieved rate against the target rate, per interval",
+		XLabel:  "seconds since the start (interval start)",
+		YLabel:  "operations per second",
+		XFormat: seconds,
+		YFormat: Rate,
+	}
+	target, achieved := Series{Name: "target rate", Line: true}, Series{Name: "achieved rate", Line: true}
+	for _, v := range iv {
+		at := float64(v.StartNs) / 1e9
+		target.Points = append(target.Points, Pt(at, v.TargetRate, fmt.Sprintf("%s: target %s", seconds(at), Rate(v.TargetRate))))
+		achieved.Points = append(achieved.Points, Pt(at, v.Achieved, fmt.Sprintf("%s: achieved %s", seconds(at), Rate(v.Achieved))))
+	}
+	rate.Series = []Series{target, achieved}
+	resp := Chart{
+		ID:      chartID("load-response", x.Target, x.Workload, x.Size),
+		Title:   name + ": response time (from the intended start) of the operations completed in each interval",
+		XLabel:  "seconds since the start (interval start)",
+		YLabel:  "response time",
+		XFormat: seconds,
+		YFormat: Ns,
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, q := range []struct {
+		name string
+		get  func(report.LoadInterval) float64
+	}{
+		{"p50", func(v report.LoadInterval) float64 { return v.ResponseP50 }},
+		{"p99", func(v report.LoadInterval) float64 { return v.ResponseP99 }},
+		{"p99.9", func(v report.LoadInterval) float64 { return v.ResponseP999 }},
+	} {
+		s := Series{Name: q.name, Line: true, Gap: 1.5 * float64(iv[0].LengthNs) / 1e9}
+		for _, v := range iv {
+			y := q.get(v)
+			if v.Achieved == 0 || !(y > 0) { // nothing completed in the interval: no percentile
+				continue
+			}
+			at := float64(v.StartNs) / 1e9
+			s.Points = append(s.Points, Pt(at, y, fmt.Sprintf("%s: %s %s", seconds(at), q.name, Ns(y))))
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+		if len(s.Points) > 0 {
+			resp.Series = append(resp.Series, s)
+		}
+	}
+	if len(resp.Series) == 0 {
+		return []Chart{rate}
+	}
+	if hi/lo > 20 {
+		resp.YScale = Log10
+	}
+	return []Chart{rate, resp}
+}
+
+// htmlLoads writes per open-loop result its rate, counts, saturation and generator, and the three
+// clocks per operation type, under the names the text output uses.
+func htmlLoads(w io.Writer, r *report.Report) {
+	first := true
+	for i := range r.Results {
+		x := &r.Results[i]
+		if x.Load == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "<h2>Open loop</h2>")
+			var legend []string
+			for _, c := range clockNames {
+				legend = append(legend, "<b>"+esc(c.name)+"</b> "+esc(c.from))
+			}
+			fmt.Fprintf(w, "<p class=\"note\">Clocks: %s.</p>\n", strings.Join(legend, "; "))
+			first = false
+		}
+		l := x.Load
+		class := "pass"
+		if l.Saturation != "" {
+			class = "fail"
+		}
+		fmt.Fprintf(w, "<h3>%s %s%s: <span class=\"%s\">%s</span></h3>\n<table>\n", esc(x.Target), esc(x.Workload), esc(sizeSuffix(r, x.Size)), class, esc(SaturationText(l.Saturation)))
+		for _, row := range [][2]string{{"rate", loadRateText(l)}, {"operations", loadCountsText(l)}, {"generator", generatorText(l.Generator)}, {"series", seriesText(l)}, {"interval log", l.Hlog}} {
+			if row[1] != "" {
+				fmt.Fprintf(w, "<tr><th>%s</th><td>%s</td></tr>\n", esc(row[0]), esc(row[1]))
+			}
+		}
+		fmt.Fprintln(w, "</table>")
+		htmlClocks(w, l)
+	}
+}
+
+// htmlClocks writes the clocks table: per operation type its count and errors, one row per clock.
+func htmlClocks(w io.Writer, l *report.Load) {
+	t := clocksTable(l)
+	fmt.Fprint(w, "<table class=\"clocks\">\n<tr>")
+	for i, h := range t.head {
+		fmt.Fprintf(w, "<th%s>%s</th>", numClass(t.right[i]), esc(strings.ToLower(h)))
+	}
+	fmt.Fprintln(w, "</tr>")
+	for _, row := range t.rows {
+		fmt.Fprint(w, "<tr>")
+		for i, c := range row {
+			fmt.Fprintf(w, "<td%s>%s</td>", numClass(t.right[i]), esc(c))
+		}
+		fmt.Fprintln(w, "</tr>")
+	}
+	fmt.Fprintln(w, "</table>")
+}
+
+func numClass(right bool) string {
+	if right {
+		return " class=n"
+	}
+	return ""
+}
