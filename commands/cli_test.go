@@ -133,6 +133,7 @@ func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	passing := writeFile(t, dir, "pass.yaml", strings.Replace(tiny, "ASSERTION", "scan.rows_per_s[a] >= 0.0001 * scan.rows_per_s[b]", 1))
 	failing := writeFile(t, dir, "fail.yaml", strings.Replace(tiny, "ASSERTION", "scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b]", 1))
+	twins := writeFile(t, dir, "twins.yaml", strings.Replace(tiny, "ASSERTION", "scan.ns_per_row[a] <= 2 * scan.ns_per_row[b]", 1))
 	noCI := writeFile(t, dir, "noci.yaml", strings.Split(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "ci:")[0])
 	broken := writeFile(t, dir, "broken.yaml", "name: x\ndataset: {persons: 10\n")
 	missing := writeFile(t, dir, "missing.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "adapter: memory}\n  - {name: b, adapter: memory}", "adapter: memory}\n  - {name: b, adapter: missing, workloads: [scan]}", 1))
@@ -163,6 +164,11 @@ func TestExitCodes(t *testing.T) {
 		{"config is an endless device", []string{"validate", "-c", "/dev/zero"}, exitcode.Usage, "", "larger than 4 MiB"},
 		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions decided: 1 left out)", "--targets: left out 1 assertions that name other targets"},
 		{"unknown target", []string{"run", "-c", passing, "--targets", "c"}, exitcode.Usage, "", `--targets: the config has no target "c" (targets: a, b)`},
+		{"unknown slowdown target", []string{"run", "-c", passing, "--slowdown", "c=10%"}, exitcode.Usage, "", `--slowdown: no target "c" in the config (targets: a, b)`},
+		{"slowdown without a fraction", []string{"run", "-c", passing, "--slowdown", "a"}, exitcode.Usage, "", `--slowdown "a": write NAME=FRACTION`},
+		{"slowdown out of range", []string{"run", "-c", passing, "--slowdown", "a=-5%"}, exitcode.Usage, "", `--slowdown "a=-5%": write NAME=FRACTION`},
+		// the same store as b, 9x slower: scans take more than twice as long (run workers get the flag too)
+		{"slowdown caught", []string{"run", "-q", "-c", twins, "--slowdown", "a=800%", "--out", filepath.Join(dir, "slow.json")}, exitcode.Failed, "verdict: FAIL", ""},
 		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm, process`},
 		{"instructions without a callgrind build", []string{"run", "-c", passing, "--instructions"}, exitcode.Usage, "", "--instructions: this dbbench was built without callgrind support"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},

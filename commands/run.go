@@ -56,6 +56,9 @@ type RunOptions struct {
 	RunWorkloads []string
 	// Salt is the dataset salt a worker process gets from its run (hidden; 0: draw one).
 	Salt uint64
+	// Slowdowns inject extra work into targets (NAME=FRACTION), as a target's slowdown: key does,
+	// to check that a verdict or gate catches a regression of that size.
+	Slowdowns []string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -133,6 +136,7 @@ until then); 4 inconclusive: some assertion undecided within the budget, none fa
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
+	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
 	return cmd
 }
 
@@ -202,6 +206,16 @@ func narrowConfig(c *config.Config, opts *RunOptions) error {
 	if len(opts.RunWorkloads) > 0 {
 		if err := c.KeepWorkloads(opts.RunWorkloads); err != nil {
 			return exitcode.Usagef("--run-workloads: %v", err)
+		}
+	}
+	for _, s := range opts.Slowdowns {
+		name, v, ok := strings.Cut(s, "=")
+		f, okf := config.ParseFraction(v)
+		if !ok || !okf || f < 0 || f > 100 {
+			return exitcode.Usagef("--slowdown %q: write NAME=FRACTION, such as lmdb-go=100%% (0 to 100, i.e. up to 10000%%)", s)
+		}
+		if err := c.SetSlowdown(name, f); err != nil {
+			return exitcode.Usagef("--slowdown: %v", err)
 		}
 	}
 	if opts.Worker != "" {
@@ -325,6 +339,9 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		if opts.CI {
 			args = append(args, "--ci")
+		}
+		for _, s := range opts.Slowdowns {
+			args = append(args, "--slowdown", s)
 		}
 		cmd := command(ctx, args)
 		if dir := opts.f.TempDir; dir != "" {

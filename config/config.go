@@ -889,3 +889,19 @@ func stallTimeout(n *yaml.Node) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// SetSlowdown sets the slowdown of the target called name (the --slowdown flag), as its slowdown:
+// key would.
+func (c *Config) SetSlowdown(name string, fraction float64) error {
+	for i := range c.Targets {
+		if c.Targets[i].Name == name {
+			c.Targets[i].Slowdown = fraction
+			return nil
+		}
+	}
+	names := make([]string, len(c.Targets))
+	for i, t := range c.Targets {
+		names[i] = t.Name
+	}
+	return fmt.Errorf("no target %q in the config (targets: %s)", name, strings.Join(names, ", "))
+}
