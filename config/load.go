@@ -20,8 +20,8 @@ import (
 
 // Defaults and bounds of the `load:` section.
 const (
-	DefaultLoadWorkers   = 8  // open loop: operations in flight at most
-	DefaultClosedWorkers = 1  // closed loop: YCSB's threadcount default
+	DefaultLoadWorkers   = 8 // open loop: operations in flight at most
+	DefaultClosedWorkers = 1 // closed loop: YCSB's threadcount default
 	MaxLoadWorkers       = 4096
 	MaxLoadRate          = 10_000_000 // ops/s
 	MaxLoadDuration      = 24 * time.Hour
