@@ -56,6 +56,10 @@ type RunOptions struct {
 	RunWorkloads []string
 	// Salt is the dataset salt a worker process gets from its run (hidden; 0: draw one).
 	Salt uint64
+	// Rate and Duration make the YCSB workloads an open loop at Rate ops/s for Duration (0: the
+	// config's load: section).
+	Rate     float64
+	Duration time.Duration
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -97,14 +101,21 @@ one run and a point verdict. See docs/verdicts.md.
 Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config error; 3 database or
 infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
 denominator), or Ctrl-C (the run stops, removes its stores, and the report keeps what was measured
-until then); 4 inconclusive: some assertion undecided within the budget, none failed.`,
+until then); 4 inconclusive: some assertion undecided within the budget, none failed; 5 generator
+saturated: an open-loop run's own dispatcher could not keep its schedule (its figures say nothing of
+the target).
+
+--rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
+intended at R per second for D, each timed from its intended start (response time), its actual
+start (service time) and the lag between them (docs/load.md).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
   dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
   dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
-  dbbench run --runs 1                                      # one quick run, a point verdict`,
+  dbbench run --runs 1                                      # one quick run, a point verdict
+  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -132,6 +143,8 @@ until then); 4 inconclusive: some assertion undecided within the budget, none fa
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
+	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at this many operations per second (overrides load: rate or stages)")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB workload's run phase for this long (overrides load: duration and ops)")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
@@ -181,6 +194,9 @@ func checkRunFlags(opts *RunOptions) error {
 	if opts.Budget < 0 {
 		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
 	}
+	if opts.Rate < 0 || opts.Duration < 0 {
+		return exitcode.Usagef("--rate and --duration must be positive")
+	}
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
 	}
@@ -225,6 +241,9 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	plan, _, err := resolve(opts.f, c, opts.CI)
 	if err != nil {
 		return nil, err
+	}
+	if err := plan.OverrideLoad(opts.Rate, opts.Duration); err != nil {
+		return nil, exitcode.Usagef("%v", err)
 	}
 	if opts.Runs > 0 {
 		plan.Verdict.Runs = opts.Runs
@@ -325,6 +344,12 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		if opts.CI {
 			args = append(args, "--ci")
+		}
+		if opts.Rate > 0 {
+			args = append(args, "--rate", strconv.FormatFloat(opts.Rate, 'g', -1, 64))
+		}
+		if opts.Duration > 0 {
+			args = append(args, "--duration", opts.Duration.String())
 		}
 		cmd := command(ctx, args)
 		if dir := opts.f.TempDir; dir != "" {
