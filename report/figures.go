@@ -3,6 +3,7 @@ package report
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // FigureInfo describes a figure: its unit and which direction is better.
@@ -32,12 +33,50 @@ var Figures = []FigureInfo{
 	{"errors", "count", false, "failed operations"},
 	{"instr_per_op", "count", false, "instructions per operation, counted by callgrind (dbbench run --instructions; this process only)"},
 	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
+	// An open-loop (or closed-loop YCSB) workload's figures (report/load.go, docs/load.md).
+	{"achieved_rate", "1/s", true, "operations completed per second of the run phase's span (load model)"},
+	{"target_rate", "1/s", true, "the schedule's mean rate, ops/s (0 in a closed loop)"},
+	{"late", "count", false, "operations started more than late_after after their intended start"},
+	{"dropped", "count", false, "operations never sent: no free worker at their intended start (policy drop)"},
+	{"waited", "count", false, "operations that waited for a free worker (policy queue)"},
+	{"timed_out", "count", false, "operations that outlasted load.timeout"},
+	{"response_p50", "ns", false, "median response time: from the intended start to the end (what a user waits)"},
+	{"response_p99", "ns", false, "99th percentile response time (from the intended start)"},
+	{"response_p999", "ns", false, "99.9th percentile response time (from the intended start)"},
+	{"service_p50", "ns", false, "median service time: from the actual start to the end (what the store took)"},
+	{"service_p99", "ns", false, "99th percentile service time (from the actual start)"},
+	{"start_lag_p99", "ns", false, "99th percentile start lag: actual minus intended start"},
+	{"generator_work_per_op", "ns", false, "the dispatcher's work per operation, waiting excluded"},
 }
 
-// LookupFigure returns the FigureInfo for a name.
+// OpFigures are the figures an open-loop workload also carries per operation type, named
+// OP.FIGURE (read.response_p99, update.service_p50, ...).
+var OpFigures = []FigureInfo{
+	{"count", "count", true, "operations of this type completed"},
+	{"errors", "count", false, "operations of this type that failed"},
+	{"response_p50", "ns", false, "median response time of this operation type (from the intended start)"},
+	{"response_p99", "ns", false, "99th percentile response time of this operation type"},
+	{"response_p999", "ns", false, "99.9th percentile response time of this operation type"},
+	{"service_p50", "ns", false, "median service time of this operation type (from the actual start)"},
+	{"service_p99", "ns", false, "99th percentile service time of this operation type"},
+	{"start_lag_p99", "ns", false, "99th percentile start lag of this operation type"},
+}
+
+// LookupFigure returns the FigureInfo for a name: one of Figures, or OP.FIGURE with FIGURE one of
+// OpFigures (OP an operation type: letters only).
 func LookupFigure(name string) (FigureInfo, bool) {
 	for _, f := range Figures {
 		if f.Name == name {
+			return f, true
+		}
+	}
+	op, fig, ok := strings.Cut(name, ".")
+	if !ok || op == "" || strings.Trim(op, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return FigureInfo{}, false
+	}
+	for _, f := range OpFigures {
+		if f.Name == fig {
+			f.Name = name
 			return f, true
 		}
 	}
