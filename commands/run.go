@@ -279,6 +279,13 @@ func runPlan(cmd *cobra.Command, opts *RunOptions, plan *config.Plan, res *repor
 	res.Redact = sec.String
 	out := sec.Writer(f.Out)
 	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter, RunIndex: opts.RunWorker}
+	if hasYCSB(plan) {
+		path, err := hlogPath(res.Path, opts)
+		if err != nil {
+			return err
+		}
+		runner.HlogPath = path
+	}
 	if !opts.Quiet {
 		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
 	}
@@ -458,8 +465,14 @@ func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, er
 }
 
 // verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
-// stdout has the details; under -q that line is all there is).
+// stdout has the details; under -q that line is all there is). A load run whose own generator could
+// not keep its schedule exits 5 before any assertion is read: its figures are not the target's.
 func verdictError(rep *report.Report) error {
+	if rep.Verdict != report.VerdictError {
+		if msg := generatorSaturated(rep); msg != "" {
+			return &silentError{code: exitcode.GeneratorSaturated, msg: msg}
+		}
+	}
 	switch rep.Verdict {
 	case report.VerdictError:
 		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
@@ -566,4 +579,63 @@ func newSalt() uint64 {
 			return s
 		}
 	}
+}
+
+// generatorSaturated says in one line which load runs were generator saturated, or "".
+func generatorSaturated(rep *report.Report) string {
+	var which []string
+	first := ""
+	for _, x := range rep.Results {
+		if l := x.Load; l != nil && l.Saturation == "generator saturated" {
+			which = append(which, x.Workload+" on "+x.Target)
+			if first == "" {
+				first = fmt.Sprintf("%d of %d operations handed over more than %v late with workers free",
+					l.Generator.Late, l.Scheduled, time.Duration(l.LateAfter))
+			}
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("generator saturated: dbbench's own dispatcher could not keep the schedule of %s (%s): "+
+		"the achieved rates and latencies are the generator's limit, not the target's; lower --rate, or run on a quieter machine",
+		strings.Join(which, ", "), first)
+}
+
+// hasYCSB reports whether the plan runs a YCSB workload (which writes an interval log).
+func hasYCSB(p *config.Plan) bool {
+	return slices.ContainsFunc(p.Workloads, func(w config.WorkloadPlan) bool { return w.YCSB })
+}
+
+// hlogFormatLine starts every HdrHistogram interval log.
+const hlogFormatLine = "#[Histogram log format version"
+
+// hlogPath is the interval log beside the report (REPORT.json -> REPORT.hlog). Like --out it never
+// replaces a file without --force, and with --force only an earlier interval log.
+func hlogPath(reportPath string, opts *RunOptions) (string, error) {
+	path := engine.HlogPath(reportPath)
+	if opts.isWorker() {
+		return path, nil // beside its report in its parent's temporary directory
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", exitcode.Usagef("interval log %s: %v", path, err)
+	}
+	if !opts.Force {
+		return "", exitcode.Usagef("the interval log %s exists: --force replaces an earlier one, or choose another --out", path)
+	}
+	head := make([]byte, len(hlogFormatLine))
+	if fi.Mode().IsRegular() {
+		if fh, err := os.Open(path); err == nil {
+			_, _ = io.ReadFull(fh, head)
+			fh.Close()
+		}
+	}
+	if string(head) != hlogFormatLine {
+		return "", exitcode.Usagef("%s exists and is not an interval log: dbbench does not replace it, even with --force", path)
+	}
+	return path, nil
 }

@@ -2,13 +2,50 @@ package engine
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/engine/load"
+	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/hlog"
 )
+
+// HlogPath is the interval log's path beside a JSON report: REPORT.json -> REPORT.hlog.
+func HlogPath(reportPath string) string {
+	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".hlog"
+}
+
+// takeHlog, in the parent of several runs, takes a run worker's interval log as the run's (each
+// run replaces the one before: the report's Load is the last run's) and points its results at it.
+func (r *Runner) takeHlog(workerReport string, rep *report.Report) {
+	if r.HlogPath == "" || rep == nil {
+		return
+	}
+	src, err := os.Open(HlogPath(workerReport))
+	if err != nil {
+		return // the run measured no YCSB run phase
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(r.HlogPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = io.Copy(dst, src)
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+	}
+	for i := range rep.Results {
+		if l := rep.Results[i].Load; l != nil && l.Hlog != "" {
+			l.Hlog = r.hlogName()
+			if err != nil {
+				l.Hlog = ""
+				rep.Results[i].Warnings = append(rep.Results[i].Warnings, fmt.Sprintf("interval log: %v", err))
+			}
+		}
+	}
+}
 
 // The interval log (.hlog, report/hlog) beside the JSON report: every measured run phase of every
 // YCSB workload and target, one histogram per interval, operation type and clock, tagged

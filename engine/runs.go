@@ -310,5 +310,6 @@ func (r *Runner) spawnRun(ctx context.Context, spec RunSpec) (*report.Report, er
 	if readErr != nil {
 		return nil, exitcode.Infraf("run %d: %v", spec.Index, readErr)
 	}
+	r.takeHlog(out, rep)
 	return rep, nil
 }
