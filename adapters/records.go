@@ -2,8 +2,12 @@ package adapters
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // The record capabilities: what YCSB's core workloads (workloads/ycsb) ask of a store. A record is
@@ -22,19 +26,22 @@ type RecordLoader interface {
 }
 
 // RecordReader reads every field of one record, in field order, appending each value to the
-// matching slice of dst (which it may reuse; len(dst) == FieldCount) and returning them; found is
-// false, with a nil error, when no record has that key.
+// matching slice of dst from its start (dst[f][:0]: a caller passes the previous read's result back
+// to reuse its arrays; len(dst) == FieldCount) and returning them; the bytes are the caller's, never
+// the store's. found is false, with a nil error, when no record has that key.
 type RecordReader interface {
 	ReadRecord(ctx context.Context, key []byte, dst [][]byte) (fields [][]byte, found bool, err error)
 }
 
 // RecordUpdater overwrites one field of an existing record (YCSB's update with writeallfields=false).
-// Updating a missing record is an error.
+// Updating a missing record, or a field outside [0, FieldCount), is an error. The store keeps no
+// reference to value (the caller reuses it).
 type RecordUpdater interface {
 	UpdateRecord(ctx context.Context, key []byte, field int, value []byte) error
 }
 
-// RecordInserter adds one new record; a key that exists already is an error.
+// RecordInserter adds one new record of FieldCount fields; a key that exists already is an error.
+// The store keeps no reference to key or fields.
 type RecordInserter interface {
 	InsertRecord(ctx context.Context, key []byte, fields [][]byte) error
 }
@@ -44,4 +51,70 @@ type RecordInserter interface {
 // dataset.RecordSum(key, fields) over them.
 type RecordScanner interface {
 	ScanRecords(ctx context.Context, start []byte, n int) (Tally, error)
+}
+
+// RecordOps returns the operation types of YCSB's mixes that target can serve, in ycsb.Ops order:
+// none without a RecordLoader (records it cannot load it cannot serve), and a read-modify-write
+// only with both a RecordReader and a RecordUpdater.
+func RecordOps(target Target) []ycsb.Op {
+	var out []ycsb.Op
+	for _, op := range ycsb.Ops() {
+		if lacksFor(target, op) == "" {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// MissingRecordOps returns nil when target can serve every operation type of needed, or an error
+// naming each one it cannot with the interface it lacks, in ycsb.Ops order, for a validation that
+// refuses the mix ("cannot serve update (no adapters.RecordUpdater), scan (no
+// adapters.RecordScanner)").
+func MissingRecordOps(target Target, needed []ycsb.Op) error {
+	var parts []string
+	for _, op := range ycsb.Ops() {
+		if !slices.Contains(needed, op) {
+			continue
+		}
+		if lacks := lacksFor(target, op); lacks != "" {
+			parts = append(parts, fmt.Sprintf("%s (no adapters.%s)", op, lacks))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("cannot serve %s", strings.Join(parts, ", "))
+}
+
+// lacksFor names the first record interface target lacks for op, "" when it has them all.
+func lacksFor(target Target, op ycsb.Op) string {
+	if _, ok := target.(RecordLoader); !ok {
+		return "RecordLoader"
+	}
+	_, reads := target.(RecordReader)
+	_, updates := target.(RecordUpdater)
+	switch op {
+	case ycsb.Read, ycsb.ReadModifyWrite:
+		if !reads {
+			return "RecordReader"
+		}
+		if op == ycsb.ReadModifyWrite && !updates {
+			return "RecordUpdater"
+		}
+	case ycsb.Update:
+		if !updates {
+			return "RecordUpdater"
+		}
+	case ycsb.Insert:
+		if _, ok := target.(RecordInserter); !ok {
+			return "RecordInserter"
+		}
+	case ycsb.Scan:
+		if _, ok := target.(RecordScanner); !ok {
+			return "RecordScanner"
+		}
+	default:
+		return fmt.Sprintf("record operation %s", op)
+	}
+	return ""
 }

@@ -2,8 +2,9 @@
 // way the engine does (a private temp dir, the run's size and seed, a person file for clients in
 // other processes) and checks, for each capability a target has, what a correct one does: scans and
 // lookups return the dataset's rows and checksums, an insert session writes a fresh store that reads
-// back exactly, readers run at once, Close removes what the target made and nothing else, a
-// cancelled context ends a call promptly, and self-timed calls report times they could have taken.
+// back exactly, readers run at once, YCSB records read, update, insert and scan as they should,
+// Close removes what the target made and nothing else, a cancelled context ends a call promptly,
+// and self-timed calls report times they could have taken.
 //
 //	func TestKit(t *testing.T) {
 //		adaptertest.Run(t, adaptertest.Target{
@@ -32,6 +33,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Target describes the targets of one adapter configuration.
@@ -53,7 +55,12 @@ type Target struct {
 	// Workloads lists the common workloads the target offers, usually the adapter's Info().Builtin;
 	// the target must implement the capability of each and of no other (default workloads.Builtins).
 	Workloads []string
-	// Size is the number of persons loaded (default 300); Seed the dataset's seed (default 1).
+	// RecordOps lists the YCSB operation types the target serves through the record capabilities
+	// (adapters/records.go), as adapters.RecordOps names them: the record check requires exactly
+	// these and checks each. Nil: none (a target that holds no records).
+	RecordOps []ycsb.Op
+	// Size is the number of persons loaded, and of records (default 300); Seed the dataset's seed
+	// (default 1).
 	Size int
 	Seed int64
 	// ScanSizes adds partial scan sizes to the kit's own (an adapter's batch boundaries, say).
@@ -143,6 +150,7 @@ func Run(t *testing.T, tg Target) {
 		t.Errorf("close: %v", err)
 	}
 	tg.shared = nil
+	t.Run("records", func(t *testing.T) { CheckRecords(t, tg) })
 	t.Run("close", func(t *testing.T) { CheckClose(t, tg) })
 	t.Run("cancel", func(t *testing.T) { CheckCancel(t, tg) })
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 func generate(t testing.TB, n int) *dataset.Persons {
@@ -75,6 +76,7 @@ func TestConforms(t *testing.T) {
 				Open:      adaptertest.Opener(New(), v.raw),
 				OpenAt:    adaptertest.OpenerAt(New(), v.raw, "path"),
 				Workloads: New().Info().Builtin,
+				RecordOps: ycsb.Ops(),
 				Size:      1000,
 				ScanSizes: []int{255, 256, 257},
 				Uninterruptible: map[string]string{

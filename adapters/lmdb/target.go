@@ -59,6 +59,8 @@ type target struct {
 	// finds the slot empty (another goroutine holds it) begins its own.
 	idle   atomic.Pointer[lmdbgo.Txn]
 	closed atomic.Bool
+	// rec is the YCSB records' environment, once LoadRecords made it.
+	rec atomic.Pointer[records]
 }
 
 // The capabilities an lmdb target offers (docs/adapters.md): removing a method fails the build.
@@ -278,6 +280,10 @@ func (t *target) Info() map[string]any {
 		m["insert_path"] = "lmdb-go Txn.Put, one cgo call per pair"
 		m["read_strategy"] = "pooled read txn: Txn.Renew, Txn.Get (" + copying + "), Txn.Reset per lookup"
 	}
+	if r := t.rec.Load(); r != nil {
+		m["records"] = fmt.Sprintf("an environment of their own in the temp dir: key = record key, value = %d fields as uvarint length + bytes; "+
+			"reads and scans (cursor SetRange) in pooled read transactions, each update or insert its own write transaction (LMDB serialises writers)", r.fields)
+	}
 	return m
 }
 
@@ -289,7 +295,7 @@ func (t *target) Close() error {
 	if txn := t.idle.Swap(nil); txn != nil {
 		txn.Abort()
 	}
-	return t.st.Close()
+	return errors.Join(t.closeRecords(), t.st.Close())
 }
 
 // NewInsertSession opens an empty environment under the target's temporary directory (never the

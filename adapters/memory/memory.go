@@ -88,6 +88,7 @@ func (s *store) scan(ctx context.Context, n int) (adapters.Tally, error) {
 
 type target struct {
 	s store
+	r records
 }
 
 // The capabilities a memory target offers (docs/adapters.md): removing a method fails the build.
@@ -107,7 +108,13 @@ func (t *target) Load(_ context.Context, ds *dataset.Persons) error {
 }
 
 func (t *target) Info() map[string]any {
-	return map[string]any{"rows": len(t.s.rows), "read_strategy": "RWMutex read lock per transaction"}
+	info := map[string]any{"rows": len(t.s.rows), "read_strategy": "RWMutex read lock per transaction"}
+	t.r.mu.RLock()
+	defer t.r.mu.RUnlock()
+	if t.r.byKey != nil {
+		info["records"] = len(t.r.byKey)
+	}
+	return info
 }
 
 func (t *target) Close() error { return nil }

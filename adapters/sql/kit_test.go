@@ -9,6 +9,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // TestConforms runs the conformance kit on every driver and storage: SQLite in a file (the
@@ -41,6 +42,7 @@ func TestConforms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := tt.tg
 			tg.Workloads = New().Info().Builtin
+			tg.RecordOps = ycsb.Ops()
 			if tt.name != "sqlite file" && tt.name != "sqlite memory" {
 				tg.Remains = adaptertest.PostgresRemains(pgDSN)
 			}

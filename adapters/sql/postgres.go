@@ -61,6 +61,7 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 		return nil, errors.Join(exitcode.Infraf("sql: postgres %s: %v", sc.Server, exitcode.OneLine(err.Error())), s.close())
 	}
 	progress := env.ProgressFunc()
+	s.progress = progress
 	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, sc.Name, ds, progress) }
 	s.info = func(ctx context.Context) map[string]any {
 		m := map[string]any{

@@ -35,9 +35,11 @@ type store struct {
 	// readTx begins a scan's read transaction.
 	readTx *sql.TxOptions
 	// load stores ds into the persons table with the driver's fastest path.
-	load  func(ctx context.Context, ds *dataset.Persons) error
-	info  func(ctx context.Context) map[string]any
-	close func() error
+	load func(ctx context.Context, ds *dataset.Persons) error
+	// progress is the run's Env.Progress for a load over the network (nil: none watched).
+	progress func()
+	info     func(ctx context.Context) map[string]any
+	close    func() error
 	// runCtx is the context the store was opened with (nil for SQLite): once it is done, cleaning
 	// up on the server gets a short deadline.
 	runCtx context.Context
@@ -50,6 +52,14 @@ func (s *store) cleanupContext() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), interruptedDropTimeout)
 	}
 	return context.WithTimeout(context.Background(), dropTimeout)
+}
+
+// progressFunc returns progress, or a function that does nothing.
+func (s *store) progressFunc() func() {
+	if s.progress == nil {
+		return func() {}
+	}
+	return s.progress
 }
 
 // bind numbers the placeholders for PostgreSQL ($1, $2, ...); SQLite takes ? as written.

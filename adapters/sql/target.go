@@ -20,6 +20,10 @@ type target struct {
 	scan   string
 	lookup *sql.Stmt
 	closed bool
+	// rec is the loaded usertable's statements (nil before LoadRecords); recordTable says that this
+	// target created a usertable, which it then drops.
+	rec         *records
+	recordTable bool
 }
 
 // The capabilities a sql target offers (docs/adapters.md): removing a method fails the build.
@@ -119,6 +123,10 @@ func (t *target) Info() map[string]any {
 	m["scan"] = t.scan + " (one read transaction)"
 	m["lookup"] = "one prepared statement, each call its own autocommit transaction"
 	m["concurrent"] = "the engine's default: one Scan per reader, each on a connection of the pool"
+	if t.rec != nil {
+		m["records"] = fmt.Sprintf("table %s (%s primary key in byte order, %d fields); read, insert, scan and one update per field prepared at load, each operation its own autocommit transaction",
+			recordTable, keyColumn, t.rec.fields)
+	}
 	return m
 }
 
@@ -137,12 +145,13 @@ func (t *target) Close() error {
 func (t *target) dropTables() error {
 	ctx, cancel := t.s.cleanupContext()
 	defer cancel()
+	err := t.dropRecords(ctx)
 	for _, table := range []string{insertTable, personsTable} {
-		if _, err := t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-			return exitcode.Infraf("sql: drop table %s: %v", table, exitcode.OneLine(err.Error()))
+		if _, dropErr := t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); dropErr != nil {
+			return errors.Join(err, exitcode.Infraf("sql: drop table %s: %v", table, exitcode.OneLine(dropErr.Error())))
 		}
 	}
-	return nil
+	return err
 }
 
 // NewInsertSession creates the fresh, empty table persons_insert beside the loaded one and prepares

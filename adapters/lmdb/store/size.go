@@ -31,6 +31,10 @@ func needed(n int, payload int64) int64 {
 	return (need + 1<<20 - 1) &^ (1<<20 - 1)
 }
 
+// NeededBytes estimates, as Needed does, the map size n entries need whose keys and values take
+// payload bytes in all.
+func NeededBytes(n int, payload int64) int64 { return needed(n, payload) }
+
 // NeededFor is Needed(ds, n) for the whole dataset of n persons generated from seed, known without
 // generating it.
 func NeededFor(n int, seed int64) (int64, error) {

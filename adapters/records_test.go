@@ -1,0 +1,97 @@
+package adapters
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads/ycsb"
+)
+
+// Stand-ins with one record method each, combined below into targets of every kind.
+type (
+	bare    struct{}
+	loader  struct{}
+	reader  struct{}
+	updater struct{}
+	inserts struct{}
+	scanner struct{}
+)
+
+func (bare) Load(context.Context, *dataset.Persons) error               { return nil }
+func (bare) Info() map[string]any                                       { return nil }
+func (bare) Close() error                                               { return nil }
+func (loader) LoadRecords(context.Context, dataset.YCSB, int64) error   { return nil }
+func (updater) UpdateRecord(context.Context, []byte, int, []byte) error { return nil }
+func (inserts) InsertRecord(context.Context, []byte, [][]byte) error    { return nil }
+func (scanner) ScanRecords(context.Context, []byte, int) (Tally, error) { return Tally{}, nil }
+func (reader) ReadRecord(context.Context, []byte, [][]byte) ([][]byte, bool, error) {
+	return nil, false, nil
+}
+
+// TestRecordOps: the operations a target serves follow from the interfaces it implements, with a
+// read-modify-write needing both a reader and an updater, and nothing without a loader; the
+// refusal names each missing operation with the interface it lacks.
+func TestRecordOps(t *testing.T) {
+	all := ycsb.Ops()
+	tests := []struct {
+		name    string
+		target  Target
+		ops     []ycsb.Op
+		needed  []ycsb.Op
+		missing string
+	}{
+		{"no records", bare{}, nil, all,
+			"cannot serve read (no adapters.RecordLoader), update (no adapters.RecordLoader), insert (no adapters.RecordLoader), scan (no adapters.RecordLoader), readmodifywrite (no adapters.RecordLoader)"},
+		{"methods but no loader", struct {
+			bare
+			reader
+			updater
+			inserts
+			scanner
+		}{}, nil, []ycsb.Op{ycsb.Read}, "cannot serve read (no adapters.RecordLoader)"},
+		{"everything", struct {
+			bare
+			loader
+			reader
+			updater
+			inserts
+			scanner
+		}{}, all, all, ""},
+		{"reads only", struct {
+			bare
+			loader
+			reader
+		}{}, []ycsb.Op{ycsb.Read}, []ycsb.Op{ycsb.ReadModifyWrite, ycsb.Read},
+			"cannot serve readmodifywrite (no adapters.RecordUpdater)"},
+		{"updates without reads", struct {
+			bare
+			loader
+			updater
+			scanner
+		}{}, []ycsb.Op{ycsb.Update, ycsb.Scan}, []ycsb.Op{ycsb.ReadModifyWrite, ycsb.Scan, ycsb.Insert},
+			"cannot serve insert (no adapters.RecordInserter), readmodifywrite (no adapters.RecordReader)"},
+		{"scan and insert: workload E", struct {
+			bare
+			loader
+			inserts
+			scanner
+		}{}, []ycsb.Op{ycsb.Insert, ycsb.Scan}, []ycsb.Op{ycsb.Scan, ycsb.Insert}, ""},
+		{"nothing needed", bare{}, nil, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RecordOps(tt.target); !slices.Equal(got, tt.ops) {
+				t.Errorf("RecordOps = %v, want %v", got, tt.ops)
+			}
+			err := MissingRecordOps(tt.target, tt.needed)
+			switch {
+			case tt.missing == "" && err != nil:
+				t.Errorf("MissingRecordOps(%v) = %v, want nil", tt.needed, err)
+			case tt.missing != "" && (err == nil || err.Error() != tt.missing):
+				t.Errorf("MissingRecordOps(%v) = %v, want %q", tt.needed, err, tt.missing)
+			}
+		})
+	}
+}
