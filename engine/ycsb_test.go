@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/schema"
 )
 
 // recAdapter is a tiny record store for the engine's YCSB tests: a map under a RWMutex, scanned in
@@ -232,6 +234,13 @@ targets: [{name: rec, adapter: records}]
 		t.Errorf("hlog %q", l.Hlog)
 	}
 	checkHlog(t, filepath.Join(dir, "r.hlog"), 1000)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(schema.Report, b); err != nil {
+		t.Errorf("the report does not match its schema: %v", err)
+	}
 }
 
 // checkHlog decodes an interval log with hdrhistogram-go's reader: the response-time series hold
