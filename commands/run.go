@@ -143,8 +143,8 @@ start (service time) and the lag between them (docs/load.md).`,
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
-	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at this many operations per second (overrides load: rate or stages)")
-	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB workload's run phase for this long (overrides load: duration and ops)")
+	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at `R` ops/s (overrides load: rate or stages)")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB run phase for `D`, e.g. 10s (overrides load: duration and ops)")
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
 }
