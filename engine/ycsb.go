@@ -302,10 +302,6 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		t.acc.fail(verr)
 		return nil
 	}
-	if res.Err != nil && res.Errors == res.Completed {
-		t.acc.fail(fmt.Errorf("every operation failed, the first: %w", res.Err))
-		return nil
-	}
 	if rep >= yr.r.Plan.Warmup {
 		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open)
 		if err := yr.r.writeHlog(t.s.plan.Name, yr.w.Name, started, res, yr.cfg); err != nil {
@@ -313,6 +309,10 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		} else if yr.r.HlogPath != "" {
 			t.acc.hlog = yr.r.hlogName()
 		}
+	}
+	// Errors are counted, not fatal (a timeout under overload is a measurement), unless nothing worked.
+	if res.Err != nil && res.Errors == res.Completed {
+		t.acc.fail(fmt.Errorf("every operation failed, the first: %w", res.Err))
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ func (recAdapter) Info() adapters.Info {
 		{Name: "bad_scan", Kind: adapters.Bool}, // scans skip their first record
 		{Name: "no_scan", Kind: adapters.Bool},  // the store has no RecordScanner
 		{Name: "lose_update", Kind: adapters.Bool},
+		{Name: "read_sleep", Kind: adapters.Duration, Default: "0s"}, // each read takes this long (honouring its context)
 	}}
 }
 
@@ -91,7 +92,14 @@ func (s *recStore) LoadRecords(_ context.Context, y dataset.YCSB, n int64) error
 	return nil
 }
 
-func (s *recStore) ReadRecord(_ context.Context, key []byte, dst [][]byte) ([][]byte, bool, error) {
+func (s *recStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([][]byte, bool, error) {
+	if d := s.o.Duration("read_sleep"); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	r, ok := s.recs[string(key)]
@@ -288,10 +296,12 @@ func TestYCSBVerification(t *testing.T) {
 		{"stale read-modify-write", "ycsb-f", "{lie: true}", "{workers: 2, ops: 2000}", "verification failed"},
 		{"lost updates", "ycsb-a", "{lose_update: true}", "{workers: 4, ops: 3000}", "verification failed"},
 		{"wrong scans", "ycsb-e", "{bad_scan: true}", "{workers: 1, ops: 500}", "verification failed: a scan of"},
+		// Updates only: no read during the run sees the loss, the read-back after it does.
+		{"lost updates, no reads", "ycsb", "{lose_update: true}", "{workers: 4, ops: 500}", "verification failed: read back after the run: record user"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 2\nworkloads: ["+tt.workload+"]\nycsb: {recordcount: 300, fieldcount: 3, fieldlength: 8}\nload: "+tt.load+"\ntargets: [{name: rec, adapter: records, options: "+tt.opt+"}]\n")
+			p := ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 2\nworkloads: ["+tt.workload+"]\nycsb: {recordcount: 300, fieldcount: 3, fieldlength: 8, mix: {update: 1}}\nload: "+tt.load+"\ntargets: [{name: rec, adapter: records, options: "+tt.opt+"}]\n")
 			rep, _ := run(t, p)
 			res := rep.Find("rec", tt.workload, 0)
 			if res == nil {
@@ -326,5 +336,23 @@ func TestYCSBMissingOperationRefused(t *testing.T) {
 	p = ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 1\nworkloads: [ycsb-c]\nycsb: {recordcount: 100}\nload: {ops: 200}\ntargets: [{name: rec, adapter: records, options: {no_scan: true}}]\n")
 	if rep, err := run(t, p); err != nil || rep.Results[0].Status != report.StatusOK {
 		t.Fatalf("ycsb-c: %v", err)
+	}
+}
+
+// TestYCSBTimeout: an operation that outlasts load.timeout is cancelled through its context and
+// counted as an error and timed out, per type too; the run goes on.
+func TestYCSBTimeout(t *testing.T) {
+	p := ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 1\nworkloads: [ycsb-c]\nycsb: {recordcount: 50}\nload: {rate: 200, duration: 250ms, workers: 64, timeout: 5ms}\ntargets: [{name: rec, adapter: records, options: {read_sleep: 50ms}}]\n")
+	rep, _ := run(t, p)
+	res := rep.Find("rec", "ycsb-c", 0)
+	if res == nil || res.Load == nil || res.Status != report.StatusFailed || !strings.Contains(res.Error, "every operation failed, the first: ") {
+		t.Fatalf("result %+v", res)
+	}
+	f := res.Figures
+	if res.Load.Completed != 50 || f["timed_out"] != 50 || f["errors"] != 50 || f["read.errors"] != 50 {
+		t.Errorf("completed %d, timed out %v, errors %v, read errors %v; want 50 each", res.Load.Completed, f["timed_out"], f["errors"], f["read.errors"])
+	}
+	if f["service_p50"] < 4e6 || f["service_p50"] > 40e6 {
+		t.Errorf("service p50 %v ns: the reads should end at their 5ms timeout, not after 50ms", f["service_p50"])
 	}
 }
