@@ -443,6 +443,13 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	case sumErr != nil:
 		return exitcode.Infraf("write summary: %v", sumErr)
 	}
+	if f.opts.isWorker() {
+		// A worker measures: its parent reads the saturation from its report and decides.
+		if rep.Verdict == report.VerdictError {
+			return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
+		}
+		return nil
+	}
 	return verdictError(rep)
 }
 

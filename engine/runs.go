@@ -301,6 +301,9 @@ func (r *Runner) spawnRun(ctx context.Context, spec RunSpec) (*report.Report, er
 	}
 	w.close()
 	rep, readErr := report.ReadPart(out)
+	if readErr == nil {
+		r.takeHlog(out, rep)
+	}
 	if waitErr != nil {
 		if readErr != nil {
 			rep = nil
@@ -310,6 +313,5 @@ func (r *Runner) spawnRun(ctx context.Context, spec RunSpec) (*report.Report, er
 	if readErr != nil {
 		return nil, exitcode.Infraf("run %d: %v", spec.Index, readErr)
 	}
-	r.takeHlog(out, rep)
 	return rep, nil
 }
