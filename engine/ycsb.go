@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -43,21 +42,15 @@ func recordOpsOf(t adapters.Target) recordOps {
 	return o
 }
 
-// missing names what a mix needs that the target lacks: the load and the reads (which verify
-// every write) always, then one interface per operation type in the mix.
-func (o recordOps) missing(mix ycsb.Mix) []string {
-	var out []string
-	need := func(ok bool, what string) {
-		if !ok {
-			out = append(out, what)
+// neededOps are the operation types a target must serve for a mix: the mix's, and reads always
+// (every write is read back to verify it).
+func neededOps(mix ycsb.Mix) []ycsb.Op {
+	out := []ycsb.Op{ycsb.Read}
+	for _, o := range ycsb.Ops() {
+		if mix[o] > 0 && o != ycsb.Read {
+			out = append(out, o)
 		}
 	}
-	need(o.loader != nil, "RecordLoader (the load phase)")
-	need(o.reader != nil, "RecordReader (reads, and reading back every write)")
-	need(mix[ycsb.Update] == 0 || o.updater != nil, "RecordUpdater (update)")
-	need(mix[ycsb.ReadModifyWrite] == 0 || o.updater != nil, "RecordUpdater (readmodifywrite)")
-	need(mix[ycsb.Insert] == 0 || o.inserter != nil, "RecordInserter (insert)")
-	need(mix[ycsb.Scan] == 0 || o.scanner != nil, "RecordScanner (scan)")
 	return out
 }
 
@@ -72,9 +65,13 @@ func (r *Runner) checkRecordOps(s *targetState) error {
 		if err != nil {
 			return exitcode.Usagef("workload %s: %v", w.Name, err)
 		}
-		if miss := recordOpsOf(s.inst).missing(def.Mix); len(miss) > 0 {
-			return exitcode.Usagef("target %s (%s) cannot run workload %s (%s): it implements no %s",
-				s.plan.Name, s.plan.Adapter.Info().Name, w.Name, def.Mix, strings.Join(miss, ", no "))
+		if err := adapters.MissingRecordOps(s.inst, neededOps(def.Mix)); err != nil {
+			why := ""
+			if def.Mix[ycsb.Read] == 0 {
+				why = " (reads verify every write)"
+			}
+			return exitcode.Usagef("target %s (%s) cannot run workload %s (%s): it %v%s",
+				s.plan.Name, s.plan.Adapter.Info().Name, w.Name, def.Mix, err, why)
 		}
 	}
 	return nil

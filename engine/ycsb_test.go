@@ -326,7 +326,7 @@ func TestYCSBMissingOperationRefused(t *testing.T) {
 	p := ycsbPlan(t, "name: y\nworkloads: [ycsb-e]\ntargets: [{name: rec, adapter: records, options: {no_scan: true}}]\n")
 	start := time.Now()
 	_, err := run(t, p)
-	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.HasSuffix(err.Error(), "cannot run workload ycsb-e (insert=0.05 scan=0.95): it implements no RecordScanner (scan)") {
+	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.HasSuffix(err.Error(), "cannot run workload ycsb-e (insert=0.05 scan=0.95): it cannot serve scan (no adapters.RecordScanner) (reads verify every write)") {
 		t.Fatalf("got %v (exit %d)", err, exitcode.Of(err))
 	}
 	if time.Since(start) > 5*time.Second {
