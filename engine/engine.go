@@ -61,8 +61,9 @@ type Runner struct {
 	Clock func() time.Time
 	// HlogPath, when set, is where the run's interval log (.hlog) of its YCSB run phases goes
 	// (made, or replaced, at the first run phase measured); results name it in Load.Hlog.
-	HlogPath string
-	hlog     *hlogFile
+	HlogPath  string
+	hlog      *hlogFile
+	hlogParts []string // the interval logs of worker processes, merged at the end (mergeHlogs)
 
 	// observeETA, in tests, sees every estimate of the time left.
 	observeETA func(p *tracker, left time.Duration, ok bool)

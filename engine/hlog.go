@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
-	"io"
+	"math"
 	"os"
+	"slices"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,38 +21,91 @@ func HlogPath(reportPath string) string {
 	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".hlog"
 }
 
-// takeHlog, in the parent of several runs, takes a run worker's interval log as the run's (each
-// run replaces the one before: the report's Load is the last run's) and points its results at it.
+// takeHlog, in the parent of worker processes (runs, or isolation: process), notes a worker's
+// interval log for mergeHlogs and points the worker's results at the run's log.
 func (r *Runner) takeHlog(workerReport string, rep *report.Report) {
 	if r.HlogPath == "" || rep == nil {
 		return
 	}
-	src, err := os.Open(HlogPath(workerReport))
-	if err != nil {
-		return // the run measured no YCSB run phase
+	part := HlogPath(workerReport)
+	if _, err := os.Stat(part); err != nil {
+		return // the worker measured no YCSB run phase
 	}
-	defer src.Close()
-	dst, err := os.OpenFile(r.HlogPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err == nil {
-		_, err = io.Copy(dst, src)
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-	}
+	r.hlogParts = append(r.hlogParts, part)
 	for i := range rep.Results {
 		if l := rep.Results[i].Load; l != nil && l.Hlog != "" {
 			l.Hlog = r.hlogName()
-			if err != nil {
-				l.Hlog = ""
-				rep.Results[i].Warnings = append(rep.Results[i].Warnings, fmt.Sprintf("interval log: %v", err))
-			}
 		}
 	}
 }
 
-// The interval log (.hlog, report/hlog) beside the JSON report: every measured run phase of every
-// YCSB workload and target, one histogram per interval, operation type and clock, tagged
-// TARGET:WORKLOAD/OP/CLOCK, interval times from the log's start (the first run phase written).
+// mergeHlogs writes the workers' interval logs into the run's, each interval's times moved from its
+// worker's start to the earliest worker's, the intervals in time order; it forgets the parts.
+func (r *Runner) mergeHlogs() error {
+	parts := r.hlogParts
+	r.hlogParts = nil
+	if len(parts) == 0 {
+		return nil
+	}
+	type line struct {
+		at   float64
+		text string
+	}
+	var lines []line
+	var header []string
+	first := math.Inf(1)
+	starts := make([]float64, len(parts))
+	bodies := make([][]string, len(parts))
+	for k, p := range parts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("interval log: %w", err)
+		}
+		starts[k] = math.NaN()
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if rest, ok := strings.CutPrefix(l, "#[StartTime: "); ok {
+				starts[k], _ = strconv.ParseFloat(strings.Fields(rest)[0], 64)
+			}
+			if strings.HasPrefix(l, "Tag=") {
+				bodies[k] = append(bodies[k], l)
+			} else if k == 0 || len(header) == 0 {
+				header = append(header, l)
+			}
+		}
+		if math.IsNaN(starts[k]) {
+			return fmt.Errorf("interval log %s: no start time", p)
+		}
+		first = min(first, starts[k])
+	}
+	if len(parts) > 1 {
+		header = nil // rebuilt below with the earliest start
+	}
+	for k, body := range bodies {
+		for _, l := range body {
+			f := strings.SplitN(l, ",", 3)
+			at, err := strconv.ParseFloat(f[1], 64)
+			if len(f) < 3 || err != nil {
+				return fmt.Errorf("interval log %s: a line without a start time", parts[k])
+			}
+			at += starts[k] - first
+			lines = append(lines, line{at, fmt.Sprintf("%s,%.3f,%s", f[0], at, f[2])})
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })
+	var out strings.Builder
+	if header == nil {
+		w, err := hlog.NewWriter(&out, time.UnixMilli(int64(math.Round(first*1000))), "dbbench "+r.Plan.Name)
+		if err != nil || w == nil {
+			return err
+		}
+	} else {
+		out.WriteString(strings.Join(header, "\n") + "\n")
+	}
+	for _, l := range lines {
+		out.WriteString(l.text + "\n")
+	}
+	return os.WriteFile(r.HlogPath, []byte(out.String()), 0o644)
+}
 
 // hlogFile is the open interval log of a run.
 type hlogFile struct {

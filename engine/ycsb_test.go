@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/engine/load"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
@@ -354,5 +356,63 @@ func TestYCSBTimeout(t *testing.T) {
 	}
 	if f["service_p50"] < 4e6 || f["service_p50"] > 40e6 {
 		t.Errorf("service p50 %v ns: the reads should end at their 5ms timeout, not after 50ms", f["service_p50"])
+	}
+}
+
+// TestMergeHlogs: the interval logs of two worker processes merge into one that hdrhistogram-go
+// reads, every interval kept, the later worker's intervals moved by the time between their starts.
+func TestMergeHlogs(t *testing.T) {
+	dir := t.TempDir()
+	p := &config.Plan{Name: "m"}
+	var parts []string
+	base := time.Now().Truncate(time.Second)
+	for k, target := range []string{"rec", "rec"} {
+		res, err := closedRun(context.Background(), load.Config{Workers: 1, Schedule: load.Schedule{Ops: 10 * int64(k+1)}, OpTypes: []string{"read"}},
+			func(int64) (int, int) { return 0, 0 }, func(context.Context, load.Op[int]) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := filepath.Join(dir, fmt.Sprintf("run-%d.json", k))
+		w := &Runner{Plan: p, HlogPath: HlogPath(part)}
+		if err := w.writeHlog(target, "ycsb-c", base.Add(time.Duration(k)*3*time.Second), res, load.Config{}); err != nil {
+			t.Fatal(err)
+		}
+		w.closeHlog()
+		parts = append(parts, part)
+	}
+	r := &Runner{Plan: p, HlogPath: filepath.Join(dir, "all.hlog")}
+	for _, part := range parts {
+		rep := &report.Report{Results: []report.Result{{Load: &report.Load{Hlog: filepath.Base(HlogPath(part))}}}}
+		r.takeHlog(part, rep)
+		if rep.Results[0].Load.Hlog != "all.hlog" {
+			t.Errorf("a worker's result names %q", rep.Results[0].Load.Hlog)
+		}
+	}
+	if err := r.mergeHlogs(); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(r.HlogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rd := hdrhistogram.NewHistogramLogReader(fh)
+	var counts []int64
+	var starts []int64
+	for {
+		h, err := rd.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			break
+		}
+		if strings.HasSuffix(h.Tag(), "/response") {
+			counts = append(counts, h.TotalCount())
+			starts = append(starts, h.StartTimeMs())
+		}
+	}
+	if len(counts) != 2 || counts[0] != 10 || counts[1] != 20 || starts[1]-starts[0] != 3000 {
+		t.Errorf("response intervals: counts %v, starts %v ms; want 10 and 20, 3000 ms apart", counts, starts)
 	}
 }
