@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
-	"path/filepath"
 	"strings"
 	"time"
 
