@@ -143,10 +143,15 @@ start (service time) and the lag between them (docs/load.md).`,
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
-	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at `R` ops/s (overrides load: rate or stages)")
-	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB run phase for `D`, e.g. 10s (overrides load: duration and ops)")
+	addLoadFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	return cmd
+}
+
+// addLoadFlags adds --rate and --duration, the load model's overrides (config.Plan.OverrideLoad).
+func addLoadFlags(cmd *cobra.Command, opts *RunOptions) {
+	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at `R` ops/s (overrides load: rate or stages)")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB run phase for `D`, e.g. 10s (overrides load: duration and ops)")
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
