@@ -68,3 +68,40 @@ func TestHlogPath(t *testing.T) {
 		t.Errorf("an earlier interval log with --force: %q %v", p, err)
 	}
 }
+
+// TestLoadFlags: --rate and --duration make a built-in YCSB config an open loop at that rate for
+// that long, its interval log beside the report; they are refused where there is no YCSB workload.
+func TestLoadFlags(t *testing.T) {
+	dir := t.TempDir()
+	persons := writeFile(t, dir, "p.yaml", strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1))
+	out := filepath.Join(dir, "y.json")
+	code, _, errOut := execute(t, "run", "-c", persons, "--rate", "100")
+	if code != exitcode.Usage || !strings.Contains(errOut, "--rate and --duration apply to YCSB workloads") {
+		t.Errorf("a config without YCSB workloads: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut = execute(t, "run", "-c", "ycsb-c", "--rate", "-5"); code != exitcode.Usage {
+		t.Errorf("a negative rate: exit %d, %s", code, errOut)
+	}
+	writeFile(t, dir, "y.hlog", "a user's notes\n")
+	if code, _, errOut = execute(t, "run", "-q", "-c", "ycsb-c", "--ci", "--out", out); code != exitcode.Usage || !strings.Contains(errOut, "y.hlog exists") {
+		t.Errorf("an existing file where the interval log goes: exit %d, %s", code, errOut)
+	}
+	os.Remove(filepath.Join(dir, "y.hlog"))
+	code, _, errOut = execute(t, "run", "-q", "-c", "ycsb-c", "--ci", "--rate", "200", "--duration", "300ms", "--out", out)
+	if code != exitcode.OK && !(code == exitcode.GeneratorSaturated && strings.Contains(errOut, "generator saturated")) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rep, err := report.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rep.Results {
+		l := x.Load
+		if l == nil || l.Loop != "open" || l.TargetRate != 200 || l.DurationNs != 300e6 || l.Scheduled != 60 || l.Hlog != "y.hlog" || x.Status != report.StatusOK {
+			t.Errorf("%s: %s %s, load %+v", x.Target, x.Status, x.Error, l)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "y.hlog")); err != nil || fi.Size() == 0 {
+		t.Errorf("interval log: %v", err)
+	}
+}
