@@ -136,8 +136,11 @@ func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
 		s.Ops = p.YCSB.OperationCount // neither given: the run phase is YCSB's operationcount
 	}
 	yr.perRun = s.Ops
-	if s.Duration > 0 && (s.Ops == 0 || !yr.open) {
+	if s.Duration > 0 && yr.open {
 		yr.perRun = max(s.Ops, int64(s.Intended(s.Duration)))
+	}
+	if yr.perRun == 0 { // a closed loop for a duration: YCSB's operationcount sizes the key space
+		yr.perRun = p.YCSB.OperationCount
 	}
 	if yr.open {
 		if err := s.Validate(); err != nil {

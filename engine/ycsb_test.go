@@ -191,7 +191,7 @@ func ycsbPlan(t *testing.T, y string) *config.Plan {
 	return p
 }
 
-// TestYCSBOpenLoop: ycsb-a at 1,000 ops/s for 1 s on the record store: every operation intended is
+// TestYCSBOpenLoop: ycsb-a at 1,000 ops/s for 1 s on the test's record store and the memory adapter: every operation intended is
 // done, the figures say so per clock and per type, the reads were checked, the writes read back,
 // and the interval log decodes with hdrhistogram-go's reader into the same counts.
 func TestYCSBOpenLoop(t *testing.T) {
@@ -203,7 +203,7 @@ ycsb: {recordcount: 500, fieldcount: 4, fieldlength: 16}
 load: {rate: 1000, duration: 1s, workers: 4}
 assertions:
   - ycsb-a.achieved_rate[rec] >= 900
-targets: [{name: rec, adapter: records}]
+targets: [{name: rec, adapter: records}, {name: mem, adapter: memory}]
 `)
 	dir := t.TempDir()
 	r := &Runner{Plan: p, TempDir: dir, HlogPath: filepath.Join(dir, "r.hlog"), Environment: func() report.Environment { return report.Environment{} }}
@@ -211,9 +211,24 @@ targets: [{name: rec, adapter: records}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := rep.Find("rec", "ycsb-a", 0)
+	for _, target := range []string{"rec", "mem"} { // the test's store and the memory adapter's
+		checkOpenLoop(t, rep, target)
+	}
+	checkHlog(t, filepath.Join(dir, "r.hlog"), 2000)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(schema.Report, b); err != nil {
+		t.Errorf("the report does not match its schema: %v", err)
+	}
+}
+
+func checkOpenLoop(t *testing.T, rep *report.Report, target string) {
+	t.Helper()
+	res := rep.Find(target, "ycsb-a", 0)
 	if res == nil || res.Status != report.StatusOK || res.Load == nil {
-		t.Fatalf("result %+v", res)
+		t.Fatalf("%s: result %+v", target, res)
 	}
 	l := res.Load
 	if l.Loop != "open" || l.Scheduled != 1000 || l.Completed != 1000 || l.Errors != 0 || l.TargetRate != 1000 {
@@ -243,14 +258,6 @@ targets: [{name: rec, adapter: records}]
 	if l.Hlog != "r.hlog" {
 		t.Errorf("hlog %q", l.Hlog)
 	}
-	checkHlog(t, filepath.Join(dir, "r.hlog"), 1000)
-	b, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(schema.Report, b); err != nil {
-		t.Errorf("the report does not match its schema: %v", err)
-	}
 }
 
 // checkHlog decodes an interval log with hdrhistogram-go's reader: the response-time series hold
@@ -273,7 +280,7 @@ func checkHlog(t *testing.T, path string, want int64) {
 			break
 		}
 		if strings.HasSuffix(h.Tag(), "/response") {
-			if !strings.HasPrefix(h.Tag(), "rec:ycsb-a/") {
+			if !strings.HasPrefix(h.Tag(), "rec:ycsb-a/") && !strings.HasPrefix(h.Tag(), "mem:ycsb-a/") {
 				t.Errorf("tag %q", h.Tag())
 			}
 			got += h.TotalCount()
