@@ -569,8 +569,8 @@ func planSummary(p *config.Plan) string {
 	for i, s := range p.Sizes {
 		sizes[i] = fmt.Sprint(s)
 	}
-	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s persons, warm-up %d, repeats %d",
-		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), p.Warmup, p.Repeats)
+	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s %s, warm-up %d, repeats %d%s",
+		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), sizeUnit(p), p.Warmup, p.Repeats, loadSummary(p))
 }
 
 // completeConfig offers the built-in config names and YAML files for -c.
