@@ -213,11 +213,11 @@ func (yr *ycsbRun) params() map[string]any {
 	if s.Duration > 0 {
 		m["duration"] = s.Duration.String()
 	}
-	if yr.open {
-		m["target_rate"] = s.Intended(max(s.Duration, time.Second)) / max(s.Duration, time.Second).Seconds()
-		if s.Duration == 0 {
-			m["target_rate"] = s.Rate
-		}
+	switch {
+	case yr.open && s.Duration > 0:
+		m["target_rate"] = s.Intended(s.Duration) / s.Duration.Seconds() // a ramp's mean
+	case yr.open:
+		m["target_rate"] = s.Rate
 	}
 	return m
 }
