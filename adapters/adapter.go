@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Adapter creates targets of one kind. Implementations must be safe to Open several times in one run
@@ -56,6 +57,10 @@ type Info struct {
 	// Builtin lists which of the four common workloads its targets implement, for validation without
 	// opening a target.
 	Builtin []string
+	// Records lists the YCSB record operations its targets serve (adapters.RecordOps of an opened
+	// target, in ycsb.Ops order), for validation of a mix without opening a target: see
+	// Info.MissingRecordOps. Nil: none.
+	Records []ycsb.Op
 	// ClientWorkloads marks an adapter whose targets learn their own workloads only once started (a
 	// client in another process): configs may give it custom workloads with any params, and the
 	// target refuses at Open what it cannot run. Its targets implement TimedCustomRunner.

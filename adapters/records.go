@@ -118,3 +118,19 @@ func lacksFor(target Target, op ycsb.Op) string {
 	}
 	return ""
 }
+
+// MissingRecordOps is MissingRecordOps for an adapter's declaration (Info.Records), before any
+// target is opened: nil when it declares every operation type of needed, or the error naming the
+// others ("cannot serve update, scan (its targets do not implement those record capabilities)").
+func (info Info) MissingRecordOps(needed []ycsb.Op) error {
+	var missing []string
+	for _, op := range ycsb.Ops() {
+		if slices.Contains(needed, op) && !slices.Contains(info.Records, op) {
+			missing = append(missing, op.String())
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("cannot serve %s (its targets do not implement those record capabilities, adapters/records.go)", strings.Join(missing, ", "))
+}

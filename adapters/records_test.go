@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbbench/dbbench/dataset"
@@ -93,5 +94,28 @@ func TestRecordOps(t *testing.T) {
 				t.Errorf("MissingRecordOps(%v) = %v, want %q", tt.needed, err, tt.missing)
 			}
 		})
+	}
+}
+
+// TestInfoMissingRecordOps: before any target is opened, the adapter's declaration decides, and
+// the refusal names every operation it lacks, in ycsb.Ops order.
+func TestInfoMissingRecordOps(t *testing.T) {
+	tests := []struct {
+		records, needed []ycsb.Op
+		want            string
+	}{
+		{ycsb.Ops(), ycsb.Ops(), ""},
+		{nil, nil, ""},
+		{nil, []ycsb.Op{ycsb.Scan, ycsb.Insert}, "cannot serve insert, scan (its targets do not implement those record capabilities, adapters/records.go)"},
+		{[]ycsb.Op{ycsb.Read, ycsb.Update}, []ycsb.Op{ycsb.Read, ycsb.ReadModifyWrite}, "cannot serve readmodifywrite ("},
+	}
+	for _, tt := range tests {
+		err := Info{Name: "x", Records: tt.records}.MissingRecordOps(tt.needed)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("declared %v, needed %v: %v, want nil", tt.records, tt.needed, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("declared %v, needed %v: %v, want %q", tt.records, tt.needed, err, tt.want)
+		}
 	}
 }

@@ -82,6 +82,9 @@ type Target struct {
 	// scan, lookup, insert, concurrent), as the engine runs every workload on one target; a check
 	// called alone opens its own.
 	shared *instance
+	// sharedRecordOps is what the shared target served of the record operations, set by Run, so
+	// that the record check of a target without records needs no target of its own.
+	sharedRecordOps *[]ycsb.Op
 }
 
 // Default sizes of the kit's targets.
@@ -144,6 +147,8 @@ func Run(t *testing.T, tg Target) {
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, tg) })
 	}
+	recordOps := adapters.RecordOps(tg.shared.Target)
+	tg.sharedRecordOps = &recordOps
 	// Closed before the checks that open their own: a target may be alone in its store (a schema
 	// of the user's holds one person table).
 	if err := tg.shared.close(); err != nil {
@@ -213,7 +218,8 @@ func Capabilities(target adapters.Target) []string {
 }
 
 // CheckBuiltin checks that an adapter's Info agrees with what its (opened) target implements: the
-// common workloads of Info().Builtin are exactly the target's Capabilities, and a target runs
+// common workloads of Info().Builtin are exactly the target's Capabilities, the record operations
+// of Info().Records exactly adapters.RecordOps of the target, and a target runs
 // adapter-specific workloads (CustomRunner or TimedCustomRunner) exactly when Info lists some or
 // takes the client's (ClientWorkloads).
 func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
@@ -223,6 +229,10 @@ func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
 	switch target.(type) {
 	case adapters.CustomRunner, adapters.TimedCustomRunner:
 		custom = true
+	}
+	if declared, implemented := sortedOps(info.Records), adapters.RecordOps(target); !slices.Equal(declared, implemented) {
+		t.Errorf("adapter %s declares the record operations (Info().Records) %v, but its target implements those of %v (adapters.RecordOps)",
+			info.Name, declared, implemented)
 	}
 	if declared := len(info.Workloads) > 0 || info.ClientWorkloads; declared != custom {
 		t.Errorf("adapter %s: Info lists adapter-specific workloads: %v, but its target implements CustomRunner or TimedCustomRunner: %v",

@@ -32,6 +32,7 @@ type recordStore struct {
 
 	mu       sync.Mutex
 	keys     [][]byte                  // every key stored, for "collation"
+	written  map[string][][]byte       // "scan-stale": each record as loaded or inserted
 	cache    map[string][][]byte       // "returns-own": what reads returned, handed out again
 	kept     map[string]map[int][]byte // "keeps-value": the caller's update values, by key and field
 	inflight atomic.Int32
@@ -43,7 +44,8 @@ func openRecords(breaks string) func(context.Context, adapters.Env) (adapters.Ta
 		if err != nil {
 			return nil, err
 		}
-		s := &recordStore{Target: inner, breaks: breaks, cache: map[string][][]byte{}, kept: map[string]map[int][]byte{}}
+		s := &recordStore{Target: inner, breaks: breaks, cache: map[string][][]byte{}, kept: map[string]map[int][]byte{},
+			written: map[string][][]byte{}}
 		s.inner = inner.(interface {
 			adapters.RecordLoader
 			adapters.RecordReader
@@ -72,13 +74,25 @@ func openRecords(breaks string) func(context.Context, adapters.Env) (adapters.Ta
 }
 
 func (s *recordStore) LoadRecords(ctx context.Context, y dataset.YCSB, n int64) error {
+	stale := s.keys
+	s.keys = nil
 	for i := range n {
 		s.keys = append(s.keys, y.Key(i))
+		s.written[string(y.Key(i))] = y.Fields(i)
 	}
 	if s.breaks == "short-load" {
 		n--
 	}
-	return s.inner.LoadRecords(ctx, y, n)
+	if err := s.inner.LoadRecords(ctx, y, n); err != nil || s.breaks != "not-fresh" {
+		return err
+	}
+	for _, k := range stale { // the previous load's keys are still there
+		if err := s.inner.InsertRecord(ctx, k, y.Fields(0)); err != nil {
+			return err
+		}
+		s.keys = append(s.keys, k)
+	}
+	return nil
 }
 
 func (s *recordStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([][]byte, bool, error) {
@@ -88,7 +102,10 @@ func (s *recordStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) 
 		if s.inflight.Add(1) > 1 {
 			return slices.Repeat([][]byte{[]byte("shared")}, len(dst)), true, nil
 		}
-		time.Sleep(200 * time.Microsecond)
+		// Wait a little for another reader to overlap, so that the test does not hang on luck.
+		for deadline := time.Now().Add(time.Millisecond); s.inflight.Load() == 1 && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
 	case "dst-append": // appends to what the caller passed, from its end
 		got, found, err := s.inner.ReadRecord(ctx, key, nil)
 		for f, v := range got {
@@ -149,6 +166,10 @@ func (s *recordStore) InsertRecord(ctx context.Context, key []byte, fields [][]b
 	case err == nil:
 		s.mu.Lock()
 		s.keys = append(s.keys, slices.Clone(key))
+		s.written[string(key)] = slices.Clone(fields)
+		for f := range fields {
+			s.written[string(key)][f] = slices.Clone(fields[f])
+		}
 		s.mu.Unlock()
 	case s.breaks == "dup-insert-ok":
 		return nil
@@ -169,6 +190,8 @@ func (s *recordStore) ScanRecords(ctx context.Context, start []byte, n int) (ada
 		return s.inner.ScanRecords(ctx, nil, n)
 	case "collation":
 		return s.scanCollated(ctx, start, n)
+	case "scan-stale":
+		return s.scanStale(start, n)
 	}
 	return s.inner.ScanRecords(ctx, start, n)
 }
@@ -211,6 +234,21 @@ func (s *recordStore) scanCollated(ctx context.Context, start []byte, n int) (ad
 	return tl, nil
 }
 
+// scanStale scans the records as they were written, blind to updates since (a cache).
+func (s *recordStore) scanStale(start []byte, n int) (adapters.Tally, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := slices.Clone(s.keys)
+	slices.SortFunc(keys, bytes.Compare)
+	i, _ := slices.BinarySearchFunc(keys, start, bytes.Compare)
+	var tl adapters.Tally
+	for _, k := range keys[i:min(i+n, len(keys))] {
+		tl.Rows++
+		tl.Sum += dataset.RecordSum(k, s.written[string(k)])
+	}
+	return tl, nil
+}
+
 func recordTarget(breaks string) adaptertest.Target {
 	return adaptertest.Target{Open: openRecords(breaks), Size: 200, RecordOps: ycsb.Ops()}
 }
@@ -236,6 +274,7 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 		tweak        func(*adaptertest.Target)
 	}{
 		{"short-load", "found false, want true", nil},
+		{"not-fresh", `ScanRecords("", 215): 215 records`, nil},
 		{"dst-append", "read of loaded record 1 (pass 1): ReadRecord", nil},
 		{"returns-own", "(pass 2): ReadRecord", nil},
 		{"finds-missing", "of a missing key: found true", nil},
@@ -246,6 +285,7 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 		{"dup-insert-overwrites", "a record after an insert of a duplicate: ReadRecord", nil},
 		{"scan-ignores-start", `ScanRecords("user", 1)`, nil},
 		{"collation", "in key byte order", nil},
+		{"scan-stale", "as they are now", nil},
 		{"unsafe-for-readers", "a value nobody wrote there", nil},
 		{"no-updater", "implements those of [read insert scan]", nil},
 		{"no-reader", "cannot read them", func(tg *adaptertest.Target) { tg.RecordOps = []ycsb.Op{ycsb.Update} }},
@@ -268,5 +308,35 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 				t.Errorf("the record check of a %q store: failures %q; want one containing %q", tt.breaks, r.failures, tt.want)
 			}
 		})
+	}
+}
+
+// TestBuiltinRecords: an adapter's declared record operations (Info().Records) are compared with
+// what its target implements.
+func TestBuiltinRecords(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		breaks   string
+		declared []ycsb.Op
+		want     string
+	}{
+		{"", ycsb.Ops(), ""},
+		{"", nil, "declares the record operations (Info().Records) [], but its target implements those of [read update insert scan readmodifywrite]"},
+		{"no-updater", ycsb.Ops(), "(Info().Records) [read update insert scan readmodifywrite], but its target implements those of [read insert scan]"},
+	} {
+		tg, err := openRecords(tt.breaks)(ctx, adapters.Env{TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := memory.New().Info()
+		info.Builtin, info.Records = nil, tt.declared // the record store wraps no person capabilities
+		r := record(t, func(tb testing.TB, _ adaptertest.Target) { adaptertest.CheckBuiltin(tb, info, tg) }, adaptertest.Target{})
+		tg.Close()
+		switch {
+		case tt.want == "" && r.Failed():
+			t.Errorf("%q store declaring %v: failures %q", tt.breaks, tt.declared, r.failures)
+		case tt.want != "" && (len(r.failures) != 1 || !strings.Contains(r.failures[0], tt.want)):
+			t.Errorf("%q store declaring %v: failures %q; want one containing %q", tt.breaks, tt.declared, r.failures, tt.want)
+		}
 	}
 }

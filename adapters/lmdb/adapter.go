@@ -16,6 +16,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Name is the adapter's name in configs.
@@ -51,6 +52,7 @@ func (Adapter) Info() adapters.Info {
 			"batched C helpers with batch > 0",
 		Options: opts,
 		Builtin: workloads.Builtins,
+		Records: ycsb.Ops(),
 	}
 }
 

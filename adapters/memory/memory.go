@@ -1,7 +1,8 @@
 // Package memory is an in-process, in-memory person store: a sorted slice behind a read/write lock.
 // It does the least work any store can do for each workload, so its figures are the floor under every
 // real adapter (the engine's own overhead plus a map lookup or a slice walk), and it lets the engine be
-// exercised end to end anywhere, in milliseconds.
+// exercised end to end anywhere, in milliseconds. It holds YCSB records too (records.go), for the
+// load model's mixes.
 package memory
 
 import (
@@ -13,6 +14,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Name is the adapter name.
@@ -28,6 +30,7 @@ func (adapter) Info() adapters.Info {
 		Name:    Name,
 		Summary: "in-process sorted slice behind a RWMutex: the floor under every real adapter",
 		Builtin: workloads.Builtins,
+		Records: ycsb.Ops(),
 	}
 }
 

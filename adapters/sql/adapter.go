@@ -12,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Name is the adapter's name in configs.
@@ -53,6 +54,7 @@ func (Adapter) Info() adapters.Info {
 			"(pgx; a dsn or the run's throwaway server), the statements every SQL client runs (docs/protocol.md)",
 		Options: optionSpecs,
 		Builtin: workloads.Builtins,
+		Records: ycsb.Ops(),
 	}
 }
 
