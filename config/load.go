@@ -479,8 +479,20 @@ func (p *Plan) ycsbSizes() {
 	}
 }
 
-// checkYCSB checks that a YCSB workload's definition and generator can be made, and that the
-// schedule is one engine/load accepts.
+// NeededOps are the operation types a target must serve for a mix: the mix's, and reads always
+// (every write is read back to verify it).
+func NeededOps(mix ycsb.Mix) []ycsb.Op {
+	out := []ycsb.Op{ycsb.Read}
+	for _, o := range ycsb.Ops() {
+		if mix[o] > 0 && o != ycsb.Read {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// checkYCSB checks that a YCSB workload's definition and generator can be made, and that every
+// target that runs it declares the record operations its mix needs (adapters.Info.Records).
 func (p *Plan) checkYCSB(w Workload) error {
 	def, err := p.YCSB.Definition(w.Name)
 	if err == nil {
@@ -488,6 +500,19 @@ func (p *Plan) checkYCSB(w Workload) error {
 	}
 	if err != nil {
 		return &lineError{line: w.Line, msg: err.Error()}
+	}
+	for _, tp := range p.Targets {
+		if !tp.Runs(w.Name) {
+			continue
+		}
+		info := tp.Adapter.Info()
+		if err := info.MissingRecordOps(NeededOps(def.Mix)); err != nil {
+			why := ""
+			if def.Mix[ycsb.Read] == 0 {
+				why = "; reads are needed to verify every write"
+			}
+			return &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) cannot run workload %s (%s): it %v%s", tp.Name, info.Name, w.Name, def.Mix, err, why)}
+		}
 	}
 	return nil
 }

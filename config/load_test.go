@@ -96,6 +96,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"no dataset with persons workloads", "name: y\nworkloads: [scan, ycsb-a]\ntargets: [{adapter: memory}]\n", "missing dataset"},
 		{"sizes on a YCSB workload", "name: y\nworkloads: [{name: ycsb-a, ops: 5}]\ntargets: [{adapter: memory}]\n", "y.yaml:2: workload ycsb-a takes its sizes from the ycsb: section"},
 		{"ci.load without load", ycsbBase + "ci: {load: {rate: 5}}\n", "y.yaml:5: ci.load changes the config's load: section"},
+		{"a target without record operations", strings.Replace(ycsbBase, "ycsb-a", "ycsb-e", 1) + "  - {name: pg, adapter: pages}\n",
+			"y.yaml:2: target pg (pages) cannot run workload ycsb-e (insert=0.05 scan=0.95): it cannot serve read, insert, scan (its targets do not implement those record capabilities"},
+		{"a write-only mix still needs reads", "name: y\nworkloads: [ycsb]\nycsb: {mix: {update: 1}}\ntargets: [{name: pg, adapter: pages}]\n",
+			"reads are needed to verify every write"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -329,11 +329,6 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 	if err := checkWorkloadParams(w, wp); err != nil {
 		return wp, err
 	}
-	if wp.YCSB {
-		if err := p.checkYCSB(w); err != nil {
-			return wp, err
-		}
-	}
 	runners := 0
 	for i, t := range c.Targets {
 		runs, err := assignWorkload(&p.Targets[i], t, w, wp, known)
@@ -346,6 +341,9 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 	}
 	if runners == 0 {
 		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
+	}
+	if wp.YCSB {
+		return wp, p.checkYCSB(w)
 	}
 	return wp, nil
 }

@@ -42,20 +42,9 @@ func recordOpsOf(t adapters.Target) recordOps {
 	return o
 }
 
-// neededOps are the operation types a target must serve for a mix: the mix's, and reads always
-// (every write is read back to verify it).
-func neededOps(mix ycsb.Mix) []ycsb.Op {
-	out := []ycsb.Op{ycsb.Read}
-	for _, o := range ycsb.Ops() {
-		if mix[o] > 0 && o != ycsb.Read {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // checkRecordOps refuses, as a usage error (exit 2) before anything is loaded, a target whose
-// store lacks an operation one of its YCSB workloads' mixes needs.
+// store lacks an operation one of its YCSB workloads' mixes needs although its adapter declares it
+// (config refuses what the declaration, adapters.Info.Records, lacks).
 func (r *Runner) checkRecordOps(s *targetState) error {
 	for _, w := range r.Plan.Workloads {
 		if !w.YCSB || !s.plan.Runs(w.Name) {
@@ -65,7 +54,7 @@ func (r *Runner) checkRecordOps(s *targetState) error {
 		if err != nil {
 			return exitcode.Usagef("workload %s: %v", w.Name, err)
 		}
-		if err := adapters.MissingRecordOps(s.inst, neededOps(def.Mix)); err != nil {
+		if err := adapters.MissingRecordOps(s.inst, config.NeededOps(def.Mix)); err != nil {
 			why := ""
 			if def.Mix[ycsb.Read] == 0 {
 				why = " (reads verify every write)"

@@ -25,6 +25,7 @@ import (
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/schema"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // recAdapter is a tiny record store for the engine's YCSB tests: a map under a RWMutex, scanned in
@@ -32,7 +33,7 @@ import (
 type recAdapter struct{}
 
 func (recAdapter) Info() adapters.Info {
-	return adapters.Info{Name: "records", Options: []adapters.OptionSpec{
+	return adapters.Info{Name: "records", Records: ycsb.Ops(), Options: []adapters.OptionSpec{
 		{Name: "lie", Kind: adapters.Bool},      // a read of a record updated at least once returns version 0's fields
 		{Name: "bad_scan", Kind: adapters.Bool}, // scans skip their first record
 		{Name: "no_scan", Kind: adapters.Bool},  // the store has no RecordScanner
@@ -338,8 +339,9 @@ func TestYCSBVerification(t *testing.T) {
 	}
 }
 
-// TestYCSBMissingOperationRefused: a mix needing scans on a store without RecordScanner stops the
-// run before anything is loaded, as a usage error naming what is missing.
+// TestYCSBMissingOperationRefused: a mix needing scans on a store without RecordScanner (although
+// its adapter declares scans: config refuses an undeclared one) stops the run before anything is
+// loaded, as a usage error naming what is missing.
 func TestYCSBMissingOperationRefused(t *testing.T) {
 	p := ycsbPlan(t, "name: y\nworkloads: [ycsb-e]\ntargets: [{name: rec, adapter: records, options: {no_scan: true}}]\n")
 	start := time.Now()
