@@ -25,7 +25,7 @@ func TestLoadConfig(t *testing.T) {
 			if p.Load != nil || p.YCSB.RecordCount != DefaultRecordCount || len(p.Sizes) != 1 || p.Sizes[0] != DefaultRecordCount {
 				t.Errorf("load %+v, ycsb %+v, sizes %v", p.Load, p.YCSB, p.Sizes)
 			}
-			if !p.Workloads[0].YCSB || p.Workloads[0].Custom {
+			if !p.Workloads[0].YCSB || p.Workloads[0].Custom || p.Workloads[0].CrossCheck {
 				t.Errorf("workload %+v", p.Workloads[0])
 			}
 		}},
