@@ -3,10 +3,12 @@ package commands
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report/render"
@@ -85,8 +87,8 @@ func (p *progressPrinter) started(e engine.Started) {
 	if pl.CI {
 		mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
 	}
-	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s persons, warm-up %d, repeats %d%s",
-		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), pl.Warmup, pl.Repeats, mode), p.width, "  "))
+	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s %s, warm-up %d, repeats %d%s%s",
+		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), sizeUnit(pl), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))
 }
 
 // runStarted says which run begins, and for a run made to decide, which assertions and what it
@@ -145,4 +147,29 @@ func roundDur(d time.Duration) string {
 		return d.Round(time.Second).String()
 	}
 	return d.Round(10 * time.Second).String()
+}
+
+// sizeUnit is what a plan's sizes count: YCSB records when it runs only YCSB workloads.
+func sizeUnit(pl *config.Plan) string {
+	if slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return !w.YCSB }) {
+		return "persons"
+	}
+	return "records"
+}
+
+// loadSummary describes how a plan's YCSB workloads' operations arrive, "" without any.
+func loadSummary(pl *config.Plan) string {
+	if !hasYCSB(pl) {
+		return ""
+	}
+	l := pl.Load
+	switch {
+	case l.Open() && len(l.Stages) > 0:
+		return fmt.Sprintf(", open loop: a ramp of %d stages, %d workers", len(l.Stages), l.Workers)
+	case l.Open():
+		return fmt.Sprintf(", open loop at %g ops/s, %d workers", l.Rate, l.Workers)
+	case l != nil:
+		return fmt.Sprintf(", closed loop of %d workers", l.Workers)
+	}
+	return ", closed loop of 1 worker"
 }

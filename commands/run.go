@@ -59,6 +59,10 @@ type RunOptions struct {
 	// Slowdowns inject extra work into targets (NAME=FRACTION), as a target's slowdown: key does,
 	// to check that a verdict or gate catches a regression of that size.
 	Slowdowns []string
+	// Rate and Duration make the YCSB workloads an open loop at Rate ops/s for Duration (0: the
+	// config's load: section).
+	Rate     float64
+	Duration time.Duration
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -100,14 +104,21 @@ one run and a point verdict. See docs/verdicts.md.
 Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config error; 3 database or
 infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
 denominator), or Ctrl-C (the run stops, removes its stores, and the report keeps what was measured
-until then); 4 inconclusive: some assertion undecided within the budget, none failed.`,
+until then); 4 inconclusive: some assertion undecided within the budget, none failed; 5 generator
+saturated: an open-loop run's own dispatcher could not keep its schedule (its figures say nothing of
+the target).
+
+--rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
+intended at R per second for D, each timed from its intended start (response time), its actual
+start (service time) and the lag between them (docs/load.md).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
   dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
   dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
-  dbbench run --runs 1                                      # one quick run, a point verdict`,
+  dbbench run --runs 1                                      # one quick run, a point verdict
+  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -135,9 +146,16 @@ until then); 4 inconclusive: some assertion undecided within the budget, none fa
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
+	addLoadFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
 	return cmd
+}
+
+// addLoadFlags adds --rate and --duration, the load model's overrides (config.Plan.OverrideLoad).
+func addLoadFlags(cmd *cobra.Command, opts *RunOptions) {
+	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at `R` ops/s (overrides load: rate or stages)")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB run phase for `D`, e.g. 10s (overrides load: duration and ops)")
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
@@ -184,6 +202,9 @@ func checkRunFlags(opts *RunOptions) error {
 	}
 	if opts.Budget < 0 {
 		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
+	}
+	if opts.Rate < 0 || opts.Duration < 0 {
+		return exitcode.Usagef("--rate and --duration must be positive")
 	}
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
@@ -240,6 +261,9 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := plan.OverrideLoad(opts.Rate, opts.Duration); err != nil {
+		return nil, exitcode.Usagef("%v", err)
+	}
 	if opts.Runs > 0 {
 		plan.Verdict.Runs = opts.Runs
 	}
@@ -274,6 +298,13 @@ func runPlan(cmd *cobra.Command, opts *RunOptions, plan *config.Plan, res *repor
 	res.Redact = sec.String
 	out := sec.Writer(f.Out)
 	runner := &engine.Runner{Plan: plan, TempDir: f.TempDir, Instructions: counter, RunIndex: opts.RunWorker}
+	if hasYCSB(plan) {
+		path, err := hlogPath(res.Path, opts)
+		if err != nil {
+			return err
+		}
+		runner.HlogPath = path
+	}
 	if !opts.Quiet {
 		runner.Events = newProgressPrinter(sec.Writer(f.Err)).print
 	}
@@ -342,6 +373,12 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		for _, s := range opts.Slowdowns {
 			args = append(args, "--slowdown", s)
+		}
+		if opts.Rate > 0 {
+			args = append(args, "--rate", strconv.FormatFloat(opts.Rate, 'g', -1, 64))
+		}
+		if opts.Duration > 0 {
+			args = append(args, "--duration", opts.Duration.String())
 		}
 		cmd := command(ctx, args)
 		if dir := opts.f.TempDir; dir != "" {
@@ -428,6 +465,13 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	case sumErr != nil:
 		return exitcode.Infraf("write summary: %v", sumErr)
 	}
+	if f.opts.isWorker() {
+		// A worker measures: its parent reads the saturation from its report and decides.
+		if rep.Verdict == report.VerdictError {
+			return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
+		}
+		return nil
+	}
 	return verdictError(rep)
 }
 
@@ -450,8 +494,14 @@ func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, er
 }
 
 // verdictError maps a report's verdict to the exit code, with one line saying why (the summary on
-// stdout has the details; under -q that line is all there is).
+// stdout has the details; under -q that line is all there is). A load run whose own generator could
+// not keep its schedule exits 5 before any assertion is read: its figures are not the target's.
 func verdictError(rep *report.Report) error {
+	if rep.Verdict != report.VerdictError {
+		if msg := generatorSaturated(rep); msg != "" {
+			return &silentError{code: exitcode.GeneratorSaturated, msg: msg}
+		}
+	}
 	switch rep.Verdict {
 	case report.VerdictError:
 		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
@@ -536,8 +586,8 @@ func planSummary(p *config.Plan) string {
 	for i, s := range p.Sizes {
 		sizes[i] = fmt.Sprint(s)
 	}
-	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s persons, warm-up %d, repeats %d",
-		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), p.Warmup, p.Repeats)
+	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s %s, warm-up %d, repeats %d%s",
+		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), sizeUnit(p), p.Warmup, p.Repeats, loadSummary(p))
 }
 
 // completeConfig offers the built-in config names and YAML files for -c.
@@ -558,4 +608,63 @@ func newSalt() uint64 {
 			return s
 		}
 	}
+}
+
+// generatorSaturated says in one line which load runs were generator saturated, or "".
+func generatorSaturated(rep *report.Report) string {
+	var which []string
+	first := ""
+	for _, x := range rep.Results {
+		if l := x.Load; l != nil && l.Saturation == "generator saturated" {
+			which = append(which, x.Workload+" on "+x.Target)
+			if first == "" {
+				first = fmt.Sprintf("%d of %d operations handed over more than %v late with workers free",
+					l.Generator.Late, l.Scheduled, time.Duration(l.LateAfter))
+			}
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("generator saturated: dbbench's own dispatcher could not keep the schedule of %s (%s): "+
+		"the achieved rates and latencies are the generator's limit, not the target's; lower --rate, or run on a quieter machine",
+		strings.Join(which, ", "), first)
+}
+
+// hasYCSB reports whether the plan runs a YCSB workload (which writes an interval log).
+func hasYCSB(p *config.Plan) bool {
+	return slices.ContainsFunc(p.Workloads, func(w config.WorkloadPlan) bool { return w.YCSB })
+}
+
+// hlogFormatLine starts every HdrHistogram interval log.
+const hlogFormatLine = "#[Histogram log format version"
+
+// hlogPath is the interval log beside the report (REPORT.json -> REPORT.hlog). Like --out it never
+// replaces a file without --force, and with --force only an earlier interval log.
+func hlogPath(reportPath string, opts *RunOptions) (string, error) {
+	path := engine.HlogPath(reportPath)
+	if opts.isWorker() {
+		return path, nil // beside its report in its parent's temporary directory
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", exitcode.Usagef("interval log %s: %v", path, err)
+	}
+	if !opts.Force {
+		return "", exitcode.Usagef("the interval log %s exists: --force replaces an earlier one, or choose another --out", path)
+	}
+	head := make([]byte, len(hlogFormatLine))
+	if fi.Mode().IsRegular() {
+		if fh, err := os.Open(path); err == nil {
+			_, _ = io.ReadFull(fh, head)
+			fh.Close()
+		}
+	}
+	if string(head) != hlogFormatLine {
+		return "", exitcode.Usagef("%s exists and is not an interval log: dbbench does not replace it, even with --force", path)
+	}
+	return path, nil
 }

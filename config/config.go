@@ -160,6 +160,10 @@ type Config struct {
 	CI      *CI
 	// LeftOut are the assertions --targets left out (KeepTargets), with the reason.
 	LeftOut []LeftOut
+	// Load and YCSB are the load model's sections (config/load.go; nil: not given): how the YCSB
+	// workloads' operations arrive, and their records and operations.
+	Load *LoadPlan
+	YCSB *YCSBPlan
 }
 
 // LeftOut is an assertion that is not decided because it names a target the run leaves out.
@@ -216,6 +220,9 @@ type CI struct {
 	Workloads map[string]workloadOverride
 	Relax     float64
 	Verdict   *VerdictSettings
+	// Load and YCSB are the load sections with the ci section's keys laid over them (nil: no change).
+	Load *LoadPlan
+	YCSB *YCSBPlan
 }
 
 type workloadOverride struct {
@@ -253,7 +260,7 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "verdict", "ci")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
 	if err != nil {
 		return nil, err
 	}
@@ -317,12 +324,11 @@ func (c *Config) parseSettings(root *yaml.Node, fields map[string]field) error {
 		}
 		c.Seed = int64(n)
 	}
-	f, ok = fields["dataset"]
-	if !ok {
-		return errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})")
-	}
-	if c.Sizes, err = parseDataset(f.value); err != nil {
-		return err
+	// A config of YCSB workloads only may leave out the dataset: its size is then the record count.
+	if f, ok := fields["dataset"]; ok {
+		if c.Sizes, err = parseDataset(f.value); err != nil {
+			return err
+		}
 	}
 	if f, ok := fields["warmup"]; ok {
 		if c.Warmup, err = boundedInt(f.value, "warmup", 0, MaxWarmup); err != nil {
@@ -414,8 +420,11 @@ func (c *Config) parseSections(root *yaml.Node, fields map[string]field) error {
 		}
 		c.Verdict = *v
 	}
+	if err := c.parseLoadSections(root, fields); err != nil {
+		return err
+	}
 	if f, ok := fields["ci"]; ok {
-		if c.CI, err = parseCI(f.value); err != nil {
+		if c.CI, err = parseCI(f.value, c, fields); err != nil {
 			return err
 		}
 	}
@@ -694,12 +703,15 @@ func parseMachines(n *yaml.Node) ([]MachineThreshold, error) {
 	return out, nil
 }
 
-func parseCI(n *yaml.Node) (*CI, error) {
-	fields, _, err := mapping(n, "ci", "dataset", "warmup", "repeats", "workloads", "relax", "verdict")
+func parseCI(n *yaml.Node, c *Config, top map[string]field) (*CI, error) {
+	fields, _, err := mapping(n, "ci", "dataset", "warmup", "repeats", "workloads", "relax", "verdict", "load", "ycsb")
 	if err != nil {
 		return nil, err
 	}
 	ci := &CI{Line: n.Line, Workloads: map[string]workloadOverride{}}
+	if err := ci.parseLoadSections(c, top, fields); err != nil {
+		return nil, err
+	}
 	if f, ok := fields["dataset"]; ok {
 		if ci.Sizes, err = parseDataset(f.value); err != nil {
 			return nil, err
@@ -783,7 +795,7 @@ func parseAssertion(s AssertionSpec) (assertion.Assertion, error) {
 
 // used by Resolve for unknown-name suggestions.
 func knownWorkloads(reg *adapters.Registry) []string {
-	known := append([]string{}, workloads.Builtins...)
+	known := append(append([]string{}, workloads.Builtins...), YCSBNames()...)
 	for _, n := range reg.Names() {
 		a, _ := reg.Lookup(n)
 		for _, w := range a.Info().Workloads {

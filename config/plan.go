@@ -46,6 +46,10 @@ type Plan struct {
 	LeftOut []LeftOutAssertion
 	// AsRun is the config as run (CI overrides applied, secrets redacted) for the report.
 	AsRun map[string]any
+	// Load is how the YCSB workloads' operations arrive (nil: a closed loop of one worker); YCSB
+	// their records and run phase (config/load.go), CI overrides applied.
+	Load *LoadPlan
+	YCSB YCSBPlan
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
 	// to be masked wherever the run prints or stores text.
 	Secrets *redact.Set
@@ -139,6 +143,7 @@ func (p *Plan) RunInfo() report.Run {
 type WorkloadPlan struct {
 	Name       string
 	Custom     bool
+	YCSB       bool // a YCSB workload (ycsb-a ... ycsb-f, ycsb): Plan.Load and Plan.YCSB say how it runs
 	Rows       int
 	Ops        int
 	Readers    int
@@ -232,7 +237,12 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
 		return nil, nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
 	}
+	p.Load, p.YCSB = c.Load, DefaultYCSB()
+	if c.YCSB != nil {
+		p.YCSB = *c.YCSB
+	}
 	if !ci {
+		p.ycsbSizes()
 		return p, map[string]workloadOverride{}, nil
 	}
 	if c.CI == nil {
@@ -248,6 +258,13 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		p.Repeats = *c.CI.Repeats
 	}
 	p.Relax = c.CI.Relax
+	if c.CI.Load != nil {
+		p.Load = c.CI.Load
+	}
+	if c.CI.YCSB != nil {
+		p.YCSB = *c.CI.YCSB
+	}
+	p.ycsbSizes()
 	for name, o := range c.CI.Workloads {
 		if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
 			return nil, nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
@@ -307,7 +324,13 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 			*dst = *v
 		}
 	}
-	wp.Custom = !slices.Contains(workloads.Builtins, w.Name)
+	wp.YCSB = IsYCSB(w.Name)
+	if wp.YCSB {
+		// Each target's operations interleave with its own timing (inserts, versions): there is no
+		// checksum the targets share; each result is verified on its own (engine/ycsbverify.go).
+		wp.CrossCheck = false
+	}
+	wp.Custom = !wp.YCSB && !slices.Contains(workloads.Builtins, w.Name)
 	if err := checkWorkloadParams(w, wp); err != nil {
 		return wp, err
 	}
@@ -324,6 +347,9 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 	if runners == 0 {
 		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
 	}
+	if wp.YCSB {
+		return wp, p.checkYCSB(w)
+	}
 	return wp, nil
 }
 
@@ -334,6 +360,12 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 func assignWorkload(tp *TargetPlan, t Target, w Workload, wp WorkloadPlan, known []string) (bool, error) {
 	if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
 		return false, nil
+	}
+	if wp.YCSB {
+		// Whether the target serves the mix's operations is known once it is open (the record
+		// capabilities are its interfaces): the engine refuses it then, before anything is loaded.
+		tp.Workloads = append(tp.Workloads, w.Name)
+		return true, nil
 	}
 	info := tp.Adapter.Info()
 	ok, custom := adapters.Supports(info, w.Name)
@@ -491,6 +523,9 @@ func checkWorkloadParams(w Workload, wp WorkloadPlan) error {
 	bad := func(param string) error {
 		return &lineError{line: w.Line, msg: fmt.Sprintf("workload %s has no parameter %q", w.Name, param)}
 	}
+	if wp.YCSB && (wp.Rows != 0 || wp.Ops != 0 || wp.Readers != 0 || len(w.Params) > 0) {
+		return &lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes its sizes from the ycsb: section (recordcount, operationcount) and load: (ops, duration)", w.Name)}
+	}
 	switch w.Name {
 	case workloads.Scan:
 		if wp.Ops != 0 {
@@ -595,6 +630,12 @@ func (c *Config) asRun(p *Plan) map[string]any {
 		out["dataset"] = map[string]any{"sizes": p.Sizes}
 	}
 	out["workloads"] = c.asRunWorkloads(p)
+	if slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.YCSB }) {
+		out["ycsb"] = p.YCSB.asRun()
+		if p.Load != nil {
+			out["load"] = p.Load.asRun()
+		}
+	}
 	out["targets"] = c.asRunTargets(p)
 	var as []any
 	for _, a := range c.Assertions {
@@ -637,7 +678,7 @@ func (c *Config) asRunWorkloads(p *Plan) []any {
 		if len(c.Workloads[i].Params) > 0 {
 			m["params"] = c.Workloads[i].Params
 		}
-		if !w.CrossCheck {
+		if !w.CrossCheck && !w.YCSB {
 			m["cross_check"] = false
 		}
 		ws = append(ws, m)

@@ -59,6 +59,11 @@ type Runner struct {
 	// Clock is the progress's clock, for its elapsed time and ETA (nil: time.Now); measurements
 	// always use the real one.
 	Clock func() time.Time
+	// HlogPath, when set, is where the run's interval log (.hlog) of its YCSB run phases goes
+	// (made, or replaced, at the first run phase measured); results name it in Load.Hlog.
+	HlogPath  string
+	hlog      *hlogFile
+	hlogParts []string // the interval logs of worker processes, merged at the end (mergeHlogs)
 
 	// observeETA, in tests, sees every estimate of the time left.
 	observeETA func(p *tracker, left time.Duration, ok bool)
@@ -145,6 +150,9 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 		}
 	}
 
+	if err := r.closeHlog(); err != nil {
+		runErr.Cleanup = append(runErr.Cleanup, exitcode.AsInfra(fmt.Errorf("interval log: %w", err)))
+	}
 	final := r.partial(runErr)
 	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
 		return final, runErr
@@ -242,9 +250,12 @@ func (e *RunError) Unwrap() []error {
 func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *tracker, runErr *RunError) (err error) {
 	p := r.Plan
 	prog.sizeStart(size)
-	ds, err := dataset.GenerateSalted(size, p.Seed, p.Salt)
-	if err != nil {
-		return exitcode.Usagef("%v", err)
+	var ds *dataset.Persons // nil when only YCSB workloads run: they load records of their own
+	if !onlyYCSB(p.Workloads) {
+		var err error
+		if ds, err = dataset.GenerateSalted(size, p.Seed, p.Salt); err != nil {
+			return exitcode.Usagef("%v", err)
+		}
 	}
 	defer func() {
 		prog.closing()
@@ -276,11 +287,22 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 		if err := r.open(ctx, s, size, runDir, sh, ds, prog); err != nil {
 			return err
 		}
+		if s.inst != nil {
+			if err := r.checkRecordOps(s); err != nil {
+				return err
+			}
+		}
 		r.pace.opened(s)
 	}
 
 	for _, w := range p.Workloads {
-		if err := r.runWorkload(ctx, w, size, ds, states, results, prog); err != nil {
+		run := r.runWorkload
+		if w.YCSB {
+			run = func(ctx context.Context, w config.WorkloadPlan, size int, _ *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *tracker) error {
+				return r.runYCSB(ctx, w, size, states, results, prog)
+			}
+		}
+		if err := run(ctx, w, size, ds, states, results, prog); err != nil {
 			return err
 		}
 	}
@@ -350,6 +372,11 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		return exitcode.AsInfra(fmt.Errorf("target %s: %w", s.plan.Name, err))
 	}
 	s.inst = inst
+	if !r.loadsPersons(s) {
+		// Its workloads are all YCSB's, which load records of their own (the load phase).
+		s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size})
+		return nil
+	}
 	prog.printf("loading %d persons into %s", size, s.plan.Name)
 	start := time.Now()
 	// A load over a network reports progress; once it has, a load that stops reporting for
@@ -469,4 +496,24 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(k)
 	return k
+}
+
+// onlyYCSB reports whether every workload is a YCSB workload (no persons dataset needed).
+func onlyYCSB(ws []config.WorkloadPlan) bool {
+	for _, w := range ws {
+		if !w.YCSB {
+			return false
+		}
+	}
+	return true
+}
+
+// loadsPersons reports whether a target runs a workload on the persons dataset.
+func (r *Runner) loadsPersons(s *targetState) bool {
+	for _, w := range r.Plan.Workloads {
+		if !w.YCSB && s.plan.Runs(w.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -111,6 +111,7 @@ func mergeResult(rs []runResult) report.Result {
 	for f, vs := range perFigure {
 		x.Figures[f] = report.Median(vs)
 	}
+	x.Load = rs[len(rs)-1].res.Load // report.Load is the last run's
 	if h, err := report.MergeHistograms(hists...); err == nil {
 		x.Merged = report.Percentiles(h)
 		x.Histogram, _ = report.EncodeHistogram(h)

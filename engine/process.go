@@ -85,6 +85,9 @@ func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.mergeHlogs(); err != nil {
+		prog.printf("%v", err)
+	}
 	runErr := workersStopped(workers)
 	rep := r.complete(head, m, runErr, false)
 	if runErr.Err != nil {
@@ -137,6 +140,7 @@ func (r *Runner) mergeWorkers(workers []*worker) (measured, error) {
 		if err != nil {
 			return measured{}, exitcode.Infraf("worker for %s: %v", w.name, err)
 		}
+		r.takeHlog(w.report, wr)
 		m.targets = append(m.targets, wr.Targets...)
 		m.results = append(m.results, wr.Results...)
 		m.peakRSS = max(m.peakRSS, wr.Run.PeakRSSBytes)

@@ -23,6 +23,7 @@ type resultAcc struct {
 	err          error
 	info         map[string]any
 	warnings     []string
+	loadAcc      // a load-model (YCSB) workload's
 }
 
 func newResultAcc(k resultKey, unit string, params map[string]any) *resultAcc {
@@ -179,6 +180,7 @@ func (a *resultAcc) finish() report.Result {
 		}
 		r.Figures[k] = report.Median(xs)
 	}
+	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)
 	if a.errMerged.TotalCount() > 0 {

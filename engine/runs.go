@@ -67,6 +67,11 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	r.runsDir = dir
+	defer func() { // before the runs' directory goes: the runs' interval logs are in it
+		if err := r.mergeHlogs(); err != nil && r.Events != nil {
+			r.Events(Message{Text: err.Error()})
+		}
+	}()
 	s := &runs{r: r, head: r.header(), prog: newTracker(r.Events, r.Clock), dir: dir, runErr: &RunError{}}
 	if s.prog.emit != nil {
 		s.prog.emit(Started{Plan: p})
@@ -301,6 +306,9 @@ func (r *Runner) spawnRun(ctx context.Context, spec RunSpec) (*report.Report, er
 	}
 	w.close()
 	rep, readErr := report.ReadPart(out)
+	if readErr == nil {
+		r.takeHlog(out, rep)
+	}
 	if waitErr != nil {
 		if readErr != nil {
 			rep = nil

@@ -35,58 +35,67 @@ var Figures = append([]FigureInfo{
 	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
 }, loadFigures...)
 
-// loadFigures are an open-loop workload's (report/load.go). The three clocks are never one name:
-// response time from the intended start, service time from the actual start, start lag between.
+// loadFigures are an open-loop (or closed-loop YCSB) workload's (report/load.go, docs/load.md). The
+// three clocks are never one name: response time from the intended start, service time from the
+// actual start, start lag between.
 var loadFigures = []FigureInfo{
-	{"achieved_rate", "1/s", true, "open loop: operations completed per second of the run's span"},
-	{"target_rate", "1/s", true, "open loop: the schedule's mean rate, operations per second"},
-	{"late", "count", false, "open loop: operations started more than late_after after their intended start"},
-	{"dropped", "count", false, "open loop: operations never sent (drop policy, no free worker)"},
-	{"response_p50", "ns", false, "open loop: median response time, from the intended start (per type: OP.response_p50)"},
-	{"response_p99", "ns", false, "open loop: 99th percentile response time, from the intended start"},
-	{"response_p999", "ns", false, "open loop: 99.9th percentile response time, from the intended start"},
-	{"response_max", "ns", false, "open loop: largest response time, from the intended start"},
-	{"service_p50", "ns", false, "open loop: median service time, from the actual start (per type: OP.service_p50)"},
-	{"service_p99", "ns", false, "open loop: 99th percentile service time, from the actual start"},
-	{"service_p999", "ns", false, "open loop: 99.9th percentile service time, from the actual start"},
-	{"service_max", "ns", false, "open loop: largest service time, from the actual start"},
-	{"start_lag_p50", "ns", false, "open loop: median start lag, actual minus intended start (per type: OP.start_lag_p50)"},
-	{"start_lag_p99", "ns", false, "open loop: 99th percentile start lag, actual minus intended start"},
-	{"start_lag_p999", "ns", false, "open loop: 99.9th percentile start lag, actual minus intended start"},
-	{"start_lag_max", "ns", false, "open loop: largest start lag, actual minus intended start"},
+	{"achieved_rate", "1/s", true, "operations completed per second of the run phase's span (load model)"},
+	{"target_rate", "1/s", true, "the schedule's mean rate, ops/s (0 in a closed loop)"},
+	{"late", "count", false, "operations started more than late_after after their intended start"},
+	{"dropped", "count", false, "operations never sent: no free worker at their intended start (policy drop)"},
+	{"waited", "count", false, "operations that waited for a free worker (policy queue)"},
+	{"timed_out", "count", false, "operations that outlasted load.timeout"},
+	{"response_p50", "ns", false, "median response time: from the intended start to the end (what a user waits)"},
+	{"response_p99", "ns", false, "99th percentile response time (from the intended start)"},
+	{"response_p999", "ns", false, "99.9th percentile response time (from the intended start)"},
+	{"service_p50", "ns", false, "median service time: from the actual start to the end (what the store took)"},
+	{"service_p99", "ns", false, "99th percentile service time (from the actual start)"},
+	{"start_lag_p99", "ns", false, "99th percentile start lag: actual minus intended start"},
+	{"generator_work_per_op", "ns", false, "the dispatcher's work per operation, waiting excluded"},
 }
 
-// OpenLoop reports whether a figure ("OP.FIGURE" too) is one only an open-loop workload has.
+// OpFigures are the figures an open-loop workload also carries per operation type, named
+// OP.FIGURE (read.response_p99, update.service_p50, ...).
+var OpFigures = []FigureInfo{
+	{"count", "count", true, "operations of this type completed"},
+	{"errors", "count", false, "operations of this type that failed"},
+	{"response_p50", "ns", false, "median response time of this operation type (from the intended start)"},
+	{"response_p99", "ns", false, "99th percentile response time of this operation type"},
+	{"response_p999", "ns", false, "99.9th percentile response time of this operation type"},
+	{"service_p50", "ns", false, "median service time of this operation type (from the actual start)"},
+	{"service_p99", "ns", false, "99th percentile service time of this operation type"},
+	{"start_lag_p99", "ns", false, "99th percentile start lag of this operation type"},
+}
+
+// OpenLoop reports whether a figure ("OP.FIGURE" too) is one only a load-model workload has.
 func OpenLoop(name string) bool {
 	if _, fig, ok := strings.Cut(name, "."); ok {
-		name = fig
+		return PerOp(fig)
 	}
 	return slices.ContainsFunc(loadFigures, func(f FigureInfo) bool { return f.Name == name })
 }
 
 // PerOp reports whether a figure is also recorded per operation type, as "OP.FIGURE" in a repeat's
-// figures: the three clocks of an open-loop workload.
+// figures.
 func PerOp(figure string) bool {
-	for _, p := range []string{"response_", "service_", "start_lag_"} {
-		if strings.HasPrefix(figure, p) {
-			_, ok := LookupFigure(figure)
-			return ok
-		}
-	}
-	return false
+	return slices.ContainsFunc(OpFigures, func(f FigureInfo) bool { return f.Name == figure })
 }
 
-// LookupFigure returns the FigureInfo for a name: a figure, or "OP.FIGURE" for a figure recorded
-// per operation type (read.response_p99 is response_p99's).
+// LookupFigure returns the FigureInfo for a name: one of Figures, or OP.FIGURE with FIGURE one of
+// OpFigures (OP an operation type: letters only).
 func LookupFigure(name string) (FigureInfo, bool) {
-	if op, fig, ok := strings.Cut(name, "."); ok {
-		if op == "" || !PerOp(fig) {
-			return FigureInfo{}, false
-		}
-		name = fig
-	}
 	for _, f := range Figures {
 		if f.Name == name {
+			return f, true
+		}
+	}
+	op, fig, ok := strings.Cut(name, ".")
+	if !ok || op == "" || strings.Trim(op, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return FigureInfo{}, false
+	}
+	for _, f := range OpFigures {
+		if f.Name == fig {
+			f.Name = name
 			return f, true
 		}
 	}

@@ -13,7 +13,11 @@ package report
 // Load is what an open-loop workload did on one target: the schedule asked, the rate achieved, the
 // three clocks per operation type and the time series. For several runs it is the last run's.
 type Load struct {
-	Arrivals   string  `json:"arrivals"` // constant or poisson
+	// Loop is "open" (operations at intended start times from a schedule) or "closed" (no rate:
+	// each worker starts its next operation when its last one ends; response time = service time,
+	// start lag 0, target rate 0).
+	Loop       string  `json:"loop"`
+	Arrivals   string  `json:"arrivals"` // constant or poisson (open loop)
 	Policy     string  `json:"policy"`   // queue or drop
 	Workers    int     `json:"workers"`
 	TargetRate float64 `json:"target_rate"`   // the schedule's mean rate, ops/s (0: closed loop)
@@ -37,6 +41,30 @@ type Load struct {
 	// Hlog is the HdrHistogram interval log beside the report (a path relative to the report's
 	// directory), empty when none was written.
 	Hlog string `json:"hlog,omitempty"`
+	// LoadPhase is the YCSB load phase before the run phases (untimed: its rate is the store's bulk
+	// path), nil when there was none.
+	LoadPhase *LoadPhase `json:"load_phase,omitempty"`
+	// Checks says what was verified, outside the timed region, over all run phases.
+	Checks LoadChecks `json:"checks"`
+}
+
+// LoadPhase is the YCSB load phase: records stored with the store's bulk path, in a fresh table.
+type LoadPhase struct {
+	Records     int64   `json:"records"`
+	Ns          int64   `json:"ns"`
+	RecordsPerS float64 `json:"records_per_s"`
+}
+
+// LoadChecks counts what the verification checked: reads against the versions their record could
+// hold (reads past a memory budget are counted unchecked), scans against the records in key order
+// (inexact: a write overlapped the range, so only the row count was checked), and the records
+// written during the run read back after it.
+type LoadChecks struct {
+	Reads          int64 `json:"reads"`
+	ReadsUnchecked int64 `json:"reads_unchecked,omitempty"`
+	Scans          int64 `json:"scans,omitempty"`
+	ScansInexact   int64 `json:"scans_inexact,omitempty"`
+	ReadBack       int64 `json:"read_back"`
 }
 
 // LoadGenerator is what the dispatcher cost: its OS thread's CPU (spinning included) and its work

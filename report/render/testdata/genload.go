@@ -69,7 +69,7 @@ func enc(vals []int64) (string, map[string]float64) {
 
 func loadResult(target string, ops []simOp) report.Result {
 	names := []string{"read", "update"}
-	l := &report.Load{Arrivals: "constant", Policy: "queue", Workers: 16, TargetRate: 1000, DurationNs: 10e9,
+	l := &report.Load{Loop: "open", Arrivals: "constant", Policy: "queue", Workers: 16, TargetRate: 1000, DurationNs: 10e9,
 		Scheduled: int64(len(ops)), Completed: int64(len(ops)), LateAfter: 1e6}
 	var span int64 = 10e9
 	var resp, svc, lag []int64

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbbench/dbbench/engine/load"
+	"github.com/dbbench/dbbench/report"
+)
+
+// closedRun is the closed loop of a YCSB workload with no rate: cfg.Workers workers, each starting
+// its next operation as soon as its last one ends, until cfg.Schedule's operation count or duration
+// is reached. engine/load has only the open loop, so this is the same path without a schedule: one
+// dispatcher goroutine draws every operation (next), in order, and hands it to the first free worker.
+// An operation's intended start is its actual start, so response time equals service time and the
+// start lag is 0: a closed loop has no schedule to be late for. The result has load.Run's shape
+// (Target 0), so that the report treats both alike.
+func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (int, T), do func(context.Context, load.Op[T]) error) (*load.Result, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = load.DefaultInterval
+	}
+	if cfg.LateAfter <= 0 {
+		cfg.LateAfter = load.DefaultLateAfter
+	}
+	rec := &closedRecorder{cfg: &cfg, res: &load.Result{}}
+	for _, name := range cfg.OpTypes {
+		rec.res.Types = append(rec.res.Types, load.TypeResult{Name: name, Clocks: load.Clocks[*hdrhistogram.Histogram]{
+			Response: report.NewHistogram(), Service: report.NewHistogram(), StartLag: report.NewHistogram()}})
+	}
+	ch := make(chan load.Op[T])
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range max(cfg.Workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for op := range ch {
+				opCtx, cancel := ctx, context.CancelFunc(func() {})
+				if cfg.Timeout > 0 {
+					opCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+				}
+				start := time.Since(t0)
+				op.Intended = start
+				err := do(opCtx, op)
+				end := time.Since(t0)
+				timedOut := err != nil && errors.Is(opCtx.Err(), context.DeadlineExceeded)
+				cancel()
+				rec.record(op.Type, start, end, err, timedOut)
+			}
+		}()
+	}
+	s := cfg.Schedule
+	var runErr error
+	for seq := int64(0); s.Ops == 0 || seq < s.Ops; seq++ {
+		if s.Duration > 0 && time.Since(t0) >= s.Duration {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			runErr = err
+			break
+		}
+		typ, arg := next(seq)
+		select {
+		case ch <- load.Op[T]{Seq: seq, Type: typ, Arg: arg}:
+			rec.res.Scheduled++
+		case <-ctx.Done():
+			runErr = ctx.Err()
+		}
+		if runErr != nil {
+			break
+		}
+	}
+	close(ch)
+	wg.Wait()
+	return rec.finish(time.Since(t0)), runErr
+}
+
+// closedRecorder gathers a closed loop's operations: its clocks per type and per interval.
+type closedRecorder struct {
+	mu  sync.Mutex
+	cfg *load.Config
+	res *load.Result
+}
+
+func (r *closedRecorder) record(typ int, start, end time.Duration, err error, timedOut bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := &r.res.Types[typ]
+	t.Count++
+	report.Record(t.Response, end-start)
+	report.Record(t.Service, end-start)
+	report.Record(t.StartLag, 0)
+	i := int(end / r.cfg.Interval)
+	for len(r.res.Intervals) <= i {
+		r.res.Intervals = append(r.res.Intervals, load.Interval{Start: time.Duration(len(r.res.Intervals)) * r.cfg.Interval})
+	}
+	iv := &r.res.Intervals[i]
+	iv.Completed++
+	if iv.Types == nil {
+		iv.Types = make([]load.Clocks[*hdrhistogram.PackedHistogram], len(r.res.Types))
+	}
+	c := &iv.Types[typ]
+	if c.Response == nil {
+		c.Response, c.Service, c.StartLag = newPacked(), newPacked(), newPacked()
+	}
+	v := min(max(int64(end-start), report.HistMin), report.HistMax)
+	_ = c.Response.RecordValue(v)
+	_ = c.Service.RecordValue(v)
+	_ = c.StartLag.RecordValue(report.HistMin)
+	if err != nil {
+		t.Errors++
+		if timedOut {
+			t.TimedOut++
+		}
+		if r.res.Err == nil {
+			r.res.Err = err
+		}
+	}
+}
+
+func newPacked() *hdrhistogram.PackedHistogram {
+	return hdrhistogram.NewPacked(report.HistMin, report.HistMax, report.HistSigFigs)
+}
+
+// finish totals the run: its span is its wall time, its achieved rate the completed operations
+// over it.
+func (r *closedRecorder) finish(span time.Duration) *load.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.res
+	for _, t := range res.Types {
+		res.Completed += t.Count
+		res.Errors += t.Errors
+		res.TimedOut += t.TimedOut
+	}
+	res.Span = span
+	if span > 0 {
+		res.Achieved = float64(res.Completed) / span.Seconds()
+	}
+	for i := range res.Intervals {
+		res.Intervals[i].Scheduled = res.Intervals[i].Completed
+	}
+	return res
+}

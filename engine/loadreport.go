@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbbench/dbbench/engine/load"
+	"github.com/dbbench/dbbench/report"
+)
+
+// loadPhase is a YCSB workload's load phase on one target.
+type loadPhase struct {
+	records int64
+	took    time.Duration
+}
+
+// loadAcc is what a result of a load-model workload accumulates beside its repeats.
+type loadAcc struct {
+	loadPhase *loadPhase
+	last      *report.Load // the last run phase's
+	hlog      string
+	readBack  int64
+	checked   int64
+	unchecked int64
+
+	scansChecked, scansInexact int64
+}
+
+// addLoad records one measured run phase: its flat figures (report/load.go) in a repeat, its
+// response times in the result's merged histogram, and its report.Load as the result's.
+func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open bool) {
+	resp := report.NewHistogram()
+	for _, t := range res.Types {
+		resp.Merge(t.Response)
+	}
+	a.merged.Merge(resp)
+	figs := report.Percentiles(resp)
+	for k, v := range loadFigures(res, open) {
+		figs[k] = v
+	}
+	enc, _ := report.EncodeHistogram(resp)
+	a.repeats = append(a.repeats, report.Repeat{
+		Index: index, ElapsedNs: res.Span.Nanoseconds(), Ops: res.Completed, Errors: res.Errors,
+		Figures: figs, Histogram: enc,
+	})
+	a.last = loadReport(res, cfg, open)
+}
+
+// loadFigures are a run phase's flat figures, so that assertions and the runs machinery read them
+// as any other: totals, the three clocks over all types, and the same per type as OP.FIGURE.
+func loadFigures(res *load.Result, open bool) map[string]float64 {
+	f := map[string]float64{
+		"ops": float64(res.Completed), "errors": float64(res.Errors), "elapsed": float64(res.Span.Nanoseconds()),
+		"ops_per_s": res.Achieved, "achieved_rate": res.Achieved, "late": float64(res.Late),
+		"dropped": float64(res.Dropped), "waited": float64(res.Waited), "timed_out": float64(res.TimedOut),
+	}
+	if open {
+		f["target_rate"] = res.Target
+		f["generator_work_per_op"] = float64(res.Generator.WorkPerOp(res.Scheduled).Nanoseconds())
+	}
+	var all load.Clocks[*hdrhistogram.Histogram]
+	all.Response, all.Service, all.StartLag = report.NewHistogram(), report.NewHistogram(), report.NewHistogram()
+	for _, t := range res.Types {
+		all.Response.Merge(t.Response)
+		all.Service.Merge(t.Service)
+		all.StartLag.Merge(t.StartLag)
+		f[t.Name+".count"] = float64(t.Count)
+		f[t.Name+".errors"] = float64(t.Errors)
+		if t.Count > 0 {
+			clockFigures(f, t.Name+".", t.Clocks)
+		}
+	}
+	if res.Completed > 0 {
+		clockFigures(f, "", all)
+	}
+	return f
+}
+
+func clockFigures(f map[string]float64, prefix string, c load.Clocks[*hdrhistogram.Histogram]) {
+	f[prefix+"response_p50"] = float64(c.Response.ValueAtQuantile(50))
+	f[prefix+"response_p99"] = float64(c.Response.ValueAtQuantile(99))
+	f[prefix+"response_p999"] = float64(c.Response.ValueAtQuantile(99.9))
+	f[prefix+"service_p50"] = float64(c.Service.ValueAtQuantile(50))
+	f[prefix+"service_p99"] = float64(c.Service.ValueAtQuantile(99))
+	f[prefix+"start_lag_p99"] = float64(c.StartLag.ValueAtQuantile(99))
+}
+
+// loadReport is a run phase as report.Load holds it.
+func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
+	interval := cfg.Interval
+	if interval <= 0 {
+		interval = load.DefaultInterval
+	}
+	lateAfter := cfg.LateAfter
+	if lateAfter <= 0 {
+		lateAfter = load.DefaultLateAfter
+	}
+	l := &report.Load{
+		Loop: "closed", Workers: cfg.Workers, Achieved: res.Achieved,
+		SpanNs: res.Span.Nanoseconds(), Scheduled: res.Scheduled, Completed: res.Completed, Late: res.Late,
+		Waited: res.Waited, Dropped: res.Dropped, Errors: res.Errors, TimedOut: res.TimedOut,
+		LateAfter: lateAfter.Nanoseconds(), Saturation: res.Saturation(), Types: []report.LoadType{}, Intervals: []report.LoadInterval{},
+	}
+	if open {
+		l.Loop, l.Arrivals, l.Policy = "open", string(cfg.Schedule.Arrival), string(cfg.Policy)
+		if l.Arrivals == "" {
+			l.Arrivals = string(load.Constant)
+		}
+		if l.Policy == "" {
+			l.Policy = string(load.Queue)
+		}
+		l.TargetRate, l.DurationNs = res.Target, cfg.Schedule.Duration.Nanoseconds()
+		g := res.Generator
+		l.Generator = report.LoadGenerator{CPUNs: g.CPU.Nanoseconds(), CPUMeasured: g.CPUMeasured,
+			WorkPerOpNs: float64(g.WorkPerOp(res.Scheduled).Nanoseconds()), Late: g.Late, MaxLagNs: g.MaxLag.Nanoseconds()}
+		if res.Span > 0 {
+			l.Generator.CPUShare = g.CPU.Seconds() / res.Span.Seconds()
+		}
+	}
+	for _, t := range res.Types {
+		lt := report.LoadType{Op: t.Name, Count: t.Count, Errors: t.Errors,
+			Response: report.Percentiles(t.Response), Service: report.Percentiles(t.Service), StartLag: report.Percentiles(t.StartLag)}
+		lt.Histogram.Response, _ = report.EncodeHistogram(t.Response)
+		lt.Histogram.Service, _ = report.EncodeHistogram(t.Service)
+		lt.Histogram.StartLag, _ = report.EncodeHistogram(t.StartLag)
+		l.Types = append(l.Types, lt)
+	}
+	for _, iv := range res.Intervals {
+		li := report.LoadInterval{StartNs: iv.Start.Nanoseconds(), LengthNs: interval.Nanoseconds(),
+			TargetRate: iv.Target / interval.Seconds(), Achieved: float64(iv.Completed) / interval.Seconds(),
+			Dropped: iv.Dropped, Late: iv.Late}
+		h := report.NewHistogram()
+		for _, c := range iv.Types {
+			if c.Response != nil {
+				c.Response.MergeInto(h)
+			}
+		}
+		if h.TotalCount() > 0 {
+			li.ResponseP50 = float64(h.ValueAtQuantile(50))
+			li.ResponseP99 = float64(h.ValueAtQuantile(99))
+			li.ResponseP999 = float64(h.ValueAtQuantile(99.9))
+		}
+		l.Intervals = append(l.Intervals, li)
+	}
+	return l
+}
+
+// finishLoad gives a finished result its report.Load: the last run phase's, with the load phase,
+// the checks and the interval log.
+func (a *resultAcc) finishLoad(r *report.Result) {
+	if a.last == nil && a.loadPhase == nil {
+		return
+	}
+	l := a.last
+	if l == nil {
+		l = &report.Load{Types: []report.LoadType{}, Intervals: []report.LoadInterval{}}
+	}
+	if p := a.loadPhase; p != nil {
+		l.LoadPhase = &report.LoadPhase{Records: p.records, Ns: p.took.Nanoseconds()}
+		if p.took > 0 {
+			l.LoadPhase.RecordsPerS = float64(p.records) / p.took.Seconds()
+		}
+	}
+	l.Hlog = a.hlog
+	l.Checks = report.LoadChecks{Reads: a.checked, ReadsUnchecked: a.unchecked, Scans: a.scansChecked, ScansInexact: a.scansInexact, ReadBack: a.readBack}
+	r.Load = l
+}

@@ -1,0 +1,396 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/engine/load"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
+)
+
+// A YCSB workload on a target (docs/load.md): the records are loaded (untimed, reported as the
+// load phase), then each repeat is a run phase: load.Run with the workload's generator drawing
+// every operation on its one dispatcher goroutine (an open loop at the config's rate), or, with no
+// rate, a closed loop of workers each starting its next operation as soon as the last one ends.
+// Reads are checked after each run phase against the versions the records could hold, scans
+// against the key order, and after the last repeat every record written is read back.
+
+// recordOps are the record capabilities of an open target.
+type recordOps struct {
+	loader   adapters.RecordLoader
+	reader   adapters.RecordReader
+	updater  adapters.RecordUpdater
+	inserter adapters.RecordInserter
+	scanner  adapters.RecordScanner
+}
+
+func recordOpsOf(t adapters.Target) recordOps {
+	var o recordOps
+	o.loader, _ = t.(adapters.RecordLoader)
+	o.reader, _ = t.(adapters.RecordReader)
+	o.updater, _ = t.(adapters.RecordUpdater)
+	o.inserter, _ = t.(adapters.RecordInserter)
+	o.scanner, _ = t.(adapters.RecordScanner)
+	return o
+}
+
+// checkRecordOps refuses, as a usage error (exit 2) before anything is loaded, a target whose
+// store lacks an operation one of its YCSB workloads' mixes needs although its adapter declares it
+// (config refuses what the declaration, adapters.Info.Records, lacks).
+func (r *Runner) checkRecordOps(s *targetState) error {
+	for _, w := range r.Plan.Workloads {
+		if !w.YCSB || !s.plan.Runs(w.Name) {
+			continue
+		}
+		def, err := r.Plan.YCSB.Definition(w.Name)
+		if err != nil {
+			return exitcode.Usagef("workload %s: %v", w.Name, err)
+		}
+		if err := adapters.MissingRecordOps(s.inst, config.NeededOps(def.Mix)); err != nil {
+			why := ""
+			if def.Mix[ycsb.Read] == 0 {
+				why = " (reads verify every write)"
+			}
+			return exitcode.Usagef("target %s (%s) cannot run workload %s (%s): it %v%s",
+				s.plan.Name, s.plan.Adapter.Info().Name, w.Name, def.Mix, err, why)
+		}
+	}
+	return nil
+}
+
+// ycsbTarget is one target's part of a YCSB workload: its records' log, the generator (one per
+// target, the same seed for all, so every target gets the same operations), and its result.
+type ycsbTarget struct {
+	s    *targetState
+	acc  *resultAcc
+	ops  recordOps
+	log  *recordLog
+	gen  *ycsb.Generator
+	done atomic.Int64 // operations finished, for the stall watchdog
+}
+
+// ycsbRun is one YCSB workload at one size on every target that runs it.
+type ycsbRun struct {
+	r       *Runner
+	w       config.WorkloadPlan
+	def     ycsb.Workload
+	y       dataset.YCSB
+	size    int
+	cfg     load.Config // the schedule (open loop) or the workers and limits (closed)
+	open    bool
+	opIndex [5]int // ycsb.Op -> index into cfg.OpTypes (-1: not in the mix)
+	perRun  int64  // operations a run phase intends (for the generator's key space)
+}
+
+// newYCSBRun resolves a YCSB workload's definition, records and load.
+func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
+	p := r.Plan
+	def, err := p.YCSB.Definition(w.Name)
+	if err != nil {
+		return nil, exitcode.Usagef("workload %s: %v", w.Name, err)
+	}
+	y, err := dataset.NewYCSB(workloads.Seed(p.Seed, w.Name), def.FieldCount, def.FieldLength, def.Ordered)
+	if err != nil {
+		return nil, exitcode.Usagef("workload %s: %v", w.Name, err)
+	}
+	yr := &ycsbRun{r: r, w: w, def: def, y: y, size: size, open: p.Load.Open()}
+	for i := range yr.opIndex {
+		yr.opIndex[i] = -1
+	}
+	for _, o := range ycsb.Ops() {
+		if def.Mix[o] > 0 {
+			yr.opIndex[o] = len(yr.cfg.OpTypes)
+			yr.cfg.OpTypes = append(yr.cfg.OpTypes, o.String())
+		}
+	}
+	yr.cfg.Workers = config.DefaultClosedWorkers
+	if l := p.Load; l != nil {
+		yr.cfg.Workers, yr.cfg.Policy, yr.cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
+		yr.cfg.Interval, yr.cfg.LateAfter = l.Interval, l.LateAfter
+		yr.cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: y.Seed}
+		for _, st := range l.Stages {
+			yr.cfg.Schedule.Stages = append(yr.cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
+		}
+	}
+	s := &yr.cfg.Schedule
+	if s.Duration == 0 && s.Ops == 0 {
+		s.Ops = p.YCSB.OperationCount // neither given: the run phase is YCSB's operationcount
+	}
+	yr.perRun = s.Ops
+	if s.Duration > 0 && yr.open {
+		yr.perRun = max(s.Ops, int64(s.Intended(s.Duration)))
+	}
+	if yr.perRun == 0 { // a closed loop for a duration: YCSB's operationcount sizes the key space
+		yr.perRun = p.YCSB.OperationCount
+	}
+	if yr.open {
+		if err := s.Validate(); err != nil {
+			return nil, exitcode.Usagef("load: %v", err)
+		}
+	}
+	return yr, nil
+}
+
+// runYCSB runs a YCSB workload on every target that has it: the load phase on each, then the
+// repeats (warm-ups first) interleaved across targets, then the final read-back of every target.
+func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, states []*targetState, results *[]*resultAcc, prog *tracker) error {
+	yr, err := r.newYCSBRun(w, size)
+	if err != nil {
+		return err
+	}
+	var act []*ycsbTarget
+	for _, s := range states {
+		if s.inst == nil || s.stalled != nil || !s.plan.Runs(w.Name) {
+			continue
+		}
+		acc := newResultAcc(resultKey{s.plan.Name, w.Name, size}, "op", yr.params())
+		acc.verification = workloads.Expectation{Rows: -1, Method: yr.method()}
+		*results = append(*results, acc)
+		t := &ycsbTarget{s: s, acc: acc, ops: recordOpsOf(s.inst)}
+		if err := yr.loadPhase(ctx, t, prog); err != nil {
+			return err
+		}
+		act = append(act, t)
+	}
+	p := r.Plan
+	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
+		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
+		for _, t := range act {
+			if t.acc.failed() {
+				continue
+			}
+			prog.target(t.s.plan.Name)
+			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
+				return err
+			}
+			if err := yr.runPhase(ctx, t, rep); err != nil {
+				return err
+			}
+		}
+	}
+	var accs []*resultAcc
+	for _, t := range act {
+		yr.finalCheck(t)
+		accs = append(accs, t.acc)
+	}
+	prog.done(w.Name, size, accs)
+	return nil
+}
+
+// params are what each result of the workload reports of its definition and load.
+func (yr *ycsbRun) params() map[string]any {
+	m := map[string]any{
+		"mix": yr.def.Mix.String(), "requestdistribution": yr.def.RequestDistribution,
+		"recordcount": yr.r.Plan.YCSB.RecordCount, "fieldcount": yr.def.FieldCount, "fieldlength": yr.def.FieldLength,
+		"insertorder": map[bool]string{true: "ordered", false: "hashed"}[yr.def.Ordered], "workers": yr.cfg.Workers,
+	}
+	if yr.def.Mix[ycsb.Scan] > 0 {
+		m["maxscanlength"] = yr.def.MaxScanLength
+	}
+	s := yr.cfg.Schedule
+	if s.Ops > 0 {
+		m["ops"] = s.Ops
+	}
+	if s.Duration > 0 {
+		m["duration"] = s.Duration.String()
+	}
+	switch {
+	case yr.open && s.Duration > 0:
+		m["target_rate"] = s.Intended(s.Duration) / s.Duration.Seconds() // a ramp's mean
+	case yr.open:
+		m["target_rate"] = s.Rate
+	}
+	return m
+}
+
+func (yr *ycsbRun) method() string {
+	return "every read's fields against the versions its record could hold (dataset.YCSB), scans against the records " +
+		"in key order from their start key (rows, and the checksum where no write overlapped), every record written " +
+		"read back after the last run phase"
+}
+
+// loadPhase loads the records into one target (a fresh table) and makes its generator.
+func (yr *ycsbRun) loadPhase(ctx context.Context, t *ycsbTarget, prog *tracker) error {
+	n := yr.r.Plan.YCSB.RecordCount
+	prog.printf("loading %d YCSB records into %s", n, t.s.plan.Name)
+	start := time.Now()
+	stop := watchLoad(yr.r.stallLimit(), &t.s.loaded, t.s.cancel)
+	err := t.ops.loader.LoadRecords(t.s.ctx, yr.y, n)
+	stop()
+	d := time.Since(start)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		if yr.r.stalled(t.s, t.acc) {
+			return nil
+		}
+		t.acc.fail(fmt.Errorf("load %d records: %w", n, err))
+		return nil
+	}
+	t.acc.loadPhase = &loadPhase{records: n, took: d}
+	t.log = newRecordLog(yr.y, n)
+	reps := int64(yr.r.Plan.Warmup + yr.r.Plan.Repeats)
+	t.gen, err = ycsb.NewGenerator(yr.def, n, yr.perRun*reps, yr.y.Seed)
+	if err != nil {
+		return exitcode.Usagef("workload %s: %v", yr.w.Name, err)
+	}
+	return nil
+}
+
+// finalCheck reads back every record the run phases wrote (untimed).
+func (yr *ycsbRun) finalCheck(t *ycsbTarget) {
+	if t.acc.failed() || t.log == nil {
+		return
+	}
+	n, err := t.log.verifyFinal(t.s.ctx, t.ops.reader)
+	if err != nil {
+		t.acc.fail(err)
+		return
+	}
+	t.acc.readBack = n
+	t.acc.checked = t.log.checked
+	t.acc.unchecked = t.log.unchecked
+	t.acc.scansChecked, t.acc.scansInexact = t.log.scansChecked, t.log.scansInexact
+}
+
+// runPhase runs one repeat of the run phase on one target, then checks its reads and scans.
+func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
+	stop := watchStall(yr.r.stallLimit(), &t.done, t.s.cancel)
+	started := time.Now()
+	var res *load.Result
+	var err error
+	if yr.open {
+		res, err = load.Run(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
+	} else {
+		res, err = closedRun(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
+	}
+	stop()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if yr.r.stalled(t.s, t.acc) {
+		return nil
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			t.acc.fail(err)
+			return nil
+		}
+		return exitcode.Usagef("workload %s: %v", yr.w.Name, err)
+	}
+	if verr := t.log.checkPhase(); verr != nil {
+		t.acc.fail(verr)
+		return nil
+	}
+	if rep >= yr.r.Plan.Warmup {
+		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open)
+		if err := yr.r.writeHlog(t.s.plan.Name, yr.w.Name, started, res, yr.cfg); err != nil {
+			t.acc.warnings = append(t.acc.warnings, err.Error())
+		} else if yr.r.HlogPath != "" {
+			t.acc.hlog = yr.r.hlogName()
+		}
+	}
+	// Errors are counted, not fatal (a timeout under overload is a measurement), unless nothing worked.
+	if res.Err != nil && res.Errors == res.Completed {
+		t.acc.fail(fmt.Errorf("every operation failed, the first: %w", res.Err))
+	}
+	return nil
+}
+
+// maxRedraws bounds the draws of a record not yet acknowledged (an insert still in flight) before
+// the operation falls back to the newest acknowledged record.
+const maxRedraws = 64
+
+// next draws operation seq on the dispatcher goroutine. A read, update or scan only addresses
+// records whose insert has completed (YCSB's acknowledged counter): it draws again otherwise.
+func (yr *ycsbRun) next(t *ycsbTarget) func(int64) (int, ycsb.Operation) {
+	return func(int64) (int, ycsb.Operation) {
+		op := t.gen.Next()
+		for k := 0; op.Type != ycsb.Insert && op.Record >= t.log.acked.Load(); k++ {
+			if k == maxRedraws {
+				op.Record = t.log.acked.Load() - 1
+				break
+			}
+			again := t.gen.Next()
+			if again.Type == ycsb.Insert {
+				return yr.opIndex[ycsb.Insert], again
+			}
+			op = again
+		}
+		return yr.opIndex[op.Type], op
+	}
+}
+
+// errNotFound is a read of a record that exists (it was loaded, or its insert was acknowledged)
+// finding nothing: a verification failure.
+var errNotFound = errors.New("record not found")
+
+// do performs one operation on a worker; what it read is kept for checking after the run phase.
+func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operation]) error {
+	return func(ctx context.Context, op load.Op[ycsb.Operation]) error {
+		defer t.done.Add(1)
+		o := op.Arg
+		key := yr.y.Key(o.Record)
+		switch o.Type {
+		case ycsb.Read:
+			return yr.read(ctx, t, o.Record, key)
+		case ycsb.Update:
+			return yr.update(ctx, t, o.Record, key)
+		case ycsb.ReadModifyWrite: // YCSB's: a read then an update of the same record, timed together
+			if err := yr.read(ctx, t, o.Record, key); err != nil {
+				return err
+			}
+			return yr.update(ctx, t, o.Record, key)
+		case ycsb.Insert:
+			s := span{start: t.log.now()}
+			err := t.ops.inserter.InsertRecord(ctx, key, yr.y.Fields(o.Record))
+			s.end = t.log.now()
+			t.log.insertedRecord(o.Record, s, err)
+			return err
+		case ycsb.Scan:
+			s := span{start: t.log.now()}
+			tally, err := t.ops.scanner.ScanRecords(ctx, key, int(o.ScanLen))
+			s.end = t.log.now()
+			if err == nil {
+				t.log.keepScan(o.Record, int(o.ScanLen), tally, s)
+			}
+			return err
+		}
+		return fmt.Errorf("operation type %v is not in the mix", o.Type)
+	}
+}
+
+func (yr *ycsbRun) read(ctx context.Context, t *ycsbTarget, i int64, key []byte) error {
+	dst := make([][]byte, yr.def.FieldCount) // kept for the check: a fresh one per read
+	s := span{start: t.log.now()}
+	fields, found, err := t.ops.reader.ReadRecord(ctx, key, dst)
+	s.end = t.log.now()
+	if err != nil {
+		return err
+	}
+	if !found {
+		t.log.missingRead(i)
+		return fmt.Errorf("read %s: %w", key, errNotFound)
+	}
+	t.log.keepRead(i, fields, s)
+	return nil
+}
+
+func (yr *ycsbRun) update(ctx context.Context, t *ycsbTarget, i int64, key []byte) error {
+	v := t.log.nextVersion(i)
+	field, value := yr.y.Update(i, v)
+	s := span{start: t.log.now()}
+	err := t.ops.updater.UpdateRecord(ctx, key, field, value)
+	s.end = t.log.now()
+	t.log.updated(i, v, field, s, err)
+	return err
+}

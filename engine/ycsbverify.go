@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/dataset"
+)
+
+// What a YCSB run committed, kept so that every read can be checked outside the timed region. A
+// record's fields are dataset.YCSB's, deterministic from the record, the field and a version (0:
+// loaded; v: the v-th update of the record, which writes field YCSB.UpdateField(i, v)). Operations
+// overlap in an open loop, so a read may see any version the record could hold while it ran: the
+// log keeps each update's span (start and end on the log's clock), and a version is possible for a
+// read unless it began after the read ended, or another update of the same field began after it
+// committed and committed before the read began (linearizability, per field).
+
+// span is an operation's start and end, ns on the log's clock; an update whose outcome is unknown
+// (it returned an error) ends at math.MaxInt64: it may have committed at any time after its start.
+type span struct{ start, end int64 }
+
+type update struct {
+	version int64
+	field   int
+	span
+}
+
+// maxKeptReadBytes bounds the field bytes kept for checking reads after each run phase (64 MiB):
+// reads past it are counted, not checked; the final verification still reads every record written.
+const maxKeptReadBytes = 64 << 20
+
+type readRec struct {
+	record int64
+	fields [][]byte
+	span
+}
+
+type scanRec struct {
+	from  int64 // the record drawn (its key is the scan's start key)
+	n     int
+	tally adapters.Tally
+	span
+}
+
+// recordLog is one target's record state through one YCSB workload.
+type recordLog struct {
+	y      dataset.YCSB
+	loaded int64
+	t0     time.Time
+
+	mu       sync.Mutex
+	versions map[int64]int64    // the last version handed out per record
+	updates  map[int64][]update // per record, every update performed (errors included)
+	inserted map[int64]span     // inserts performed without error
+	failedIn map[int64]bool     // inserts that returned an error (present or not)
+	done     map[int64]bool     // completed inserts beyond the acknowledged prefix
+	reads    []readRec
+	scans    []scanRec
+	kept     int64 // bytes of the reads kept
+	// unchecked counts the reads past maxKeptReadBytes; checked the reads and scans checked.
+	unchecked, checked, scansChecked, scansInexact int64
+
+	missing int64 // the first record a read did not find (-1: none)
+
+	acked atomic.Int64 // records [0, acked) exist: loaded, or inserted without error
+}
+
+func newRecordLog(y dataset.YCSB, loaded int64) *recordLog {
+	l := &recordLog{y: y, loaded: loaded, t0: time.Now(), versions: map[int64]int64{}, updates: map[int64][]update{},
+		inserted: map[int64]span{}, failedIn: map[int64]bool{}, done: map[int64]bool{}, missing: -1}
+	l.acked.Store(loaded)
+	return l
+}
+
+func (l *recordLog) now() int64 { return int64(time.Since(l.t0)) }
+
+// nextVersion hands out the next version of record i.
+func (l *recordLog) nextVersion(i int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.versions[i]++
+	return l.versions[i]
+}
+
+func (l *recordLog) updated(i, v int64, field int, s span, err error) {
+	if err != nil {
+		s.end = math.MaxInt64
+	}
+	l.mu.Lock()
+	l.updates[i] = append(l.updates[i], update{version: v, field: field, span: s})
+	l.mu.Unlock()
+}
+
+// insertedRecord notes an insert's outcome and moves the acknowledged prefix over the inserts
+// completed in a row (YCSB's acknowledged counter): only records below it are drawn for reads.
+func (l *recordLog) insertedRecord(i int64, s span, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		l.failedIn[i] = true
+		return
+	}
+	l.inserted[i] = s
+	l.done[i] = true
+	a := l.acked.Load()
+	for l.done[a] {
+		delete(l.done, a)
+		a++
+	}
+	l.acked.Store(a)
+}
+
+// keepRead keeps a read's fields for checking after the run phase, within the byte budget.
+func (l *recordLog) keepRead(i int64, fields [][]byte, s span) {
+	n := int64(0)
+	for _, f := range fields {
+		n += int64(len(f))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kept+n > maxKeptReadBytes {
+		l.unchecked++
+		return
+	}
+	l.kept += n
+	l.reads = append(l.reads, readRec{record: i, fields: fields, span: s})
+}
+
+func (l *recordLog) keepScan(start int64, n int, t adapters.Tally, s span) {
+	l.mu.Lock()
+	l.scans = append(l.scans, scanRec{from: start, n: n, tally: t, span: s})
+	l.mu.Unlock()
+}
+
+// possible lists the versions field f of record i may hold for a read over [rs, re].
+func (l *recordLog) possible(i int64, f int, rs, re int64) []int64 {
+	var ups []update
+	for _, u := range l.updates[i] {
+		if u.field == f {
+			ups = append(ups, u)
+		}
+	}
+	overwritten := func(end int64) bool {
+		for _, w := range ups {
+			if w.start > end && w.end < rs {
+				return true
+			}
+		}
+		return false
+	}
+	var out []int64
+	if !overwritten(math.MinInt64) {
+		out = append(out, 0)
+	}
+	for _, u := range ups {
+		if u.start < re && !overwritten(u.end) {
+			out = append(out, u.version)
+		}
+	}
+	return out
+}
+
+// checkFields checks a read of record i over [rs, re]: every field holds a possible version.
+func (l *recordLog) checkFields(i int64, fields [][]byte, rs, re int64) error {
+	if len(fields) != l.y.FieldCount {
+		return fmt.Errorf("record %s: read %d fields, want %d", l.y.Key(i), len(fields), l.y.FieldCount)
+	}
+	var buf []byte
+	for f, got := range fields {
+		vs := l.possible(i, f, rs, re)
+		ok := false
+		for _, v := range vs {
+			buf = l.y.AppendField(buf[:0], i, f, v)
+			if bytes.Equal(got, buf) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fmt.Errorf("record %s field%d: the value read is none of the versions it could hold (%v)", l.y.Key(i), f, vs)
+		}
+	}
+	return nil
+}
+
+// checkPhase checks the reads and scans of a run phase, then forgets them.
+func (l *recordLog) checkPhase() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	reads, scans := l.reads, l.scans
+	l.reads, l.scans, l.kept = nil, nil, 0
+	if l.missing >= 0 {
+		return fmt.Errorf("verification failed: a read of record %s, which exists, found nothing", l.y.Key(l.missing))
+	}
+	for _, r := range reads {
+		if err := l.checkFields(r.record, r.fields, r.start, r.end); err != nil {
+			return fmt.Errorf("verification failed: a read: %w", err)
+		}
+		l.checked++
+	}
+	if len(scans) == 0 {
+		return nil
+	}
+	keys := l.sortedKeys()
+	for _, s := range scans {
+		if err := l.checkScan(keys, s); err != nil {
+			return fmt.Errorf("verification failed: a scan of %d records from %s: %w", s.n, l.y.Key(s.from), err)
+		}
+		l.scansChecked++
+	}
+	return nil
+}
+
+// keyed is a record's key, for the scans' key order.
+type keyed struct {
+	key    string
+	record int64
+}
+
+// sortedKeys lists every record loaded or inserted (or whose insert failed) in key byte order.
+func (l *recordLog) sortedKeys() []keyed {
+	out := make([]keyed, 0, l.loaded+int64(len(l.inserted)+len(l.failedIn)))
+	for i := range l.loaded {
+		out = append(out, keyed{string(l.y.Key(i)), i})
+	}
+	for i := range l.inserted {
+		out = append(out, keyed{string(l.y.Key(i)), i})
+	}
+	for i := range l.failedIn {
+		out = append(out, keyed{string(l.y.Key(i)), i})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
+	return out
+}
+
+// checkScan checks a scan against the records that existed while it ran, in key order from its
+// start key: the row count must lie between the records sure to exist and those that may, and when
+// no record of its range was being inserted or had been updated, the checksum must be exact.
+func (l *recordLog) checkScan(keys []keyed, s scanRec) error {
+	start := string(l.y.Key(s.from))
+	k := sort.Search(len(keys), func(j int) bool { return keys[j].key >= start })
+	var sure, maybe int64
+	var sum uint64
+	exact := true
+	for ; k < len(keys) && sure < int64(s.n); k++ {
+		i := keys[k].record
+		switch st, ok := l.inserted[i]; {
+		case i < l.loaded || ok && st.end < s.start:
+			sure++
+			sum += l.y.Sum(i)
+			if slices.ContainsFunc(l.updates[i], func(u update) bool { return u.span.start < s.end }) {
+				exact = false
+			}
+		case ok && st.start < s.end || l.failedIn[i]:
+			maybe++
+			exact = false
+		}
+	}
+	if s.tally.Rows < sure || s.tally.Rows > min(int64(s.n), sure+maybe) {
+		return fmt.Errorf("read %d records, want %d", s.tally.Rows, sure)
+	}
+	if !exact {
+		l.scansInexact++
+		return nil
+	}
+	if s.tally.Sum != sum {
+		return fmt.Errorf("checksum %016x, want %016x: the records read are not the ones from the start key in key order", s.tally.Sum, sum)
+	}
+	return nil
+}
+
+// verifyFinal reads back, untimed, every record inserted or updated and checks that each field
+// holds the last committed version (or one of several when updates of it overlapped); it returns
+// the records read.
+func (l *recordLog) verifyFinal(ctx context.Context, rd adapters.RecordReader) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var recs []int64
+	for i := range l.inserted {
+		recs = append(recs, i)
+	}
+	for i := range l.updates {
+		if _, ok := l.inserted[i]; !ok {
+			recs = append(recs, i)
+		}
+	}
+	slices.Sort(recs)
+	dst := make([][]byte, l.y.FieldCount)
+	for _, i := range recs {
+		fields, found, err := rd.ReadRecord(ctx, l.y.Key(i), dst)
+		if err != nil {
+			return 0, fmt.Errorf("read back record %s: %w", l.y.Key(i), err)
+		}
+		if !found {
+			return 0, fmt.Errorf("verification failed: record %s, written during the run, is not found", l.y.Key(i))
+		}
+		if err := l.checkFields(i, fields, math.MaxInt64, math.MaxInt64); err != nil {
+			return 0, fmt.Errorf("verification failed: read back after the run: %w", err)
+		}
+		for f := range dst {
+			dst[f] = fields[f][:0]
+		}
+	}
+	return int64(len(recs)), nil
+}
+
+// missingRead notes a read that found no record where one exists; checkPhase fails on it.
+func (l *recordLog) missingRead(i int64) {
+	l.mu.Lock()
+	if l.missing < 0 {
+		l.missing = i
+	}
+	l.mu.Unlock()
+}
