@@ -778,10 +778,7 @@ func parseAssertion(s AssertionSpec) (assertion.Assertion, error) {
 	}
 	a.Name, a.Line = s.Name, s.Line
 	for _, m := range s.Machines {
-		k, err := assertion.ParseThreshold(m.Value)
-		if err == nil {
-			err = a.CheckThreshold(k)
-		}
+		k, err := a.ReadThreshold(m.Value)
 		if err != nil {
 			return a, &lineError{line: m.Line, msg: fmt.Sprintf("machines.%s: %v", m.Class, err)}
 		}

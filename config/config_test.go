@@ -320,6 +320,7 @@ func TestConfigErrors(t *testing.T) {
 		{"machines key not a class", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {AMD EPYC: 600}", 1), false, `x.yaml:27: machines: a key is a machine class as reports name it`},
 		{"machines value not a number", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {\"AMD EPYC, 2 cores\": lots}", 1), false, `x.yaml:27: machines.AMD EPYC, 2 cores: bad number "lots"`},
 		{"machines ratio factor not positive", strings.Replace(good, "  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]", "  - check: scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]\n    machines: {\"AMD EPYC, 2 cores\": 0}", 1), false, `machines.AMD EPYC, 2 cores: the factor 0 must be positive`},
+		{"machines duration on a ratio", strings.Replace(good, "  - scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]", "  - check: scan.rows_per_s[mem] >= 0.5 * scan.rows_per_s[pg]\n    machines: {\"AMD EPYC, 2 cores\": 2ms}", 1), false, `machines.AMD EPYC, 2 cores: `},
 		{"machines duplicate class", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    machines: {\"X, 2 cores\": 1, \"X, 2 cores\": 2}", 1), false, `appears twice`},
 		{"stall_timeout not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: [1s]", 1), false, `x.yaml:7: stall_timeout must be a single value`},
 	}
