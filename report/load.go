@@ -32,7 +32,8 @@ type Load struct {
 	Errors     int64   `json:"errors"`
 	TimedOut   int64   `json:"timed_out"`
 	LateAfter  int64   `json:"late_after_ns"`
-	// Saturation is "", "target saturated" or "generator saturated" (then the figures say nothing of
+	// Saturation is "", "target saturated", "generator stalled" (late hand-overs it recovered from) or
+	// "generator saturated" (then the figures say nothing of
 	// the target, and the run exits 5).
 	Saturation string         `json:"saturation,omitempty"`
 	Generator  LoadGenerator  `json:"generator"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -148,6 +149,10 @@ type Result struct {
 	Types     []TypeResult
 	Intervals []Interval
 	Generator Generator
+	// GeneratorStalled: more than SaturatedShare of the operations were handed over late by the
+	// dispatcher with workers free, but it kept up otherwise (its thread lost the CPU for a while:
+	// the machine, not its capacity). Those operations' response times include the stall.
+	GeneratorStalled bool
 	// GeneratorSaturated: the dispatcher itself, with workers free, made more than SaturatedShare of
 	// the operations late: the figures are not the target's (exit code 5 once wired).
 	GeneratorSaturated bool
@@ -155,7 +160,8 @@ type Result struct {
 	TargetSaturated bool
 }
 
-// Saturation names the saturation a run showed: "generator saturated", "target saturated" or "".
+// Saturation names the saturation a run showed: "generator saturated", "target saturated",
+// "generator stalled" or "".
 // The generator comes first: when it could not keep the schedule, nothing is known of the target.
 func (r *Result) Saturation() string {
 	switch {
@@ -163,6 +169,8 @@ func (r *Result) Saturation() string {
 		return "generator saturated"
 	case r.TargetSaturated:
 		return "target saturated"
+	case r.GeneratorStalled:
+		return "generator stalled"
 	}
 	return ""
 }
@@ -293,6 +301,8 @@ type dispatcher[T any] struct {
 	gen                        Generator
 	dropAt                     []time.Duration // intended starts of dropped operations
 	schedAt                    []int64         // scheduled per interval
+	tail                       []time.Duration // own lag of the last tailOps operations (a ring)
+	tailAt                     int
 }
 
 func (d *dispatcher[T]) run(ctx context.Context, times *Times, next func(int64) (int, T)) error {
@@ -327,10 +337,12 @@ func (d *dispatcher[T]) run(ctx context.Context, times *Times, next func(int64) 
 		attempt := time.Since(d.t0)
 		// The generator's own delay: how late it came to this operation beyond what waiting for
 		// workers explains. It accumulates while the generator cannot keep up, however fast the target.
-		if own := attempt - max(intended, lastBlocked); own > d.cfg.LateAfter {
+		own := attempt - max(intended, lastBlocked)
+		if own > d.cfg.LateAfter {
 			d.gen.Late++
 			d.gen.MaxLag = max(d.gen.MaxLag, own)
 		}
+		d.keepTail(max(own, 0))
 		select {
 		case d.ch <- op:
 			d.gen.Work += time.Since(d.t0) - attempt
@@ -365,23 +377,48 @@ func (d *dispatcher[T]) countScheduled(intended time.Duration) {
 // wait returns at the intended start: it sleeps until Spin before it, then spins. Spinning keeps
 // the start lag near the machine's floor (the research note: p99 86 us against 1.2 ms sleeping
 // throughout, on this 2-core VM) and is counted in the generator's CPU.
+// tailOps is how many of the last operations' own lags say whether the generator ended behind.
+const tailOps = 20
+
+// keepTail keeps the dispatcher's own lag of the last tailOps operations.
+func (d *dispatcher[T]) keepTail(own time.Duration) {
+	if len(d.tail) < tailOps {
+		d.tail = append(d.tail, own)
+		return
+	}
+	d.tail[d.tailAt] = own
+	d.tailAt = (d.tailAt + 1) % tailOps
+}
+
+// median of a few durations.
+func median(xs []time.Duration) time.Duration {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func (d *dispatcher[T]) wait(ctx context.Context, intended time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	spin := max(d.cfg.Spin, 0)
-	if left := intended - time.Since(d.t0) - spin; left > 0 {
-		if left < 10*time.Millisecond {
-			time.Sleep(left)
-		} else { // a long gap (a slow ramp): stay cancellable
-			tm := time.NewTimer(left)
-			select {
-			case <-tm.C:
-			case <-ctx.Done():
-				tm.Stop()
-				return ctx.Err()
-			}
+	left := intended - time.Since(d.t0) - spin
+	if left >= 10*time.Millisecond { // a long gap (a slow ramp): stay cancellable, then wake precisely
+		tm := time.NewTimer(left - 2*time.Millisecond)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+			return ctx.Err()
 		}
+		left = intended - time.Since(d.t0) - spin
+	}
+	switch {
+	case left <= 0:
+	case d.cfg.Spin > 0:
+		sleepThread(left) // the locked thread, on a precise timer (cpu_linux.go)
+	default:
+		time.Sleep(left) // a virtual clock (synctest) advances on the runtime's timers only
 	}
 	if d.cfg.Spin > 0 {
 		for time.Since(d.t0) < intended {
@@ -427,7 +464,14 @@ func (d *dispatcher[T]) result(rec *recorder) *Result {
 	}
 	res.Intervals = rec.intervals
 	share := func(n int64) bool { return res.Scheduled > 0 && float64(n) > SaturatedShare*float64(res.Scheduled) }
-	res.GeneratorSaturated = share(d.gen.Late)
+	// Saturated, not stalled: it could not keep up (drawing and handing over an operation takes
+	// longer than the gap between them), or it was still behind at the end (its lag grew and did not
+	// recover). A stall it recovered from is the machine taking its CPU away for a moment.
+	perOp := d.gen.WorkPerOp(res.Scheduled)
+	capacity := res.Target > 0 && perOp.Seconds()*res.Target >= 0.9
+	behind := len(d.tail) > 0 && median(d.tail) > d.cfg.LateAfter
+	res.GeneratorSaturated = share(d.gen.Late) && (capacity || behind)
+	res.GeneratorStalled = share(d.gen.Late) && !res.GeneratorSaturated
 	res.TargetSaturated = share(d.waited + d.dropped)
 	return res
 }

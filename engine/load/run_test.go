@@ -144,6 +144,39 @@ func TestGeneratorSaturated(t *testing.T) {
 	})
 }
 
+// TestGeneratorStalled: a generator that stalls once for 30 ms and then keeps up makes the
+// operations of the stall late, and says it stalled, not that it saturated (no exit 5 for a hiccup);
+// one that stalls near the end and is still behind when the schedule ends saturated.
+func TestGeneratorStalled(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		stallAt int64
+		want    string
+	}{
+		{"recovered", 100, "generator stalled"},
+		{"behind at the end", 985, "generator saturated"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cfg := Config{Schedule: Schedule{Rate: 1000, Duration: time.Second}, Workers: 64, Spin: -1}
+				next := func(seq int64) (int, struct{}) {
+					if seq == tt.stallAt {
+						time.Sleep(30 * time.Millisecond)
+					}
+					return 0, struct{}{}
+				}
+				res, err := Run(t.Context(), cfg, next, func(context.Context, Op[struct{}]) error { return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Saturation(); got != tt.want || res.Generator.Late < 11 {
+					t.Errorf("saturation %q with %d late hand-overs (max lag %v), want %q", got, res.Generator.Late, res.Generator.MaxLag, tt.want)
+				}
+			})
+		})
+	}
+}
+
 // TestQueueWithinCapacity: a target with room to spare: nothing late, nothing waited, rate achieved,
 // every clock exact (service 300 us, no lag), operation types and their errors kept apart.
 func TestQueueWithinCapacity(t *testing.T) {

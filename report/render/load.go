@@ -78,6 +78,8 @@ func SaturationText(s string) string {
 		return "not saturated: the workers kept up with the schedule"
 	case "target saturated":
 		return "TARGET SATURATED: more than 1% of the operations waited for a worker or were dropped (every worker busy with the store)"
+	case "generator stalled":
+		return "generator stalled: dbbench handed more than 1% of the operations over late with workers free, then caught up (the machine took its CPU for a while); their response times include it"
 	case "generator saturated":
 		return "GENERATOR SATURATED: dbbench itself fell behind the schedule with workers free; these figures say nothing of the target"
 	}
