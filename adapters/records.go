@@ -134,3 +134,13 @@ func (info Info) MissingRecordOps(needed []ycsb.Op) error {
 	}
 	return fmt.Errorf("cannot serve %s (its targets do not implement those record capabilities, adapters/records.go)", strings.Join(missing, ", "))
 }
+
+// RecordStore is a target that serves every operation type of YCSB's core workloads (a store states
+// it at compile time in one line, as adapters.SelfTimed does for the common workloads).
+type RecordStore interface {
+	RecordLoader
+	RecordReader
+	RecordUpdater
+	RecordInserter
+	RecordScanner
+}

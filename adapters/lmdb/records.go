@@ -22,13 +22,7 @@ import (
 
 // The record capabilities of an lmdb target (adapters/records.go): removing a method fails the
 // build.
-var (
-	_ adapters.RecordLoader   = (*target)(nil)
-	_ adapters.RecordReader   = (*target)(nil)
-	_ adapters.RecordUpdater  = (*target)(nil)
-	_ adapters.RecordInserter = (*target)(nil)
-	_ adapters.RecordScanner  = (*target)(nil)
-)
+var _ adapters.RecordStore = (*target)(nil)
 
 // records is an environment of its own holding YCSB records: the key is the record's key bytes,
 // the value its fields in order, each a uvarint length and the bytes. Not the persons' environment:

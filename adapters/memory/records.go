@@ -13,13 +13,7 @@ import (
 
 // The record capabilities of a memory target (adapters/records.go): removing a method fails the
 // build.
-var (
-	_ adapters.RecordLoader   = (*target)(nil)
-	_ adapters.RecordReader   = (*target)(nil)
-	_ adapters.RecordUpdater  = (*target)(nil)
-	_ adapters.RecordInserter = (*target)(nil)
-	_ adapters.RecordScanner  = (*target)(nil)
-)
+var _ adapters.RecordStore = (*target)(nil)
 
 // record is one stored YCSB record; the store owns its bytes (copied in, copied out).
 type record struct {

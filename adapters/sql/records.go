@@ -19,13 +19,7 @@ import (
 )
 
 // The record capabilities of a sql target (adapters/records.go): removing a method fails the build.
-var (
-	_ adapters.RecordLoader   = (*target)(nil)
-	_ adapters.RecordReader   = (*target)(nil)
-	_ adapters.RecordUpdater  = (*target)(nil)
-	_ adapters.RecordInserter = (*target)(nil)
-	_ adapters.RecordScanner  = (*target)(nil)
-)
+var _ adapters.RecordStore = (*target)(nil)
 
 // YCSB's table and key column, as its JDBC binding names them; the fields are field0, field1, ...
 const (

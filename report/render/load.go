@@ -29,23 +29,30 @@ func clockSummaries(t report.LoadType) []map[string]float64 {
 // Loads writes, after the results table, a block per open-loop result (per target and workload, and
 // size in a sweep); nothing when no result ran open-loop.
 func Loads(w io.Writer, r *report.Report, st Style) {
-	first := true
-	for i := range r.Results {
-		x := &r.Results[i]
-		if x.Load == nil {
-			continue
-		}
-		if first {
-			fmt.Fprintln(w)
-			var legend []string
-			for _, c := range clockNames {
-				legend = append(legend, c.name+" "+c.from)
-			}
-			fmt.Fprintln(w, wrap("OPEN LOOP (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
-			first = false
-		}
+	loads := loadResults(r)
+	if len(loads) == 0 {
+		return
+	}
+	var legend []string
+	for _, c := range clockNames {
+		legend = append(legend, c.name+" "+c.from)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrap("OPEN LOOP (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
+	for _, x := range loads {
 		loadBlock(w, r, x, st)
 	}
+}
+
+// loadResults are the report's open-loop results, in report order.
+func loadResults(r *report.Report) []*report.Result {
+	var out []*report.Result
+	for i := range r.Results {
+		if r.Results[i].Load != nil {
+			out = append(out, &r.Results[i])
+		}
+	}
+	return out
 }
 
 // loadBlock writes one open-loop result: a head line with its saturation, the rate, the counts, the
@@ -225,21 +232,17 @@ func loadCharts(r *report.Report, x *report.Result) []Chart {
 // htmlLoads writes per open-loop result its rate, counts, saturation and generator, and the three
 // clocks per operation type, under the names the text output uses.
 func htmlLoads(w io.Writer, r *report.Report) {
-	first := true
-	for i := range r.Results {
-		x := &r.Results[i]
-		if x.Load == nil {
-			continue
-		}
-		if first {
-			fmt.Fprintln(w, "<h2>Open loop</h2>")
-			var legend []string
-			for _, c := range clockNames {
-				legend = append(legend, "<b>"+esc(c.name)+"</b> "+esc(c.from))
-			}
-			fmt.Fprintf(w, "<p class=\"note\">Clocks: %s.</p>\n", strings.Join(legend, "; "))
-			first = false
-		}
+	loads := loadResults(r)
+	if len(loads) == 0 {
+		return
+	}
+	var legend []string
+	for _, c := range clockNames {
+		legend = append(legend, "<b>"+esc(c.name)+"</b> "+esc(c.from))
+	}
+	fmt.Fprintln(w, "<h2>Open loop</h2>")
+	fmt.Fprintf(w, "<p class=\"note\">Clocks: %s.</p>\n", strings.Join(legend, "; "))
+	for _, x := range loads {
 		l := x.Load
 		class := "pass"
 		if l.Saturation != "" {
