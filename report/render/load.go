@@ -38,7 +38,7 @@ func Loads(w io.Writer, r *report.Report, st Style) {
 		legend = append(legend, c.name+" "+c.from)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, wrap("OPEN LOOP (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
+	fmt.Fprintln(w, wrap("LOAD MODEL (clocks: "+strings.Join(legend, "; ")+")", st.width(), "  "))
 	for _, x := range loads {
 		loadBlock(w, r, x, st)
 	}
@@ -95,6 +95,10 @@ func SaturationText(s string) string {
 
 // loadRateText is the achieved rate against the target rate and the schedule that set it.
 func loadRateText(l *report.Load) string {
+	if l.Loop == "closed" {
+		return fmt.Sprintf("achieved %s, closed loop (each of %d workers starts its next operation when the last ends; no schedule, so no start lag), span %s",
+			Rate(l.Achieved), l.Workers, Ns(float64(l.SpanNs)))
+	}
 	share := "-"
 	if l.TargetRate > 0 {
 		share = fmt.Sprintf("%.1f%%", 100*l.Achieved/l.TargetRate)
@@ -240,7 +244,7 @@ func htmlLoads(w io.Writer, r *report.Report) {
 	for _, c := range clockNames {
 		legend = append(legend, "<b>"+esc(c.name)+"</b> "+esc(c.from))
 	}
-	fmt.Fprintln(w, "<h2>Open loop</h2>")
+	fmt.Fprintln(w, "<h2>Load model</h2>")
 	fmt.Fprintf(w, "<p class=\"note\">Clocks: %s.</p>\n", strings.Join(legend, "; "))
 	for _, x := range loads {
 		l := x.Load
