@@ -58,6 +58,8 @@ type Client struct {
 	loaded *protocol.Store
 	// verified says, per what was verified (load, insert), how.
 	verified map[string]string
+	// doWin holds, per do kind, the times to judge together (records.go).
+	doWin map[string]*doWindowTimes
 }
 
 // ReplyError is a client's {"error": ...} reply: the request failed, the client is still usable.

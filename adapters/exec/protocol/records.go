@@ -2,11 +2,13 @@ package protocol
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // The record messages of docs/protocol.md (capability ops): load_records and do.
@@ -148,4 +150,67 @@ func ReadRecordFile(path string, fn func(key []byte, fields [][]byte) error) (co
 		}
 	}
 	return count, fieldCount, nil
+}
+
+// RecordBackend is a Backend that serves YCSB's records (capability ops). Each method times its
+// own operation with the client's clock; the byte slices it gets are its own to keep.
+type RecordBackend interface {
+	// LoadRecords stores the records of the record file in a fresh store, replacing earlier ones.
+	LoadRecords(ctx context.Context, file string, count int64, fieldCount int) (rows int64, err error)
+	ReadRecord(ctx context.Context, key []byte) (fields [][]byte, found bool, d time.Duration, err error)
+	UpdateRecord(ctx context.Context, key []byte, field int, value []byte) (time.Duration, error)
+	InsertRecord(ctx context.Context, key []byte, fields [][]byte) (time.Duration, error)
+	ScanRecords(ctx context.Context, start []byte, n int) (Tally, time.Duration, error)
+}
+
+// records answers load_records and do on a RecordBackend.
+func (s *server) records(ctx context.Context, id int64, req *request) (any, error) {
+	rb, ok := s.b.(RecordBackend)
+	if !ok || s.version < 2 {
+		return nil, fmt.Errorf("%s: this client serves no records (protocol 2, capability ops)", req.Op)
+	}
+	if req.Op == OpLoadRecords {
+		if req.File == "" || req.Count == nil || *req.Count < 0 {
+			return nil, errors.New("load_records: missing file, or a missing or negative count")
+		}
+		rows, err := rb.LoadRecords(ctx, req.File, *req.Count, req.FieldCount)
+		return LoadRecordsReply{ID: id, Rows: rows}, err
+	}
+	if req.Key == nil {
+		return nil, errors.New("do: missing key")
+	}
+	key := []byte(*req.Key)
+	switch req.Kind {
+	case KindRead:
+		fields, found, d, err := rb.ReadRecord(ctx, key)
+		r := DoReply{ID: id, Ns: d.Nanoseconds(), Found: &found}
+		for _, f := range fields {
+			r.Fields = append(r.Fields, string(f))
+		}
+		return r, err
+	case KindUpdate:
+		if req.Field == nil || req.Value == nil {
+			return nil, errors.New("do update: missing field or value")
+		}
+		d, err := rb.UpdateRecord(ctx, key, *req.Field, []byte(*req.Value))
+		return DoReply{ID: id, Ns: d.Nanoseconds()}, err
+	case KindInsert:
+		if req.Fields == nil {
+			return nil, errors.New("do insert: missing fields")
+		}
+		fields := make([][]byte, len(req.Fields))
+		for i, f := range req.Fields {
+			fields[i] = []byte(f)
+		}
+		d, err := rb.InsertRecord(ctx, key, fields)
+		return DoReply{ID: id, Ns: d.Nanoseconds()}, err
+	case KindScan:
+		if req.Count == nil || *req.Count < 0 || *req.Count > 1<<30 {
+			return nil, errors.New("do scan: missing count, or not 0 to 2^30")
+		}
+		t, d, err := rb.ScanRecords(ctx, key, int(*req.Count))
+		rows := t.Rows
+		return DoReply{ID: id, Ns: d.Nanoseconds(), Rows: &rows, Checksum: Checksum(t.Sum)}, err
+	}
+	return nil, fmt.Errorf("do: unknown kind %q (read, update, insert or scan)", req.Kind)
 }

@@ -29,6 +29,15 @@ type request struct {
 	Workload string         `json:"workload"`
 	Params   map[string]any `json:"params"`
 	Ops      *int           `json:"ops"`
+	// load_records and do (capability ops)
+	File       string   `json:"file"`
+	Count      *int64   `json:"count"`
+	FieldCount int      `json:"fieldcount"`
+	Kind       string   `json:"kind"`
+	Key        *string  `json:"key"`
+	Field      *int     `json:"field"`
+	Value      *string  `json:"value"`
+	Fields     []string `json:"fields"`
 }
 
 // Serve answers requests from r on w until r ends, then closes the backend if it is still open and
@@ -207,6 +216,11 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
 		}
 		return s.work(ctx, id, req)
+	case OpLoadRecords, OpDo:
+		if !s.open {
+			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
+		}
+		return s.records(ctx, id, req)
 	case "":
 		return nil, errors.New("bad request: no op")
 	}
