@@ -31,13 +31,15 @@ type Client struct {
 	// client once per test binary before its first run (a failed build fails the test).
 	Options map[string]any
 	Build   []string
+	// Records says that the client serves YCSB's records (capability ops: load_records and do).
+	Records bool
 }
 
 // All lists the reference clients.
 var All = []Client{
-	{Name: "go/lmdb", Go: "lmdb"},
-	{Name: "go/sqlite", Go: "sqlite"},
-	{Name: "go/postgres", Go: "postgres", Postgres: true},
+	{Name: "go/lmdb", Go: "lmdb", Records: true},
+	{Name: "go/sqlite", Go: "sqlite", Records: true},
+	{Name: "go/postgres", Go: "postgres", Postgres: true, Records: true},
 	node("lmdb", false),
 	node("better-sqlite3", false),
 	node("pg", true),
