@@ -103,7 +103,7 @@ func TestReferenceClientsAreReadBack(t *testing.T) {
 }
 
 // refClients returns the module's root and the Go reference client, built once for the test.
-func refClients(t *testing.T) (root, goBin string) {
+func refClients(t testing.TB) (root, goBin string) {
 	t.Helper()
 	root, err := refclient.Root()
 	if err != nil {
