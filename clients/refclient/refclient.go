@@ -43,8 +43,8 @@ var All = []Client{
 	node("lmdb", false),
 	node("better-sqlite3", false),
 	node("pg", true),
-	python("lmdb", "lmdb", false),
-	python("sqlite3", "sqlite3", false),
+	withRecords(python("lmdb", "lmdb", false)),
+	withRecords(python("sqlite3", "sqlite3", false)),
 	python("psycopg2", "psycopg2", true),
 	// Haskell and Rust on LMDB: each variant that runs different code (docs/clients.md)
 	haskell("unsafe", nil, "ffi", "unsafe"),
@@ -94,6 +94,12 @@ func pairs(kv []any) map[string]any {
 		m[kv[i].(string)] = kv[i+1]
 	}
 	return m
+}
+
+// withRecords marks a client that serves YCSB's records (capability ops).
+func withRecords(c Client) Client {
+	c.Records = true
+	return c
 }
 
 func node(lib string, pg bool) Client {
