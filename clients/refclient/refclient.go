@@ -41,7 +41,7 @@ var All = []Client{
 	{Name: "go/sqlite", Go: "sqlite", Records: true},
 	{Name: "go/postgres", Go: "postgres", Postgres: true, Records: true},
 	node("lmdb", false),
-	node("better-sqlite3", false),
+	withRecords(node("better-sqlite3", false)),
 	node("pg", true),
 	withRecords(python("lmdb", "lmdb", false)),
 	withRecords(python("sqlite3", "sqlite3", false)),

@@ -216,7 +216,7 @@ for (const library of ['better-sqlite3']) {
     });
     const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
     assert.equal(hello.protocol, 2);
-    assert.deepEqual(hello.capabilities, ['keep_store', 'store']);
+    assert.deepEqual(hello.capabilities, ['keep_store', 'store', 'ops']);
     await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
     const load = await c.ok({ op: 'load' });
     assert.equal(load.store.kind, 'sqlite');
