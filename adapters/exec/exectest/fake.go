@@ -409,6 +409,11 @@ func (f *fake) work(start time.Time, rows int) {
 	if f.behaviour == OneNs || f.behaviour == Zero {
 		per = lyingWork
 	}
+	f.workPer(start, rows, per)
+}
+
+// workPer is work at per a row.
+func (f *fake) workPer(start time.Time, rows int, per time.Duration) {
 	want := time.Duration(rows)*per - time.Since(start) // what start's caller spent counts
 	cpu0, ok := threadCPU()
 	if !ok {

@@ -17,11 +17,23 @@ import (
 // (lyingWork per operation) and report 1 ns or 0.
 const RecordsEnv = "DBBENCH_EXECTEST_RECORDS"
 
+// Record clients that lie in their records only (correct with the persons), for the record checks
+// of client-test: RecordsFormula answers reads from the formula and stores no write, RecordsOneNs
+// reports 1 ns for each operation's real work.
+const (
+	RecordsFormula = "records-formula"
+	RecordsOneNs   = "records-one-ns"
+)
+
+// formula says whether the fake's records come from the formula instead of a store.
+func (f *fake) formula() bool { return f.behaviour == Formula || f.behaviour == RecordsFormula }
+
 // recordStore is the fake's records: key to fields.
 type recordStore struct {
 	recs   map[string][]string
 	y      dataset.YCSB // Formula's generator (the shape load_records names, the seed open did)
 	fields int
+	count  int
 }
 
 func servesRecords() bool { return os.Getenv(RecordsEnv) == "1" }
@@ -33,7 +45,8 @@ func (f *fake) loadRecords(r request, m map[string]any) error {
 	if st.y, err = dataset.NewYCSB(f.seed, r.FieldCount, r.FieldLength, false); err != nil {
 		return err
 	}
-	if f.behaviour != Formula {
+	st.count = r.Count
+	if !f.formula() {
 		_, _, err = protocol.ReadRecordFile(r.File, func(key []byte, fields [][]byte) error {
 			v := make([]string, len(fields))
 			for i, b := range fields {
@@ -67,11 +80,11 @@ func (f *fake) do(r request, m map[string]any) error {
 			m["fields"] = v
 		}
 	case protocol.KindUpdate:
-		err = st.update(f.behaviour, r)
+		err = st.update(f.formula(), r)
 	case protocol.KindInsert:
 		if _, ok := st.recs[r.Key]; ok {
 			err = fmt.Errorf("insert of %q: the key exists", r.Key)
-		} else if f.behaviour != Formula {
+		} else if !f.formula() {
 			st.recs[r.Key] = r.Fields
 		}
 	case protocol.KindScan:
@@ -79,6 +92,11 @@ func (f *fake) do(r request, m map[string]any) error {
 		tally(m, rows, sum)
 	default:
 		err = fmt.Errorf("do: unknown kind %q", r.Kind)
+	}
+	if f.behaviour == RecordsOneNs {
+		f.workPer(start, 1, lyingWork)
+		m["ns"] = 1
+		return err
 	}
 	f.work(start, 1)
 	m["ns"] = f.report(time.Since(start).Nanoseconds())
@@ -90,10 +108,10 @@ func (st *recordStore) read(key string) ([]string, bool) {
 	if v, ok := st.recs[key]; ok {
 		return slices.Clone(v), true
 	}
-	if st.recs != nil && len(st.recs) > 0 {
+	if len(st.recs) > 0 {
 		return nil, false
 	}
-	for i := range int64(100000) { // Formula: the loaded records are the formula's first ones
+	for i := range int64(st.count) { // Formula: the loaded records are the formula's first ones
 		if string(st.y.Key(i)) == key {
 			out := make([]string, st.fields)
 			for f, b := range st.y.Fields(i) {
@@ -105,10 +123,10 @@ func (st *recordStore) read(key string) ([]string, bool) {
 	return nil, false
 }
 
-func (st *recordStore) update(behaviour string, r request) error {
+func (st *recordStore) update(formula bool, r request) error {
 	v, ok := st.recs[r.Key]
 	switch {
-	case behaviour == Formula:
+	case formula:
 		return nil
 	case !ok:
 		return fmt.Errorf("update of %q: no such record", r.Key)
