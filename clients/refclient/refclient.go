@@ -40,7 +40,7 @@ var All = []Client{
 	{Name: "go/lmdb", Go: "lmdb", Records: true},
 	{Name: "go/sqlite", Go: "sqlite", Records: true},
 	{Name: "go/postgres", Go: "postgres", Postgres: true, Records: true},
-	node("lmdb", false),
+	withRecords(node("lmdb", false)),
 	withRecords(node("better-sqlite3", false)),
 	node("pg", true),
 	withRecords(python("lmdb", "lmdb", false)),
