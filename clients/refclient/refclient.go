@@ -42,10 +42,10 @@ var All = []Client{
 	{Name: "go/postgres", Go: "postgres", Postgres: true, Records: true},
 	withRecords(node("lmdb", false)),
 	withRecords(node("better-sqlite3", false)),
-	node("pg", true),
+	withRecords(node("pg", true)),
 	withRecords(python("lmdb", "lmdb", false)),
 	withRecords(python("sqlite3", "sqlite3", false)),
-	python("psycopg2", "psycopg2", true),
+	withRecords(python("psycopg2", "psycopg2", true)),
 	// Haskell and Rust on LMDB: each variant that runs different code (docs/clients.md)
 	haskell("unsafe", nil, "ffi", "unsafe"),
 	haskell("threaded-safe-copy", []string{"--threaded"}, "ffi", "safe", "copy", true),
