@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads/ycsb"
@@ -143,4 +144,24 @@ type RecordStore interface {
 	RecordUpdater
 	RecordInserter
 	RecordScanner
+}
+
+// A target whose record operations are timed by the store's own clock (a client in another process,
+// adapters/exec, which reports each operation's time) gives that time to a caller that asks for it
+// with WithRecordTime: the engine's round trip around such a call holds the process boundary too.
+
+type recordTimeKey struct{}
+
+// WithRecordTime returns a context that asks the record method it is passed to for the store's own
+// time of its operation, which it stores in *d (left 0 by a target that does not time itself). One
+// slot per call: a slot must not be shared by calls in flight at once.
+func WithRecordTime(ctx context.Context, d *time.Duration) context.Context {
+	return context.WithValue(ctx, recordTimeKey{}, d)
+}
+
+// SetRecordTime stores a record operation's own time where WithRecordTime asked for it, if it did.
+func SetRecordTime(ctx context.Context, d time.Duration) {
+	if p, ok := ctx.Value(recordTimeKey{}).(*time.Duration); ok {
+		*p = d
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/internal/postgres"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // Name is the adapter's name in configs.
@@ -57,7 +58,11 @@ func (Adapter) Info() adapters.Info {
 			{Name: "postgres", Kind: adapters.Bool, Default: "false", Help: "give the client a new schema on the run's throwaway PostgreSQL server"},
 			{Name: "dsn", Kind: adapters.DSN, Help: "give the client a new schema on this PostgreSQL server (dropped at the end; nothing else is touched)"},
 		},
-		Builtin:         workloads.Builtins,
+		Builtin: workloads.Builtins,
+		// Every record operation, for validation before any client is started: a target serves
+		// them only when its client lists capability ops (records.go), and adapters.RecordOps of
+		// the opened target says which.
+		Records:         ycsb.Ops(),
 		ClientWorkloads: true,
 	}
 }
@@ -115,6 +120,9 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	if tg.open, err = c.Open(ctx, req); err != nil {
 		return nil, err
+	}
+	if c.Has(protocol.CapOps) {
+		return &recordTarget{target: tg, tempDir: env.TempDir}, nil // YCSB's records (records.go)
 	}
 	return tg, nil
 }
@@ -218,7 +226,16 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	if rows != int64(ds.Len()) {
 		return t.c.fail("load stored %d persons, the dataset has %d", rows, ds.Len())
 	}
-	// The protocol's own round trip, measured once the client is warm.
+	if err := t.measurePings(ctx); err != nil {
+		return err
+	}
+	// What the client loaded, checked by a path it does not control: read back by dbbench, or the
+	// challenge (protocol 2).
+	return t.c.VerifyLoaded(ctx, ds, t.ScansInKeyOrder())
+}
+
+// measurePings measures the protocol's own round trip, once the client is warm (after a load).
+func (t *target) measurePings(ctx context.Context) error {
 	for i := 0; i < pingWarmup+pings; i++ {
 		if i == pingWarmup {
 			delete(t.c.RoundTrips, protocol.OpPing)
@@ -233,9 +250,7 @@ func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
 	if t.logf != nil {
 		t.logf("protocol round trip (ping) p50 %s", median(t.c.RoundTrips[protocol.OpPing]))
 	}
-	// What the client loaded, checked by a path it does not control: read back by dbbench, or the
-	// challenge (protocol 2).
-	return t.c.VerifyLoaded(ctx, ds, t.ScansInKeyOrder())
+	return nil
 }
 
 // Info returns the client's handshake, its own facts and the protocol's measured cost.

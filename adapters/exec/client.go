@@ -58,6 +58,9 @@ type Client struct {
 	loaded *protocol.Store
 	// verified says, per what was verified (load, insert), how.
 	verified map[string]string
+	wait     waitClock // the client's main thread's wait for a CPU (waited.go)
+	// doWin holds, per do kind, the times to judge together (records.go).
+	doWin map[string]*doWindowTimes
 }
 
 // ReplyError is a client's {"error": ...} reply: the request failed, the client is still usable.
@@ -171,7 +174,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	w0, waitedOK := waited(c.pid())
+	w0, waitedOK := c.wait.read(c.pid())
 	start := time.Now()
 	if err := c.send(op, msg, start.Add(timeout)); err != nil {
 		return 0, err
@@ -182,7 +185,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 	}
 	rtt := time.Since(start)
 	c.waited = 0
-	if w1, ok := waited(c.pid()); ok && waitedOK {
+	if w1, ok := c.wait.read(c.pid()); ok && waitedOK {
 		c.waited = min(rtt, w1-w0)
 	}
 	if err := c.decode(op, b, id, reply); err != nil {
@@ -595,6 +598,7 @@ func (c *Client) Run(ctx context.Context, workload string, params map[string]any
 // Close sends close, closes the client's input and waits up to 5 s for it to exit; then its process
 // group is killed. A client that did not exit by itself is an error.
 func (c *Client) Close(ctx context.Context) error {
+	defer c.wait.close()
 	var err error
 	if c.broken == nil {
 		var r protocol.Reply

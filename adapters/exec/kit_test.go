@@ -12,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/clients/refclient"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // TestConforms runs the conformance kit on exec targets driving each reference client: the Go one
@@ -25,6 +26,9 @@ func TestConforms(t *testing.T) {
 			tg := adaptertest.Target{
 				Workloads:     New().Info().Builtin,
 				LeavesTempDir: "docs/protocol.md: a client's temp_dir is removed by dbbench after the client closes",
+			}
+			if c.Records {
+				tg.RecordOps = ycsb.Ops()
 			}
 			if c.Postgres {
 				dsn := pgtest.NewDatabase(t)
@@ -99,7 +103,7 @@ func TestReferenceClientsAreReadBack(t *testing.T) {
 }
 
 // refClients returns the module's root and the Go reference client, built once for the test.
-func refClients(t *testing.T) (root, goBin string) {
+func refClients(t testing.TB) (root, goBin string) {
 	t.Helper()
 	root, err := refclient.Root()
 	if err != nil {

@@ -31,19 +31,21 @@ type Client struct {
 	// client once per test binary before its first run (a failed build fails the test).
 	Options map[string]any
 	Build   []string
+	// Records says that the client serves YCSB's records (capability ops: load_records and do).
+	Records bool
 }
 
 // All lists the reference clients.
 var All = []Client{
-	{Name: "go/lmdb", Go: "lmdb"},
-	{Name: "go/sqlite", Go: "sqlite"},
-	{Name: "go/postgres", Go: "postgres", Postgres: true},
-	node("lmdb", false),
-	node("better-sqlite3", false),
-	node("pg", true),
-	python("lmdb", "lmdb", false),
-	python("sqlite3", "sqlite3", false),
-	python("psycopg2", "psycopg2", true),
+	{Name: "go/lmdb", Go: "lmdb", Records: true},
+	{Name: "go/sqlite", Go: "sqlite", Records: true},
+	{Name: "go/postgres", Go: "postgres", Postgres: true, Records: true},
+	withRecords(node("lmdb", false)),
+	withRecords(node("better-sqlite3", false)),
+	withRecords(node("pg", true)),
+	withRecords(python("lmdb", "lmdb", false)),
+	withRecords(python("sqlite3", "sqlite3", false)),
+	withRecords(python("psycopg2", "psycopg2", true)),
 	// Haskell and Rust on LMDB: each variant that runs different code (docs/clients.md)
 	haskell("unsafe", nil, "ffi", "unsafe"),
 	haskell("threaded-safe-copy", []string{"--threaded"}, "ffi", "safe", "copy", true),
@@ -92,6 +94,12 @@ func pairs(kv []any) map[string]any {
 		m[kv[i].(string)] = kv[i+1]
 	}
 	return m
+}
+
+// withRecords marks a client that serves YCSB's records (capability ops).
+func withRecords(c Client) Client {
+	c.Records = true
+	return c
 }
 
 func node(lib string, pg bool) Client {

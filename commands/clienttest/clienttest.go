@@ -183,6 +183,7 @@ func (k *checker) session(ctx context.Context, file, store string) error {
 	s.builtins()
 	s.plausibleTimes()
 	s.adapterWorkloads()
+	s.records(filepath.Dir(file))
 	s.errorReplies()
 	s.close()
 	return nil

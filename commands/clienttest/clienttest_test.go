@@ -113,3 +113,41 @@ func TestLyingClientsFail(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordChecks: a client serving records (capability ops) gets the record checks and passes
+// them; one that answers reads from the formula, or reports 1 ns for its operations, fails them
+// with a line naming the lie; a client without ops is told they are skipped.
+func TestRecordChecks(t *testing.T) {
+	tests := []struct{ behaviour, want string }{
+		{exectest.OK, ""},
+		{exectest.RecordsFormula, "FAIL record reads: pass 1: read of"},
+		{exectest.RecordsOneNs, "FAIL record reads: client clienttest.test: do read replies: median ns 1ns over the last 1000 is implausibly short"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour, func(t *testing.T) {
+			t.Setenv(exectest.RecordsEnv, "1")
+			res, out, err := fake(t, tt.behaviour, "none")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == "" {
+				for _, check := range []string{"load records", "record reads", "record updates read back", "record inserts read back", "record scans"} {
+					if !strings.Contains(out, "ok   "+check+":") {
+						t.Errorf("no passing line for %q:\n%s", check, out)
+					}
+				}
+				if res.Failed != 0 {
+					t.Errorf("%d failed:\n%s", res.Failed, out)
+				}
+				return
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("want a failed check %q in:\n%s", tt.want, out)
+			}
+		})
+	}
+	_, out, err := fake(t, exectest.OK, "")
+	if err != nil || !strings.Contains(out, "skip records: the client does not list capability ops") {
+		t.Errorf("a client without ops: %v\n%s", err, out)
+	}
+}

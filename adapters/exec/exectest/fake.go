@@ -136,6 +136,16 @@ type request struct {
 	Ops      int               `json:"ops"`
 	Workload string            `json:"workload"`
 	Options  json.RawMessage   `json:"options"`
+	// load_records and do (RecordsEnv)
+	File        string   `json:"file"`
+	Count       int      `json:"count"`
+	FieldCount  int      `json:"fieldcount"`
+	FieldLength int      `json:"fieldlength"`
+	Kind        string   `json:"kind"`
+	Key         string   `json:"key"`
+	Field       int      `json:"field"`
+	Value       string   `json:"value"`
+	Fields      []string `json:"fields"`
 }
 
 // fake is one fake client's session.
@@ -148,6 +158,8 @@ type fake struct {
 	inserts       int
 	tempDir       string
 	challenge     int // requests of the challenge still to come (0: none under way)
+	seed          int64
+	rec           *recordStore // the records load_records stored (records.go)
 }
 
 // trackChallenge follows the challenge: its insert, a lookup, a scan, its removal and a scan.
@@ -264,6 +276,10 @@ func (f *fake) answer(r request) (map[string]any, error) {
 		m["latencies_ns"] = f.perOp(start, r.Ops)
 	case "concurrent":
 		f.concurrent(r, m, start)
+	case "load_records":
+		return m, f.loadRecords(r, m)
+	case "do":
+		return m, f.do(r, m)
 	default:
 		return nil, fmt.Errorf("unknown op %s", r.Op)
 	}
@@ -281,7 +297,7 @@ func (f *fake) open(r request, m map[string]any) error {
 	if err != nil {
 		return err
 	}
-	f.tempDir = r.TempDir
+	f.tempDir, f.seed = r.TempDir, r.Seed
 	m["info"] = map[string]any{"options": r.Options}
 	m["scans_in_key_order"] = true
 	return nil
@@ -393,6 +409,11 @@ func (f *fake) work(start time.Time, rows int) {
 	if f.behaviour == OneNs || f.behaviour == Zero {
 		per = lyingWork
 	}
+	f.workPer(start, rows, per)
+}
+
+// workPer is work at per a row.
+func (f *fake) workPer(start time.Time, rows int, per time.Duration) {
 	want := time.Duration(rows)*per - time.Since(start) // what start's caller spent counts
 	cpu0, ok := threadCPU()
 	if !ok {
@@ -437,6 +458,9 @@ func (f *fake) hello(r request, m map[string]any) error {
 		caps := []string{"store", "challenge"}
 		if f.behaviour == ClaimInserts {
 			caps = append(caps, "keep_store")
+		}
+		if servesRecords() {
+			caps = append(caps, "ops")
 		}
 		m["capabilities"] = caps
 	}

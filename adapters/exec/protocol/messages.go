@@ -32,7 +32,7 @@ const (
 	CapKeepStore = "keep_store" // insert with keep: the fresh store stays for dbbench to read, until drop
 	CapStore     = "store"      // the load reply describes the loaded store, for dbbench to read
 	CapChallenge = "challenge"  // challenge persons inserted, looked up by email, scanned, removed
-	CapOps       = "ops"        // per-operation do requests (the load model; specified, not used yet)
+	CapOps       = "ops"        // YCSB records: load_records and do requests (records.go)
 	CapPhases    = "phases"     // phases_ns on replies (profiles; specified, not used yet)
 )
 

@@ -118,5 +118,8 @@ func capabilities(b Backend) []string {
 	if _, ok := b.(StoreDescriber); ok {
 		caps = append(caps, CapStore)
 	}
+	if _, ok := b.(RecordBackend); ok {
+		caps = append(caps, CapOps)
+	}
 	return caps
 }

@@ -9,6 +9,7 @@ import { Tally } from './rowsum.js';
 import { now, since } from './clock.js';
 import { bytesOption, packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
+import { readRecordFile, recordSum, hex64 } from './records.js';
 
 const APPEND = { append: true }; // MDB_APPEND: the load comes in key order
 const FILES = ['data.mdb', 'lock.mdb'];
@@ -36,7 +37,7 @@ function scan(db, rows) {
 export class Backend {
   // lmdb-js writes LMDB 1.0's data format, which the LMDB 0.9 dbbench reads with cannot open: its
   // store is kind other, checked by the challenge (and inserts by this client's own read-back).
-  capabilities = ['store', 'challenge'];
+  capabilities = ['store', 'challenge', 'ops'];
   library = 'lmdb';
   libraryVersion = packageVersion('lmdb');
   options = ['path', 'map_size', 'max_readers', 'durable'];
@@ -177,7 +178,88 @@ export class Backend {
     return this.pool.run(readers, rows);
   }
 
+  // YCSB's records (capability ops): an environment of their own under temp_dir, key = the record's
+  // key, value = its fields, each a uint32 length (little-endian) and the bytes.
+  async loadRecords(path, count) {
+    const { fields, count: n, records } = readRecordFile(path);
+    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    await this.closeRecords();
+    const pairs = records.map(([k, fs]) => [Buffer.from(k, 'latin1'), packFields(fs)]).sort((a, b) => Buffer.compare(a[0], b[0]));
+    this.recDir = join(this.tempDir, `records-${++this.inserts}`);
+    mkdirSync(this.recDir, { recursive: true });
+    this.rec = open(envOptions(this.recDir, this.settings));
+    this.recFields = fields;
+    this.rec.transactionSync(() => { for (const [k, v] of pairs) this.rec.putSync(k, v, APPEND); });
+    return { rows: n };
+  }
+
+  readRecord(key) {
+    const db = this.rec;
+    const t0 = now();
+    const v = db.getBinaryFast(Buffer.from(key, 'latin1'));
+    const fields = v === undefined ? undefined : unpackFields(v);
+    db.resetReadTxn();
+    const ns = since(t0);
+    return fields === undefined ? { ns, found: false } : { ns, found: true, fields };
+  }
+
+  updateRecord(key, field, value) {
+    if (field < 0 || field >= this.recFields) throw new Error(`update of field ${field}: records have ${this.recFields}`);
+    const db = this.rec;
+    const k = Buffer.from(key, 'latin1');
+    const t0 = now();
+    const found = db.transactionSync(() => {
+      const v = db.getBinary(k);
+      if (v === undefined) return false;
+      const fs = unpackFields(v);
+      fs[field] = value;
+      db.putSync(k, packFields(fs));
+      return true;
+    });
+    const ns = since(t0);
+    if (!found) throw new Error(`update of ${JSON.stringify(key)}: no such record`);
+    return { ns };
+  }
+
+  insertRecord(key, fields) {
+    if (fields.length !== this.recFields) throw new Error(`insert with ${fields.length} fields: records have ${this.recFields}`);
+    const db = this.rec;
+    const k = Buffer.from(key, 'latin1');
+    const t0 = now();
+    const added = db.transactionSync(() => {
+      if (db.getBinary(k) !== undefined) return false;
+      db.putSync(k, packFields(fields));
+      return true;
+    });
+    const ns = since(t0);
+    if (!added) throw new Error(`insert of ${JSON.stringify(key)}: the key exists`);
+    return { ns };
+  }
+
+  scanRecords(start, n) {
+    const db = this.rec;
+    let rows = 0;
+    let sum = 0n;
+    const t0 = now();
+    if (n > 0) {
+      for (const { key, value } of db.getRange({ start: Buffer.from(start, 'latin1'), limit: n })) {
+        sum += recordSum(key.toString('latin1'), unpackFields(value));
+        rows++;
+      }
+    }
+    db.resetReadTxn();
+    return { ns: since(t0), rows, checksum: hex64(sum) };
+  }
+
+  async closeRecords() {
+    if (!this.rec) return;
+    await this.rec.close();
+    rmSync(this.recDir, { recursive: true, force: true });
+    this.rec = undefined;
+  }
+
   async close() {
+    await this.closeRecords();
     await this.pool.close();
     await this.db.close();
     // Remove what this client made: LMDB's files, and the directory if it created it.
@@ -205,4 +287,30 @@ function put(db, p, order, n, flags) {
 export function openReader({ path, settings }) {
   const db = open({ ...envOptions(path, settings), readOnly: true });
   return { scan: (rows) => scan(db, rows) };
+}
+
+// packFields encodes a record's fields (ASCII strings) as the value of the records' environment.
+function packFields(fields) {
+  let size = 0;
+  for (const f of fields) size += 4 + f.length;
+  const b = Buffer.allocUnsafe(size);
+  let off = 0;
+  for (const f of fields) {
+    b.writeUInt32LE(f.length, off);
+    b.write(f, off + 4, 'latin1');
+    off += 4 + f.length;
+  }
+  return b;
+}
+
+// unpackFields decodes a value of the records' environment into strings (copies: the view lmdb-js
+// returns is reused by the next read).
+function unpackFields(v) {
+  const out = [];
+  for (let off = 0; off < v.length;) {
+    const n = v.readUInt32LE(off);
+    out.push(v.toString('latin1', off + 4, off + 4 + n));
+    off += 4 + n;
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Tally } from './rowsum.js';
 import { now, since } from './clock.js';
 import { packageVersion } from './meta.js';
+import { readRecordFile, recordSum, hex64 } from './records.js';
 
 const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT $1';
 const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = $1';
@@ -21,7 +22,7 @@ function fold(rows) {
 }
 
 export class Backend {
-  capabilities = ['keep_store', 'store'];
+  capabilities = ['keep_store', 'store', 'ops'];
   library = 'pg';
   libraryVersion = packageVersion('pg');
   options = [];
@@ -142,6 +143,68 @@ export class Backend {
     let end = t0;
     for (const r of results) if (r.end > end) end = r.end;
     return { wall_ns: Number(end - t0), readers: results.map(({ end, ...r }) => r) };
+  }
+
+  // YCSB's records (capability ops) in usertable(ycsb_key, field0, ...) of the schema, as the Go sql
+  // adapter's; each operation one named prepared statement in autocommit mode (its own transaction).
+  async loadRecords(path, count) {
+    const { fields, count: n, records } = readRecordFile(path);
+    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    const c = this.client;
+    const cols = Array.from({ length: fields }, (_, f) => `field${f}`);
+    const names = cols.join(', ');
+    await c.query('DROP TABLE IF EXISTS usertable');
+    await c.query(`CREATE TABLE usertable (ycsb_key TEXT COLLATE "C" PRIMARY KEY${cols.map((x) => `, ${x} TEXT NOT NULL`).join('')})`);
+    const unnest = Array.from({ length: fields + 1 }, (_, i) => `$${i + 1}::text[]`).join(', ');
+    await c.query('BEGIN');
+    for (let j = 0; j < n; j += LOAD_BATCH) {
+      const batch = records.slice(j, j + LOAD_BATCH);
+      const columns = [batch.map((r) => r[0]), ...cols.map((_, f) => batch.map((r) => r[1][f]))];
+      await c.query(`INSERT INTO usertable (ycsb_key, ${names}) SELECT * FROM unnest(${unnest})`, columns);
+    }
+    await c.query('COMMIT');
+    await c.query('VACUUM ANALYZE usertable');
+    this.recFields = fields;
+    this.recLoads = (this.recLoads ?? 0) + 1; // statement names per load: a new table, new plans
+    const v = this.recLoads;
+    this.recSQL = {
+      read: { name: `rec_read_${v}`, text: `SELECT ${names} FROM usertable WHERE ycsb_key = $1`, rowMode: 'array' },
+      update: cols.map((x) => ({ name: `rec_update_${x}_${v}`, text: `UPDATE usertable SET ${x} = $1 WHERE ycsb_key = $2` })),
+      insert: { name: `rec_insert_${v}`, text: `INSERT INTO usertable (ycsb_key, ${names}) VALUES ($1${cols.map((_, f) => `, $${f + 2}`).join('')})` },
+      scan: { name: `rec_scan_${v}`, text: `SELECT ycsb_key, ${names} FROM usertable WHERE ycsb_key >= $1 ORDER BY ycsb_key LIMIT $2`, rowMode: 'array' },
+    };
+    return { rows: Number((await c.query('SELECT count(*) AS n FROM usertable')).rows[0].n) };
+  }
+
+  async readRecord(key) {
+    const t0 = now();
+    const { rows } = await this.client.query({ ...this.recSQL.read, values: [key] });
+    const ns = since(t0);
+    return rows.length === 0 ? { ns, found: false } : { ns, found: true, fields: rows[0] };
+  }
+
+  async updateRecord(key, field, value) {
+    if (field < 0 || field >= this.recFields) throw new Error(`update of field ${field}: records have ${this.recFields}`);
+    const t0 = now();
+    const { rowCount } = await this.client.query({ ...this.recSQL.update[field], values: [value, key] });
+    const ns = since(t0);
+    if (rowCount !== 1) throw new Error(`update of ${JSON.stringify(key)}: no such record`);
+    return { ns };
+  }
+
+  async insertRecord(key, fields) {
+    if (fields.length !== this.recFields) throw new Error(`insert with ${fields.length} fields: records have ${this.recFields}`);
+    const t0 = now();
+    await this.client.query({ ...this.recSQL.insert, values: [key, ...fields] }); // a duplicate key throws
+    return { ns: since(t0) };
+  }
+
+  async scanRecords(start, n) {
+    const t0 = now();
+    const { rows } = await this.client.query({ ...this.recSQL.scan, values: [start, n] });
+    let sum = 0n;
+    for (const r of rows) sum += recordSum(r[0], r.slice(1));
+    return { ns: since(t0), rows: rows.length, checksum: hex64(sum) };
   }
 
   async close() {

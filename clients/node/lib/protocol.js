@@ -5,12 +5,13 @@
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { PersonFile } from './persons.js';
+import { doRecords } from './records.js';
 
 // The protocol versions this client speaks: 2, and 1 for an older dbbench.
 export const VERSIONS = [1, 2];
 const CLIENT_VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url))).version;
 const MAX_READERS = 1024;
-const OPS = ['hello', 'ping', 'open', 'load', 'scan', 'lookup', 'insert', 'drop', 'challenge', 'concurrent', 'close'];
+const OPS = ['hello', 'ping', 'open', 'load', 'scan', 'lookup', 'insert', 'drop', 'challenge', 'concurrent', 'close', 'load_records', 'do'];
 
 // serve answers requests from input on output with backend until input ends, then closes the
 // backend if a store is open. Nothing but replies is written to output.
@@ -88,6 +89,11 @@ class Session {
       }
     }
     const persons = this.persons;
+    if (req.op === 'load_records' || req.op === 'do') {
+      if (this.version < 2 || !b.capabilities.includes('ops')) throw new Error(`this client serves no records with ${b.library} (capability ops)`);
+      if (!persons) throw new Error('no store is open (send open first)');
+      return doRecords(b, req);
+    }
     if (['load', 'scan', 'lookup', 'insert', 'drop', 'challenge', 'concurrent'].includes(req.op) && !persons) throw new Error('no store is open (send open first)');
     switch (req.op) {
       case 'load': {

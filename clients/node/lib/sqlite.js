@@ -8,6 +8,7 @@ import { Tally } from './rowsum.js';
 import { now, since } from './clock.js';
 import { packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
+import { readRecordFile, recordSum, hex64 } from './records.js';
 
 const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT ?';
 const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = ?';
@@ -31,7 +32,7 @@ function connect(path, readonly) {
 }
 
 export class Backend {
-  capabilities = ['keep_store', 'store'];
+  capabilities = ['keep_store', 'store', 'ops'];
   library = 'better-sqlite3';
   libraryVersion = packageVersion('better-sqlite3');
   options = [];
@@ -116,6 +117,59 @@ export class Backend {
   async close() {
     await this.pool.close();
     this.db.close();
+  }
+
+  // YCSB's records (capability ops) in usertable(ycsb_key, field0, ...), as the Go sql adapter's.
+  loadRecords(path, count) {
+    const { fields, count: n, records } = readRecordFile(path);
+    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    const cols = Array.from({ length: fields }, (_, f) => `field${f}`);
+    this.db.exec('DROP TABLE IF EXISTS usertable');
+    this.db.exec(`CREATE TABLE usertable (ycsb_key TEXT PRIMARY KEY${cols.map((c) => `, ${c} TEXT NOT NULL`).join('')}) WITHOUT ROWID`);
+    const names = cols.join(', ');
+    const ins = this.db.prepare(`INSERT INTO usertable (ycsb_key, ${names}) VALUES (?${', ?'.repeat(fields)})`);
+    this.db.transaction(() => { for (const [k, fs] of records) ins.run(k, ...fs); })();
+    this.rec = {
+      fields, insert: ins,
+      read: this.db.prepare(`SELECT ${names} FROM usertable WHERE ycsb_key = ?`).raw(true),
+      update: cols.map((c) => this.db.prepare(`UPDATE usertable SET ${c} = ? WHERE ycsb_key = ?`)),
+      scan: this.db.prepare(`SELECT ycsb_key, ${names} FROM usertable WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?`).raw(true),
+    };
+    return { rows: this.db.prepare('SELECT count(*) FROM usertable').pluck().get() };
+  }
+
+  readRecord(key) {
+    const t0 = now();
+    const r = this.rec.read.get(key);
+    const ns = since(t0);
+    return r === undefined ? { ns, found: false } : { ns, found: true, fields: r };
+  }
+
+  updateRecord(key, field, value) {
+    if (field < 0 || field >= this.rec.fields) throw new Error(`update of field ${field}: records have ${this.rec.fields}`);
+    const t0 = now();
+    const { changes } = this.rec.update[field].run(value, key);
+    const ns = since(t0);
+    if (changes !== 1) throw new Error(`update of ${JSON.stringify(key)}: no such record`);
+    return { ns };
+  }
+
+  insertRecord(key, fields) {
+    if (fields.length !== this.rec.fields) throw new Error(`insert with ${fields.length} fields: records have ${this.rec.fields}`);
+    const t0 = now();
+    this.rec.insert.run(key, ...fields); // a duplicate key throws
+    return { ns: since(t0) };
+  }
+
+  scanRecords(start, n) {
+    let rows = 0;
+    let sum = 0n;
+    const t0 = now();
+    for (const r of this.rec.scan.iterate(start, n)) {
+      sum += recordSum(r[0], r.slice(1));
+      rows++;
+    }
+    return { ns: since(t0), rows, checksum: hex64(sum) };
   }
 }
 

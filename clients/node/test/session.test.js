@@ -216,7 +216,7 @@ for (const library of ['better-sqlite3']) {
     });
     const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
     assert.equal(hello.protocol, 2);
-    assert.deepEqual(hello.capabilities, ['keep_store', 'store']);
+    assert.deepEqual(hello.capabilities, ['keep_store', 'store', 'ops']);
     await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
     const load = await c.ok({ op: 'load' });
     assert.equal(load.store.kind, 'sqlite');
@@ -243,7 +243,7 @@ test('protocol 2: lmdb takes the challenge', async (t) => {
     rmSync(tempDir, { recursive: true, force: true });
   });
   const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
-  assert.deepEqual(hello.capabilities, ['store', 'challenge']);
+  assert.deepEqual(hello.capabilities, ['store', 'challenge', 'ops']);
   await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
   assert.deepEqual((await c.ok({ op: 'load' })).store, { kind: 'other' });
   const persons = [{ email: 'challenge.0@challenge.invalid', name: 'Challenge X', age: 33 }, { email: 'a@challenge.invalid', name: 'Y', age: 18 }];

@@ -5,6 +5,7 @@ import platform
 import sys
 
 from . import VERSION
+from .records import text
 from .rowsum import hex64
 
 PROTOCOLS = (1, 2)  # 2, and 1 for an older dbbench
@@ -52,7 +53,9 @@ class Server:
         if op == "close":
             self.close()
             return {}
-        if op in ("load", "scan", "lookup", "insert", "drop", "concurrent", "run"):
+        if op in ("load_records", "do") and (self.version < 2 or not hasattr(self.backend_class, "load_records")):
+            raise RequestError("%s: this client serves no records with %s (capability ops)" % (op, self.backend_class.library))
+        if op in ("load", "scan", "lookup", "insert", "drop", "concurrent", "run", "load_records", "do"):
             if self.backend is None:
                 raise RequestError("%s before open" % op)
             return getattr(self, "op_" + op)(req)
@@ -77,7 +80,46 @@ class Server:
         if self.version >= 2:
             # dbbench reads the loaded store and each insert's fresh store back itself
             reply["capabilities"] = ["keep_store", "store"]
+            if hasattr(b, "load_records"):
+                reply["capabilities"].append("ops")  # YCSB's records: load_records and do
         return reply
+
+    def op_load_records(self, req):
+        path = req.get("file")
+        if not isinstance(path, str):
+            raise RequestError("load_records: file must be a path")
+        return {"rows": self.backend.load_records(path, count(req, "count"))}
+
+    def op_do(self, req):
+        try:
+            return self.do(req)
+        except RequestError:
+            raise
+        except Exception as e:  # a missing record, a duplicate key: the operation's error, not the client's
+            raise RequestError("do %s: %s: %s" % (req.get("kind"), type(e).__name__, one_line(e)))
+
+    def do(self, req):
+        kind, key = req.get("kind"), text(req.get("key"), "key")
+        b = self.backend
+        if kind == "read":
+            fields, elapsed = b.read_record(key)
+            if fields is None:
+                return {"ns": elapsed, "found": False}
+            return {"ns": elapsed, "found": True, "fields": [f.decode("ascii") for f in fields]}
+        if kind == "update":
+            field = req.get("field")
+            if type(field) is not int:
+                raise RequestError("do update: field must be an integer")
+            return {"ns": b.update_record(key, field, text(req.get("value"), "value"))}
+        if kind == "insert":
+            fields = req.get("fields")
+            if not isinstance(fields, list):
+                raise RequestError("do insert: fields must be a list")
+            return {"ns": b.insert_record(key, [text(f, "field") for f in fields])}
+        if kind == "scan":
+            rows, total, elapsed = b.scan_records(key, count(req, "count"))
+            return {"ns": elapsed, "rows": rows, "checksum": hex64(total)}
+        raise RequestError("do: unknown kind %r (read, update, insert or scan)" % (kind,))
 
     def op_load(self, req):
         rows, elapsed = self.backend.load()

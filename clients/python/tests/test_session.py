@@ -220,7 +220,7 @@ class SessionTest(unittest.TestCase):
             with self.subTest(library=library):
                 c = Client(self, library)
                 hello = c.ok("hello", protocol=2, dbbench="test")
-                self.assertEqual((hello["protocol"], hello["capabilities"]), (2, ["keep_store", "store"]))
+                self.assertEqual((hello["protocol"], hello["capabilities"]), (2, ["keep_store", "store", "ops"]))
                 c.ok("open", **self.open_request({}, {}))
                 load = c.ok("load")
                 self.assertEqual(load["store"]["kind"], "lmdb" if library == "lmdb" else "sqlite")

@@ -45,6 +45,9 @@ type adapterBackend struct {
 	// persons holds the first persons of ds, built once for all insert requests, as the engine builds
 	// its insert workload's once: no allocation per request to trigger a collection in timed work.
 	persons []dataset.Person
+	// fields is the last read's record, reused by the next (the reply is encoded before it).
+	fields [][]byte
+	found  bool
 }
 
 // hidden lists the options the client sets itself and so does not offer in hello.
