@@ -38,6 +38,7 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var self time.Duration // one slot per worker
 			for op := range ch {
 				opCtx, cancel := ctx, context.CancelFunc(func() {})
 				if cfg.Timeout > 0 {
@@ -45,8 +46,9 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 				}
 				start := time.Since(t0)
 				op.Intended = start
+				self, op.Self = 0, &self
 				err := do(opCtx, op)
-				end := time.Since(t0)
+				end := load.SelfEnd(start, time.Since(t0), self)
 				timedOut := err != nil && errors.Is(opCtx.Err(), context.DeadlineExceeded)
 				cancel()
 				rec.record(op.Type, start, end, err, timedOut)

@@ -340,6 +340,17 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 		defer t.done.Add(1)
 		o := op.Arg
 		key := yr.y.Key(o.Record)
+		// A target that times itself (a client in another process) says how long the operation
+		// took it; a read-modify-write's two calls add up, and count only if both said.
+		var d1, d2 time.Duration
+		if op.Self != nil {
+			defer func() {
+				if d1 > 0 && (o.Type != ycsb.ReadModifyWrite || d2 > 0) {
+					*op.Self = d1 + d2
+				}
+			}()
+			ctx = adapters.WithRecordTime(ctx, &d1)
+		}
 		switch o.Type {
 		case ycsb.Read:
 			return yr.read(ctx, t, o.Record, key)
@@ -348,6 +359,9 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 		case ycsb.ReadModifyWrite: // YCSB's: a read then an update of the same record, timed together
 			if err := yr.read(ctx, t, o.Record, key); err != nil {
 				return err
+			}
+			if op.Self != nil {
+				ctx = adapters.WithRecordTime(ctx, &d2)
 			}
 			return yr.update(ctx, t, o.Record, key)
 		case ycsb.Insert:

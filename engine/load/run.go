@@ -87,6 +87,19 @@ type Op[T any] struct {
 	Type     int           // index into Config.OpTypes
 	Arg      T             // what next drew for it (a key, a record number, ...)
 	Intended time.Duration // intended start, from the run's start
+	// Self is where do may put the operation's own duration as the target timed it (a client in
+	// another process reports it): the service time is then that, not the worker's clock around
+	// the call, which holds the process boundary too; the response time is the start lag plus it.
+	Self *time.Duration
+}
+
+// SelfEnd is when an operation ended: start plus its own duration when the target timed it, else
+// the worker's clock at its return.
+func SelfEnd(start, end time.Duration, self time.Duration) time.Duration {
+	if self > 0 && start+self <= end {
+		return start + self
+	}
+	return end
 }
 
 // Clocks are the three histograms (ns) of one operation type.
@@ -265,14 +278,16 @@ func Run[T any](ctx context.Context, cfg Config, next func(seq int64) (int, T), 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var self time.Duration // one slot per worker
 			for op := range ch {
 				start := time.Since(t0)
 				opCtx, cancel := ctx, context.CancelFunc(nil)
 				if cfg.Timeout > 0 {
 					opCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 				}
+				self, op.Self = 0, &self
 				err := do(opCtx, op)
-				end := time.Since(t0)
+				end := SelfEnd(start, time.Since(t0), self)
 				timedOut := err != nil && errors.Is(opCtx.Err(), context.DeadlineExceeded)
 				if cancel != nil {
 					cancel()
