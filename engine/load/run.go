@@ -27,8 +27,13 @@ const (
 
 // Defaults of a Config's zero fields.
 const (
-	DefaultInterval  = time.Second
-	DefaultSpin      = 200 * time.Microsecond // the research note: sleep to 200 us before, then spin
+	DefaultInterval = time.Second
+	DefaultSpin     = 200 * time.Microsecond // the research note: sleep to 200 us before, then spin
+	// SpinShare bounds the spin to this share of the gap between intended starts, so that spinning
+	// costs at most that share of a core: at 10,000 ops/s a 200 us spin took 99% of a core and on 2
+	// cores starved the workers (start lag p99 10.5 ms at 20,000 ops/s); the thread's own nanosleep
+	// already wakes within about 100 us (docs/load.md, "The schedule").
+	SpinShare        = 0.1
 	DefaultLateAfter = time.Millisecond
 	// SaturatedShare: a side (generator or target) is saturated when it made more than this share
 	// of the operations late (or, for the target, dropped them).
@@ -318,6 +323,7 @@ type dispatcher[T any] struct {
 	schedAt                    []int64         // scheduled per interval
 	tail                       []time.Duration // own lag of the last tailOps operations (a ring)
 	tailAt                     int
+	prevIntended               time.Duration // the last operation's intended start (the gap bounds the spin)
 }
 
 func (d *dispatcher[T]) run(ctx context.Context, times *Times, next func(int64) (int, T)) error {
@@ -416,7 +422,8 @@ func (d *dispatcher[T]) wait(ctx context.Context, intended time.Duration) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	spin := max(d.cfg.Spin, 0)
+	spin := max(min(d.cfg.Spin, time.Duration(SpinShare*float64(intended-d.prevIntended))), 0)
+	d.prevIntended = intended
 	left := intended - time.Since(d.t0) - spin
 	if left >= 10*time.Millisecond { // a long gap (a slow ramp): stay cancellable, then wake precisely
 		tm := time.NewTimer(left - 2*time.Millisecond)
