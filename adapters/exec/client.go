@@ -51,7 +51,7 @@ type Client struct {
 	// pingP99 is the protocol's own round trip (Calibrate); 0 until measured: no lower bound yet.
 	pingP99  time.Duration
 	last     protocol.Request       // the last request sent through call
-	pingWork []time.Duration        // each ping's round trip less the client's wait for a CPU (its cost, verify.go)
+	pingWork []time.Duration        // until Calibrate: each ping's round trip less the client's wait for a CPU (verify.go)
 	waited   time.Duration          // how long the client's main thread waited for a CPU in the last round trip
 	short    map[string]*shortCount // per op: replies whose time was implausibly short
 	// loaded is the store the load reply described (capability store), nil if none.
@@ -195,7 +195,7 @@ func (c *Client) roundTrip(ctx context.Context, op string, msg []byte, id int64,
 		return 0, err
 	}
 	c.RoundTrips[op] = append(c.RoundTrips[op], rtt)
-	if op == protocol.OpPing {
+	if op == protocol.OpPing && c.pingP99 == 0 { // until Calibrate has taken the protocol's cost
 		c.pingWork = append(c.pingWork, rtt-c.waited)
 	}
 	return rtt, nil

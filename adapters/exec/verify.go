@@ -59,9 +59,9 @@ const (
 	coldPingWait = 2 * time.Millisecond
 )
 
-// Calibrate takes the protocol's own cost from the pings measured so far (back to back) and from
-// cold pings (each after a pause): the larger of their p99 and p90. From now on a reported time is
-// also checked against the round trip less that cost.
+// Calibrate (once per client) takes the protocol's own cost from the pings measured so far (back
+// to back) and from cold pings (each after a pause): the larger of their p99 and p90. From now on a
+// reported time is also checked against the round trip less that cost.
 func (c *Client) Calibrate(ctx context.Context) error {
 	keep := len(c.RoundTrips[protocol.OpPing]) // the pings kept as the protocol's (warm-up ones left out)
 	if keep == 0 || keep > len(c.pingWork) {
@@ -79,6 +79,7 @@ func (c *Client) Calibrate(ctx context.Context) error {
 	}
 	// the cold ones are not the protocol's usual round trip
 	c.RoundTrips[protocol.OpPing] = c.RoundTrips[protocol.OpPing][:keep]
+	c.pingWork = nil // from now on the cost is pingP99; later pings judge a reply, not the cost
 	c.pingP99 = max(quantile(hot, 0.99), quantile(cold, 0.9))
 	return nil
 }
@@ -131,8 +132,8 @@ func (c *Client) plausible(op, field string, d, rtt time.Duration) error {
 }
 
 // A read that still looks short after the recheck pings is asked again, up to askAgain times, and
-// judged on each repeat's round trip less the time the client's threads waited for a CPU during it
-// (waited.go): a machine's load adds to a round trip without being the client's work, while a
+// judged on each repeat's round trip less the time the client's main thread waited for a CPU during
+// it (waited.go): a machine's load adds to a round trip without being the client's work, while a
 // client that reports less than it works does so every time. Only reads are asked again: they
 // change nothing. The repeats' round trips are not the workload's.
 const askAgain = 2
@@ -186,22 +187,25 @@ func (c *Client) readAgain(req protocol.Request) (time.Duration, time.Duration, 
 	return time.Duration(r.ElapsedNs), rtt, err
 }
 
-// plausibleOnce says whether a repeat shows the reported time plausible: its work beyond the cost
-// visible, and the time at least share of it. A repeat whose work is too small to tell decides
-// nothing.
-func plausibleOnce(d, rtt, cost time.Duration, share float64) bool {
+// visibleWork is the work a round trip rtt shows beyond the protocol's cost, and whether it is
+// large enough to tell a short time from the machine's scheduling.
+func visibleWork(rtt, cost time.Duration) (time.Duration, bool) {
 	work := rtt - cost
-	return work >= max(minVisible, visibleCosts*cost) && d >= time.Duration(share*float64(work))
+	return work, work >= max(minVisible, visibleCosts*cost)
+}
+
+// plausibleOnce says whether a repeat shows the reported time plausible: its work visible, and the
+// time at least share of it. A repeat whose work is too small to tell decides nothing.
+func plausibleOnce(d, rtt, cost time.Duration, share float64) bool {
+	work, ok := visibleWork(rtt, cost)
+	return ok && d >= time.Duration(share*float64(work))
 }
 
 // tooShort says whether a reported time d is far below the work a round trip rtt shows beyond the
 // protocol's cost, where that work is large enough to tell.
 func tooShort(d, rtt, cost time.Duration, share float64) bool {
-	work := rtt - cost
-	if work < max(minVisible, visibleCosts*cost) {
-		return false
-	}
-	return d < time.Duration(share*float64(work))
+	work, ok := visibleWork(rtt, cost)
+	return ok && d < time.Duration(share*float64(work))
 }
 
 // pingNow measures what the protocol costs right now: the slowest of a few pings, which are then
