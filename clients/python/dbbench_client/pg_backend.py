@@ -259,15 +259,12 @@ def _insert_record(self, key, fields):
 
 
 def _scan_records(self, start, n):
-    from .records import recordsum
+    from .records import tally_rows
     clock = time.perf_counter_ns
-    rows = total = 0
     with self.conn.cursor() as cur:
         t0 = clock()
         cur.execute(self.rec_sql["scan"], (start.decode(), n))
-        for row in cur:
-            total += recordsum(row[0].encode(), [v.encode() for v in row[1:]])
-            rows += 1
+        rows, total = tally_rows(cur)
         return rows, total, clock() - t0
 
 

@@ -59,6 +59,15 @@ def recordsum(key, fields):
     return h ^ (h >> 29)
 
 
+def tally_rows(rows):
+    """Rows read and the sum of their recordsum, for SQL rows of (key, field0, field1, ...) as text."""
+    n = total = 0
+    for row in rows:
+        total += recordsum(row[0].encode(), [v.encode() for v in row[1:]])
+        n += 1
+    return n, total
+
+
 def text(v, what):
     """A key or value of a do request: a str of printable ASCII, as bytes."""
     if not isinstance(v, str):

@@ -219,13 +219,10 @@ def _insert_record(self, key, fields):
 
 
 def _scan_records(self, start, n):
-    from .records import recordsum
+    from .records import tally_rows
     clock = time.perf_counter_ns
-    rows = total = 0
     t0 = clock()
-    for row in self.db.execute(self.rec.scan, (start.decode(), n)):
-        total += recordsum(row[0].encode(), [v.encode() for v in row[1:]])
-        rows += 1
+    rows, total = tally_rows(self.db.execute(self.rec.scan, (start.decode(), n)))
     return rows, total, clock() - t0
 
 
