@@ -215,14 +215,14 @@ func (e *echoOp) Info() map[string]any {
 	return map[string]any{"plan": "SCAN facts", "warnings": []string{"plan sorts"}}
 }
 
-// plan builds a plan from YAML against the memory and fake adapters.
-func plan(t *testing.T, log *callLog, y string) *config.Plan {
+// resolvePlan parses a config from YAML and resolves it against the memory adapter and others.
+func resolvePlan(t *testing.T, name, y string, others ...adapters.Adapter) (*config.Config, *config.Plan) {
 	t.Helper()
-	reg, err := adapters.NewRegistry(memory.New(), fake{log: log})
+	reg, err := adapters.NewRegistry(append([]adapters.Adapter{memory.New()}, others...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse("test.yaml", []byte(y))
+	c, err := config.Parse(name, []byte(y))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +230,13 @@ func plan(t *testing.T, log *callLog, y string) *config.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, p
+}
+
+// plan builds a plan from YAML against the memory and fake adapters.
+func plan(t *testing.T, log *callLog, y string) *config.Plan {
+	t.Helper()
+	c, p := resolvePlan(t, "test.yaml", y, fake{log: log})
 	if c.Verdict.Runs == 0 {
 		p.Verdict.Runs = 1 // measured in this process; runs in workers are runs_test.go's
 	}

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
-	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/config"
 )
 
@@ -21,10 +19,6 @@ func TestMain(m *testing.M) {
 
 func execPlan(t *testing.T, behaviour string, extra ...string) *config.Plan {
 	t.Helper()
-	reg, err := adapters.NewRegistry(memory.New(), exec.New())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exectest.Command()
 	y := fmt.Sprintf(`name: exec
 dataset: {persons: 300}
@@ -42,14 +36,7 @@ targets:
     adapter: exec
     options: {command: [%q, %q], env: {%s: %s}, timeout: 5s}
 `, strings.Join(extra, "\n"), cmd[0], cmd[1], exectest.FakeEnv, behaviour)
-	c, err := config.Parse("exec.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Resolve(reg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := resolvePlan(t, "exec.yaml", y, exec.New())
 	p.Verdict.Runs = 1 // measured in this process
 	return p
 }

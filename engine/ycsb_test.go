@@ -18,7 +18,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/engine/load"
@@ -192,18 +191,7 @@ func (s *recStore) ScanRecords(_ context.Context, start []byte, n int) (adapters
 // ycsbPlan builds a plan of YCSB workloads on the records adapter.
 func ycsbPlan(t *testing.T, y string) *config.Plan {
 	t.Helper()
-	reg, err := adapters.NewRegistry(memory.New(), recAdapter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := config.Parse("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Resolve(reg, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := resolvePlan(t, "test.yaml", y, recAdapter{})
 	p.Verdict.Runs = 1
 	return p
 }
