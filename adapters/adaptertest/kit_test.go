@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,57 +21,9 @@ import (
 	"github.com/dbbench/dbbench/workloads"
 )
 
-// recorder is a testing.TB that records failures instead of failing the test, so that the kit's
-// checks can be run against broken targets and be seen to fail.
-type recorder struct {
-	testing.TB
-	mu       sync.Mutex
-	failures []string
-	skipped  bool
-	cleanups []func()
-}
-
-func (r *recorder) fail(msg string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failures = append(r.failures, msg)
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Error(args ...any)         { r.fail(fmt.Sprint(args...)) }
-func (r *recorder) Errorf(f string, a ...any) { r.fail(fmt.Sprintf(f, a...)) }
-func (r *recorder) Fail()                     { r.fail("Fail") }
-func (r *recorder) FailNow()                  { r.fail("FailNow"); runtime.Goexit() }
-func (r *recorder) Fatal(args ...any)         { r.fail(fmt.Sprint(args...)); runtime.Goexit() }
-func (r *recorder) Fatalf(f string, a ...any) { r.fail(fmt.Sprintf(f, a...)); runtime.Goexit() }
-func (r *recorder) Skip(args ...any)          { r.SkipNow() }
-func (r *recorder) Skipf(f string, a ...any)  { r.SkipNow() }
-func (r *recorder) SkipNow()                  { r.skipped = true; runtime.Goexit() }
-func (r *recorder) Skipped() bool             { return r.skipped }
-func (r *recorder) Cleanup(f func())          { r.cleanups = append(r.cleanups, f) }
-
-func (r *recorder) Failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.failures) > 0
-}
-
-// record runs one check of the kit with a recorder, on a goroutine of its own (Fatal ends it), and
-// runs the check's cleanups after it, last first.
-func record(t *testing.T, check func(testing.TB, adaptertest.Target), tg adaptertest.Target) *recorder {
-	r := &recorder{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			for i := len(r.cleanups) - 1; i >= 0; i-- {
-				r.cleanups[i]()
-			}
-		}()
-		check(r, tg)
-	}()
-	<-done
-	return r
+// record runs one check of the kit on a target with a Recorder.
+func record(t *testing.T, check func(testing.TB, adaptertest.Target), tg adaptertest.Target) *adaptertest.Recorder {
+	return adaptertest.Record(t, func(tb testing.TB) { check(tb, tg) })
 }
 
 // store is a memory target that can be broken in one named way (breaks), as a real adapter might be.
@@ -369,18 +320,18 @@ var checks = map[string]func(testing.TB, adaptertest.Target){
 // its temp dir for the engine, saying so, the close check.
 func TestCorrectTargetsPass(t *testing.T) {
 	if r := record(t, adaptertest.CheckCancel, target("leave-registered")); r.Failed() {
-		t.Errorf("a target leaving its schema registered, cancel: failures %q", r.failures)
+		t.Errorf("a target leaving its schema registered, cancel: failures %q", r.Failures())
 	}
 	leaves := target("leave-file")
 	leaves.LeavesTempDir, leaves.OpenAt = "the engine removes it", nil // it leaves the user's path too
 	if r := record(t, adaptertest.CheckClose, leaves); r.Failed() {
-		t.Errorf("a target leaving its file to the engine, as declared, close: failures %q", r.failures)
+		t.Errorf("a target leaving its file to the engine, as declared, close: failures %q", r.Failures())
 	}
 	for _, breaks := range []string{"", "timed"} {
 		for name, check := range checks {
 			r := record(t, check, target(breaks))
-			if r.Failed() || r.skipped {
-				t.Errorf("%q target, %s: skipped %v, failures %q", breaks, name, r.skipped, r.failures)
+			if r.Failed() || r.Skipped() {
+				t.Errorf("%q target, %s: skipped %v, failures %q", breaks, name, r.Skipped(), r.Failures())
 			}
 		}
 	}
@@ -437,8 +388,8 @@ func TestKitCatchesBrokenTargets(t *testing.T) {
 				tt.tweak(&tg)
 			}
 			r := record(t, checks[tt.check], tg)
-			if !slices.ContainsFunc(r.failures, func(f string) bool { return strings.Contains(f, tt.want) }) {
-				t.Errorf("the %s check of a %q target: failures %q; want one containing %q", tt.check, tt.breaks, r.failures, tt.want)
+			if !slices.ContainsFunc(r.Failures(), func(f string) bool { return strings.Contains(f, tt.want) }) {
+				t.Errorf("the %s check of a %q target: failures %q; want one containing %q", tt.check, tt.breaks, r.Failures(), tt.want)
 			}
 		})
 	}
@@ -455,13 +406,13 @@ func TestBuiltin(t *testing.T) {
 	info := memory.New().Info()
 	info.Records = nil // the wrapped store has no records: TestBuiltinRecords checks those
 	r := record(t, func(tb testing.TB, _ adaptertest.Target) { adaptertest.CheckBuiltin(tb, info, tg) }, adaptertest.Target{})
-	if len(r.failures) != 1 || !strings.Contains(r.failures[0], "adapter memory declares (Info().Builtin) [scan lookup insert concurrent], but its target implements the capabilities of [scan lookup concurrent]") {
-		t.Errorf("failures %q", r.failures)
+	if len(r.Failures()) != 1 || !strings.Contains(r.Failures()[0], "adapter memory declares (Info().Builtin) [scan lookup insert concurrent], but its target implements the capabilities of [scan lookup concurrent]") {
+		t.Errorf("failures %q", r.Failures())
 	}
 	info.Workloads = []adapters.WorkloadSpec{{Name: "echo"}}
 	info.Builtin = adaptertest.Capabilities(tg)
 	r = record(t, func(tb testing.TB, _ adaptertest.Target) { adaptertest.CheckBuiltin(tb, info, tg) }, adaptertest.Target{})
-	if len(r.failures) != 1 || !strings.Contains(r.failures[0], "lists adapter-specific workloads: true, but its target implements CustomRunner or TimedCustomRunner: false") {
-		t.Errorf("failures %q", r.failures)
+	if len(r.Failures()) != 1 || !strings.Contains(r.Failures()[0], "lists adapter-specific workloads: true, but its target implements CustomRunner or TimedCustomRunner: false") {
+		t.Errorf("failures %q", r.Failures())
 	}
 }

@@ -257,12 +257,12 @@ func recordTarget(breaks string) adaptertest.Target {
 // breakages' alone.
 func TestRecordsCorrectStorePasses(t *testing.T) {
 	r := record(t, adaptertest.CheckRecords, recordTarget(""))
-	if r.Failed() || r.skipped {
-		t.Errorf("correct record store: skipped %v, failures %q", r.skipped, r.failures)
+	if r.Failed() || r.Skipped() {
+		t.Errorf("correct record store: skipped %v, failures %q", r.Skipped(), r.Failures())
 	}
 	r = record(t, adaptertest.CheckRecords, adaptertest.Target{Open: open(""), Size: 200})
-	if r.Failed() || !r.skipped {
-		t.Errorf("a target without records, declaring none: skipped %v, failures %q; want skipped", r.skipped, r.failures)
+	if r.Failed() || !r.Skipped() {
+		t.Errorf("a target without records, declaring none: skipped %v, failures %q; want skipped", r.Skipped(), r.Failures())
 	}
 }
 
@@ -304,8 +304,8 @@ func TestRecordsCatchBrokenStores(t *testing.T) {
 				tt.tweak(&tg)
 			}
 			r := record(t, adaptertest.CheckRecords, tg)
-			if !slices.ContainsFunc(r.failures, func(f string) bool { return strings.Contains(f, tt.want) }) {
-				t.Errorf("the record check of a %q store: failures %q; want one containing %q", tt.breaks, r.failures, tt.want)
+			if !slices.ContainsFunc(r.Failures(), func(f string) bool { return strings.Contains(f, tt.want) }) {
+				t.Errorf("the record check of a %q store: failures %q; want one containing %q", tt.breaks, r.Failures(), tt.want)
 			}
 		})
 	}
@@ -334,9 +334,9 @@ func TestBuiltinRecords(t *testing.T) {
 		tg.Close()
 		switch {
 		case tt.want == "" && r.Failed():
-			t.Errorf("%q store declaring %v: failures %q", tt.breaks, tt.declared, r.failures)
-		case tt.want != "" && (len(r.failures) != 1 || !strings.Contains(r.failures[0], tt.want)):
-			t.Errorf("%q store declaring %v: failures %q; want one containing %q", tt.breaks, tt.declared, r.failures, tt.want)
+			t.Errorf("%q store declaring %v: failures %q", tt.breaks, tt.declared, r.Failures())
+		case tt.want != "" && (len(r.Failures()) != 1 || !strings.Contains(r.Failures()[0], tt.want)):
+			t.Errorf("%q store declaring %v: failures %q; want one containing %q", tt.breaks, tt.declared, r.Failures(), tt.want)
 		}
 	}
 }

@@ -2,12 +2,9 @@ package exec
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -38,21 +35,12 @@ func TestRecordClients(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.behaviour, func(t *testing.T) {
-			r := &recorder{TB: t}
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				adaptertest.CheckRecords(r, recordFake(tt.behaviour))
-			}()
-			<-done
-			for _, c := range r.cleanups {
-				c()
-			}
+			r := adaptertest.Record(t, func(tb testing.TB) { adaptertest.CheckRecords(tb, recordFake(tt.behaviour)) })
 			switch {
-			case tt.want == "" && (r.Failed() || r.skipped):
-				t.Errorf("correct record client: skipped %v, failures %q", r.skipped, r.failures)
-			case tt.want != "" && !slices.ContainsFunc(r.failures, func(f string) bool { return strings.Contains(f, tt.want) }):
-				t.Errorf("record client %s: failures %q; want one containing %q", tt.behaviour, r.failures, tt.want)
+			case tt.want == "" && (r.Failed() || r.Skipped()):
+				t.Errorf("correct record client: skipped %v, failures %q", r.Skipped(), r.Failures())
+			case tt.want != "" && !slices.ContainsFunc(r.Failures(), func(f string) bool { return strings.Contains(f, tt.want) }):
+				t.Errorf("record client %s: failures %q; want one containing %q", tt.behaviour, r.Failures(), tt.want)
 			}
 		})
 	}
@@ -98,37 +86,4 @@ func TestRecordBytesAreASCII(t *testing.T) {
 	if s, err := asciiString("key", []byte(` user'"\~`)); err != nil || s != ` user'"\~` {
 		t.Errorf("printable ASCII refused: %q, %v", s, err)
 	}
-}
-
-// recorder is a testing.TB that collects failures, so that a test can require a check to fail.
-type recorder struct {
-	testing.TB
-	mu       sync.Mutex
-	failures []string
-	skipped  bool
-	cleanups []func()
-}
-
-func (r *recorder) fail(msg string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failures = append(r.failures, msg)
-}
-
-func (r *recorder) Helper()                   {}
-func (r *recorder) Error(args ...any)         { r.fail(fmt.Sprint(args...)) }
-func (r *recorder) Errorf(f string, a ...any) { r.fail(fmt.Sprintf(f, a...)) }
-func (r *recorder) Fail()                     { r.fail("Fail") }
-func (r *recorder) FailNow()                  { r.fail("FailNow"); runtime.Goexit() }
-func (r *recorder) Fatal(args ...any)         { r.fail(fmt.Sprint(args...)); runtime.Goexit() }
-func (r *recorder) Fatalf(f string, a ...any) { r.fail(fmt.Sprintf(f, a...)); runtime.Goexit() }
-func (r *recorder) Skip(args ...any)          { r.SkipNow() }
-func (r *recorder) Skipf(f string, a ...any)  { r.SkipNow() }
-func (r *recorder) SkipNow()                  { r.skipped = true; runtime.Goexit() }
-func (r *recorder) Skipped() bool             { return r.skipped }
-func (r *recorder) Cleanup(f func())          { r.cleanups = append(r.cleanups, f) }
-func (r *recorder) Failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.failures) > 0
 }
