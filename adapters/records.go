@@ -159,6 +159,13 @@ func WithRecordTime(ctx context.Context, d *time.Duration) context.Context {
 	return context.WithValue(ctx, recordTimeKey{}, d)
 }
 
+// RecordTimer is a record store whose operations time themselves (SetRecordTime): a caller asks
+// for that time (WithRecordTime) only of a target that says so, so that no other target's timed
+// calls carry the context that asks.
+type RecordTimer interface {
+	TimesRecords() bool
+}
+
 // SetRecordTime stores a record operation's own time where WithRecordTime asked for it, if it did.
 func SetRecordTime(ctx context.Context, d time.Duration) {
 	if p, ok := ctx.Value(recordTimeKey{}).(*time.Duration); ok {

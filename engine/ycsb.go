@@ -25,11 +25,15 @@ import (
 
 // recordOps are the record capabilities of an open target.
 type recordOps struct {
-	loader   adapters.RecordLoader
-	reader   adapters.RecordReader
-	updater  adapters.RecordUpdater
-	inserter adapters.RecordInserter
-	scanner  adapters.RecordScanner
+	// selfTimed: the target times its own operations (a client in another process): each call
+	// gets a context that asks for that time. Decided once, so that other targets' timed calls
+	// carry no such context (its allocation would be timed with them).
+	selfTimed bool
+	loader    adapters.RecordLoader
+	reader    adapters.RecordReader
+	updater   adapters.RecordUpdater
+	inserter  adapters.RecordInserter
+	scanner   adapters.RecordScanner
 }
 
 func recordOpsOf(t adapters.Target) recordOps {
@@ -39,6 +43,9 @@ func recordOpsOf(t adapters.Target) recordOps {
 	o.updater, _ = t.(adapters.RecordUpdater)
 	o.inserter, _ = t.(adapters.RecordInserter)
 	o.scanner, _ = t.(adapters.RecordScanner)
+	if rt, ok := t.(adapters.RecordTimer); ok {
+		o.selfTimed = rt.TimesRecords()
+	}
 	return o
 }
 
@@ -343,7 +350,7 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 		// A target that times itself (a client in another process) says how long the operation
 		// took it; a read-modify-write's two calls add up, and count only if both said.
 		var d1, d2 time.Duration
-		if op.Self != nil {
+		if op.Self != nil && t.ops.selfTimed {
 			defer func() {
 				if d1 > 0 && (o.Type != ycsb.ReadModifyWrite || d2 > 0) {
 					*op.Self = d1 + d2
@@ -360,7 +367,7 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 			if err := yr.read(ctx, t, o.Record, key); err != nil {
 				return err
 			}
-			if op.Self != nil {
+			if op.Self != nil && t.ops.selfTimed {
 				ctx = adapters.WithRecordTime(ctx, &d2)
 			}
 			return yr.update(ctx, t, o.Record, key)

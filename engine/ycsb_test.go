@@ -89,6 +89,8 @@ func (s *recStore) Info() map[string]any                         { return nil }
 func (s *recStore) Close() error                                 { return nil }
 func (s *recStore) Load(context.Context, *dataset.Persons) error { return nil }
 
+func (s *recStore) TimesRecords() bool { return s.o.Duration("self_time") > 0 }
+
 func (s *recStore) LoadRecords(_ context.Context, y dataset.YCSB, n int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

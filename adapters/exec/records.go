@@ -25,11 +25,8 @@ type recordTarget struct {
 
 // The record capabilities of a client with ops: removing a method fails the build.
 var (
-	_ adapters.RecordLoader   = (*recordTarget)(nil)
-	_ adapters.RecordReader   = (*recordTarget)(nil)
-	_ adapters.RecordUpdater  = (*recordTarget)(nil)
-	_ adapters.RecordInserter = (*recordTarget)(nil)
-	_ adapters.RecordScanner  = (*recordTarget)(nil)
+	_ adapters.RecordStore = (*recordTarget)(nil)
+	_ adapters.RecordTimer = (*recordTarget)(nil)
 )
 
 // LoadRecords writes the records to a record file in the target's temp_dir and has the client
@@ -56,6 +53,9 @@ func (t *recordTarget) LoadRecords(ctx context.Context, y dataset.YCSB, n int64)
 	}
 	return nil
 }
+
+// TimesRecords: every do reply carries the client's own time of the operation.
+func (t *recordTarget) TimesRecords() bool { return true }
 
 func (t *recordTarget) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([][]byte, bool, error) {
 	k, err := asciiString("key", key)
