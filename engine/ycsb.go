@@ -347,40 +347,49 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 		defer t.done.Add(1)
 		o := op.Arg
 		key := yr.y.Key(o.Record)
-		// A target that times itself (a client in another process) says how long the operation
-		// took it; a read-modify-write's two calls add up, and count only if both said.
-		var d1, d2 time.Duration
-		if op.Self != nil && t.ops.selfTimed {
+		// The operation's service time is its store calls' alone (spent, on the clock the checks'
+		// spans use), not the key and value building, clock reads and bookkeeping around them; a
+		// target that times itself (a client in another process) says how long the calls took it.
+		// A read-modify-write's two calls add up (a self-timed one counts only if both said).
+		var spent, d1, d2 time.Duration
+		selfTimed := op.Self != nil && t.ops.selfTimed
+		if op.Self != nil {
 			defer func() {
-				if d1 > 0 && (o.Type != ycsb.ReadModifyWrite || d2 > 0) {
+				*op.Self = spent
+				if selfTimed && d1 > 0 && (o.Type != ycsb.ReadModifyWrite || d2 > 0) {
 					*op.Self = d1 + d2
 				}
 			}()
+		}
+		if selfTimed {
 			ctx = adapters.WithRecordTime(ctx, &d1)
 		}
 		switch o.Type {
 		case ycsb.Read:
-			return yr.read(ctx, t, o.Record, key)
+			return yr.read(ctx, t, o.Record, key, &spent)
 		case ycsb.Update:
-			return yr.update(ctx, t, o.Record, key)
+			return yr.update(ctx, t, o.Record, key, &spent)
 		case ycsb.ReadModifyWrite: // YCSB's: a read then an update of the same record, timed together
-			if err := yr.read(ctx, t, o.Record, key); err != nil {
+			if err := yr.read(ctx, t, o.Record, key, &spent); err != nil {
 				return err
 			}
-			if op.Self != nil && t.ops.selfTimed {
+			if selfTimed {
 				ctx = adapters.WithRecordTime(ctx, &d2)
 			}
-			return yr.update(ctx, t, o.Record, key)
+			return yr.update(ctx, t, o.Record, key, &spent)
 		case ycsb.Insert:
+			fields := yr.y.Fields(o.Record)
 			s := span{start: t.log.now()}
-			err := t.ops.inserter.InsertRecord(ctx, key, yr.y.Fields(o.Record))
+			err := t.ops.inserter.InsertRecord(ctx, key, fields)
 			s.end = t.log.now()
+			spent += s.took()
 			t.log.insertedRecord(o.Record, s, err)
 			return err
 		case ycsb.Scan:
 			s := span{start: t.log.now()}
 			tally, err := t.ops.scanner.ScanRecords(ctx, key, int(o.ScanLen))
 			s.end = t.log.now()
+			spent += s.took()
 			if err == nil {
 				t.log.keepScan(o.Record, int(o.ScanLen), tally, s)
 			}
@@ -390,11 +399,12 @@ func (yr *ycsbRun) do(t *ycsbTarget) func(context.Context, load.Op[ycsb.Operatio
 	}
 }
 
-func (yr *ycsbRun) read(ctx context.Context, t *ycsbTarget, i int64, key []byte) error {
+func (yr *ycsbRun) read(ctx context.Context, t *ycsbTarget, i int64, key []byte, spent *time.Duration) error {
 	dst := make([][]byte, yr.def.FieldCount) // kept for the check: a fresh one per read
 	s := span{start: t.log.now()}
 	fields, found, err := t.ops.reader.ReadRecord(ctx, key, dst)
 	s.end = t.log.now()
+	*spent += s.took()
 	if err != nil {
 		return err
 	}
@@ -406,12 +416,13 @@ func (yr *ycsbRun) read(ctx context.Context, t *ycsbTarget, i int64, key []byte)
 	return nil
 }
 
-func (yr *ycsbRun) update(ctx context.Context, t *ycsbTarget, i int64, key []byte) error {
+func (yr *ycsbRun) update(ctx context.Context, t *ycsbTarget, i int64, key []byte, spent *time.Duration) error {
 	v := t.log.nextVersion(i)
 	field, value := yr.y.Update(i, v)
 	s := span{start: t.log.now()}
 	err := t.ops.updater.UpdateRecord(ctx, key, field, value)
 	s.end = t.log.now()
+	*spent += s.took()
 	t.log.updated(i, v, field, s, err)
 	return err
 }

@@ -27,6 +27,9 @@ import (
 // (it returned an error) ends at math.MaxInt64: it may have committed at any time after its start.
 type span struct{ start, end int64 }
 
+// took is the span's length: a store call's time on the log's clock.
+func (s span) took() time.Duration { return time.Duration(s.end - s.start) }
+
 type update struct {
 	version int64
 	field   int
