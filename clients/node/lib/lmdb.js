@@ -9,7 +9,7 @@ import { Tally } from './rowsum.js';
 import { now, since } from './clock.js';
 import { bytesOption, packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
-import { readRecordFile, recordSum, hex64 } from './records.js';
+import { readRecords, recordSum, checkField, checkFieldCount, hex64 } from './records.js';
 
 const APPEND = { append: true }; // MDB_APPEND: the load comes in key order
 const FILES = ['data.mdb', 'lock.mdb'];
@@ -181,8 +181,7 @@ export class Backend {
   // YCSB's records (capability ops): an environment of their own under temp_dir, key = the record's
   // key, value = its fields, each a uint32 length (little-endian) and the bytes.
   async loadRecords(path, count) {
-    const { fields, count: n, records } = readRecordFile(path);
-    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    const { fields, count: n, records } = readRecords(path, count);
     await this.closeRecords();
     const pairs = records.map(([k, fs]) => [Buffer.from(k, 'latin1'), packFields(fs)]).sort((a, b) => Buffer.compare(a[0], b[0]));
     this.recDir = join(this.tempDir, `records-${++this.inserts}`);
@@ -204,11 +203,8 @@ export class Backend {
   }
 
   updateRecord(key, field, value) {
-    if (field < 0 || field >= this.recFields) throw new Error(`update of field ${field}: records have ${this.recFields}`);
-    const db = this.rec;
-    const k = Buffer.from(key, 'latin1');
-    const t0 = now();
-    const found = db.transactionSync(() => {
+    checkField(field, this.recFields);
+    return this.writeRecord(key, 'update', 'no such record', (db, k) => {
       const v = db.getBinary(k);
       if (v === undefined) return false;
       const fs = unpackFields(v);
@@ -216,23 +212,26 @@ export class Backend {
       db.putSync(k, packFields(fs));
       return true;
     });
-    const ns = since(t0);
-    if (!found) throw new Error(`update of ${JSON.stringify(key)}: no such record`);
-    return { ns };
   }
 
   insertRecord(key, fields) {
-    if (fields.length !== this.recFields) throw new Error(`insert with ${fields.length} fields: records have ${this.recFields}`);
-    const db = this.rec;
-    const k = Buffer.from(key, 'latin1');
-    const t0 = now();
-    const added = db.transactionSync(() => {
+    checkFieldCount(fields, this.recFields);
+    return this.writeRecord(key, 'insert', 'the key exists', (db, k) => {
       if (db.getBinary(k) !== undefined) return false;
       db.putSync(k, packFields(fields));
       return true;
     });
+  }
+
+  // writeRecord runs write(db, k) in one write transaction of the records, timed; write returns false
+  // when the operation does not apply to the record of key, which then fails with why.
+  writeRecord(key, op, why, write) {
+    const db = this.rec;
+    const k = Buffer.from(key, 'latin1');
+    const t0 = now();
+    const done = db.transactionSync(() => write(db, k));
     const ns = since(t0);
-    if (!added) throw new Error(`insert of ${JSON.stringify(key)}: the key exists`);
+    if (!done) throw new Error(`${op} of ${JSON.stringify(key)}: ${why}`);
     return { ns };
   }
 

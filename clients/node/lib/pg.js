@@ -3,10 +3,10 @@
 // and name strings and the age number. The DSN is a secret: it appears in no reply and no message.
 
 import pg from 'pg';
-import { Tally } from './rowsum.js';
+import { Tally, tallyRows } from './rowsum.js';
 import { now, since } from './clock.js';
 import { packageVersion } from './meta.js';
-import { readRecordFile, recordSum, hex64 } from './records.js';
+import { readRecords, tallyRecords, checkField, checkFieldCount, hex64 } from './records.js';
 
 const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT $1';
 const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = $1';
@@ -14,12 +14,6 @@ const LOAD_BATCH = 10000; // persons per multi-row INSERT of the load
 const table = (name) => `CREATE TABLE ${name} (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`;
 
 const quoteIdent = (s) => `"${s.replaceAll('"', '""')}"`;
-
-function fold(rows) {
-  const t = new Tally();
-  for (const r of rows) t.addStrings(r[0], r[1], r[2]);
-  return t;
-}
 
 export class Backend {
   capabilities = ['keep_store', 'store', 'ops'];
@@ -103,7 +97,7 @@ export class Backend {
 
   // readKept reads back the table insertKeep kept.
   async readKept() {
-    return fold((await this.client.query({ text: 'SELECT email, name, age FROM persons_insert', rowMode: 'array' })).rows);
+    return tallyRows((await this.client.query({ text: 'SELECT email, name, age FROM persons_insert', rowMode: 'array' })).rows);
   }
 
   // insertKeep inserts into a fresh table and keeps it for dbbench to read (protocol 2).
@@ -148,8 +142,7 @@ export class Backend {
   // YCSB's records (capability ops) in usertable(ycsb_key, field0, ...) of the schema, as the Go sql
   // adapter's; each operation one named prepared statement in autocommit mode (its own transaction).
   async loadRecords(path, count) {
-    const { fields, count: n, records } = readRecordFile(path);
-    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    const { fields, count: n, records } = readRecords(path, count);
     const c = this.client;
     const cols = Array.from({ length: fields }, (_, f) => `field${f}`);
     const names = cols.join(', ');
@@ -184,7 +177,7 @@ export class Backend {
   }
 
   async updateRecord(key, field, value) {
-    if (field < 0 || field >= this.recFields) throw new Error(`update of field ${field}: records have ${this.recFields}`);
+    checkField(field, this.recFields);
     const t0 = now();
     const { rowCount } = await this.client.query({ ...this.recSQL.update[field], values: [value, key] });
     const ns = since(t0);
@@ -193,7 +186,7 @@ export class Backend {
   }
 
   async insertRecord(key, fields) {
-    if (fields.length !== this.recFields) throw new Error(`insert with ${fields.length} fields: records have ${this.recFields}`);
+    checkFieldCount(fields, this.recFields);
     const t0 = now();
     await this.client.query({ ...this.recSQL.insert, values: [key, ...fields] }); // a duplicate key throws
     return { ns: since(t0) };
@@ -202,9 +195,8 @@ export class Backend {
   async scanRecords(start, n) {
     const t0 = now();
     const { rows } = await this.client.query({ ...this.recSQL.scan, values: [start, n] });
-    let sum = 0n;
-    for (const r of rows) sum += recordSum(r[0], r.slice(1));
-    return { ns: since(t0), rows: rows.length, checksum: hex64(sum) };
+    const t = tallyRecords(rows);
+    return { ns: since(t0), rows: t.n, checksum: hex64(t.sum) };
   }
 
   async close() {
@@ -218,6 +210,6 @@ export class Backend {
 // (autocommit) read transaction.
 async function scanOn(c, rows) {
   const t0 = now();
-  const t = fold((await c.query({ text: SCAN, values: [rows], rowMode: 'array' })).rows);
+  const t = tallyRows((await c.query({ text: SCAN, values: [rows], rowMode: 'array' })).rows);
   return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
 }

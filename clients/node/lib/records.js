@@ -36,6 +36,13 @@ export function readRecordFile(path) {
   return { fields, count, records };
 }
 
+// readRecords reads the record file at path, which load_records says holds count records.
+export function readRecords(path, count) {
+  const file = readRecordFile(path);
+  if (file.count !== count) throw new Error(`the file holds ${file.count} records, the request says ${count}`);
+  return file;
+}
+
 // fold(h, s) of the spec over the char codes of an ASCII string.
 function fold(h, s) {
   const n = s.length;
@@ -63,6 +70,28 @@ export function recordSum(key, fields) {
 }
 
 export const hex64 = (s) => (s & MASK).toString(16).padStart(16, '0');
+
+// tallyRecords folds SQL rows of [key, field0, ...] (strings): their count and the sum of their
+// RecordSums (a BigInt; hex64 spells it).
+export function tallyRecords(rows) {
+  let n = 0;
+  let sum = 0n;
+  for (const r of rows) {
+    sum += recordSum(r[0], r.slice(1));
+    n++;
+  }
+  return { n, sum };
+}
+
+// checkField and checkFieldCount refuse an update of a field, or an insert of values, that records
+// of `fields` fields do not have.
+export function checkField(field, fields) {
+  if (field < 0 || field >= fields) throw new Error(`update of field ${field}: records have ${fields}`);
+}
+
+export function checkFieldCount(values, fields) {
+  if (values.length !== fields) throw new Error(`insert with ${values.length} fields: records have ${fields}`);
+}
 
 // doRecords answers load_records and do on a backend that serves records.
 export function doRecords(b, req) {

@@ -142,6 +142,13 @@ export class Tally {
   }
 }
 
+// tallyRows folds rows of [email, name, age] as the SQL drivers return them (strings and a number).
+export function tallyRows(rows) {
+  const t = new Tally();
+  for (const r of rows) t.addStrings(r[0], r[1], r[2]);
+  return t;
+}
+
 // rowSum returns RowSum(email, name, age) as 16 hex digits, for strings or byte arrays.
 export function rowSum(email, name, age) {
   const t = new Tally();

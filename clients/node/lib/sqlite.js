@@ -4,11 +4,11 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { Tally } from './rowsum.js';
+import { Tally, tallyRows } from './rowsum.js';
 import { now, since } from './clock.js';
 import { packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
-import { readRecordFile, recordSum, hex64 } from './records.js';
+import { readRecords, tallyRecords, checkField, checkFieldCount, hex64 } from './records.js';
 
 const SCAN = 'SELECT email, name, age FROM persons ORDER BY email LIMIT ?';
 const LOOKUP = 'SELECT email, name, age FROM persons WHERE email = ?';
@@ -18,9 +18,8 @@ const insertInto = (name) => `INSERT INTO ${name} (email, name, age) VALUES (?, 
 // scan folds the rows of stmt (SCAN: the first rows persons in email order); one statement in
 // autocommit mode is one read transaction.
 function scan(stmt, ...rows) {
-  const t = new Tally();
   const t0 = now();
-  for (const r of stmt.iterate(...rows)) t.addStrings(r[0], r[1], r[2]);
+  const t = tallyRows(stmt.iterate(...rows));
   return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
 }
 
@@ -121,8 +120,7 @@ export class Backend {
 
   // YCSB's records (capability ops) in usertable(ycsb_key, field0, ...), as the Go sql adapter's.
   loadRecords(path, count) {
-    const { fields, count: n, records } = readRecordFile(path);
-    if (n !== count) throw new Error(`the file holds ${n} records, the request says ${count}`);
+    const { fields, records } = readRecords(path, count);
     const cols = Array.from({ length: fields }, (_, f) => `field${f}`);
     this.db.exec('DROP TABLE IF EXISTS usertable');
     this.db.exec(`CREATE TABLE usertable (ycsb_key TEXT PRIMARY KEY${cols.map((c) => `, ${c} TEXT NOT NULL`).join('')}) WITHOUT ROWID`);
@@ -146,7 +144,7 @@ export class Backend {
   }
 
   updateRecord(key, field, value) {
-    if (field < 0 || field >= this.rec.fields) throw new Error(`update of field ${field}: records have ${this.rec.fields}`);
+    checkField(field, this.rec.fields);
     const t0 = now();
     const { changes } = this.rec.update[field].run(value, key);
     const ns = since(t0);
@@ -155,21 +153,16 @@ export class Backend {
   }
 
   insertRecord(key, fields) {
-    if (fields.length !== this.rec.fields) throw new Error(`insert with ${fields.length} fields: records have ${this.rec.fields}`);
+    checkFieldCount(fields, this.rec.fields);
     const t0 = now();
     this.rec.insert.run(key, ...fields); // a duplicate key throws
     return { ns: since(t0) };
   }
 
   scanRecords(start, n) {
-    let rows = 0;
-    let sum = 0n;
     const t0 = now();
-    for (const r of this.rec.scan.iterate(start, n)) {
-      sum += recordSum(r[0], r.slice(1));
-      rows++;
-    }
-    return { ns: since(t0), rows, checksum: hex64(sum) };
+    const t = tallyRecords(this.rec.scan.iterate(start, n));
+    return { ns: since(t0), rows: t.n, checksum: hex64(t.sum) };
   }
 }
 

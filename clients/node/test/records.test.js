@@ -4,12 +4,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRecordFile, recordSum, hex64 } from '../lib/records.js';
+import { readRecordFile, readRecords, recordSum, tallyRecords, hex64 } from '../lib/records.js';
 
 test('recordSum matches dataset.RecordSum', () => {
   assert.equal(hex64(recordSum('', [])), '0000000000000000');
   assert.equal(hex64(recordSum('user1', ['abc', '', '0123456789abcdefX'])), '5608f1afc9937c37');
   assert.notEqual(recordSum('k', ['a', 'b']), recordSum('k', ['b', 'a']));
+});
+
+test('tallyRecords reads a SQL row as the key, then the fields', () => {
+  const one = tallyRecords([['user1', 'abc', '', '0123456789abcdefX']]);
+  assert.deepEqual([one.n, hex64(one.sum)], [1, '5608f1afc9937c37']);
+  const two = tallyRecords([['user1', 'abc', '', '0123456789abcdefX'], ['', 'x']]);
+  assert.deepEqual([two.n, two.sum], [2, one.sum + recordSum('', ['x'])]);
 });
 
 test('readRecordFile reads records and refuses other files', (t) => {
@@ -26,6 +33,8 @@ test('readRecordFile reads records and refuses other files', (t) => {
   const got = readRecordFile(path);
   assert.equal(got.fields, 2);
   assert.deepEqual(got.records, [['user1', ['x', '']], ['k2', ['yy', 'zzz']]]);
+  assert.deepEqual(readRecords(path, 2), got);
+  assert.throws(() => readRecords(path, 3), /the file holds 2 records, the request says 3/);
   writeFileSync(path, Buffer.concat([head.subarray(0, 24), lp('user1')]));
   assert.throws(() => readRecordFile(path), /cut short/);
 });

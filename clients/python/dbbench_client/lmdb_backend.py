@@ -166,10 +166,8 @@ def _unpack(v):
 
 
 def _load_records(self, path, count):
-    from .records import read_record_file
-    fields, n, records = read_record_file(path)
-    if n != count:
-        raise ValueError("load_records: the file holds %d records, the request says %d" % (n, count))
+    from .records import read_records
+    fields, records = read_records(path, count)
     old = getattr(self, "rec_env", None)
     if old is not None:
         old[0].close()

@@ -15,7 +15,9 @@ import psycopg2
 from psycopg2 import sql
 
 from .backend import BaseBackend
-from .rowsum import rowsum
+from .records import read_records
+from .rowsum import rowsum, tally
+from .sqlrecords import SQLRecords, Statements
 
 CREATE = 'CREATE TABLE {} (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)'
 SCAN = "SELECT email, name, age FROM persons ORDER BY email LIMIT %s"
@@ -25,7 +27,7 @@ PREPARE_INSERT = ("PREPARE insert_person(text, text, integer) AS "
 _COPY_ROWS = 10_000  # rows per chunk handed to COPY
 
 
-class Backend(BaseBackend):
+class Backend(SQLRecords, BaseBackend):
     library = "psycopg2"
     concurrency = "threads"  # psycopg2 releases the GIL while it waits for the server
 
@@ -141,6 +143,27 @@ class Backend(BaseBackend):
     def teardown(self):
         self.conn.close()  # dbbench drops the schema
 
+    def load_records(self, path, count):
+        """YCSB's records into a fresh usertable of the schema: COPY, then VACUUM ANALYZE (untimed)."""
+        fields, records = read_records(path, count)
+        rec = Statements(fields, "%s", 'CREATE TABLE usertable (ycsb_key TEXT COLLATE "C" PRIMARY KEY%s)')
+        buf = io.StringIO()
+        for k, fs in records:
+            buf.write("\t".join(_copy_text(v.decode()) for v in [k] + fs) + "\n")
+        buf.seek(0)
+        with self.conn.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS usertable")
+            cur.execute(rec.create)
+            cur.copy_expert("COPY usertable (ycsb_key, %s) FROM STDIN" % rec.names, buf)
+            cur.execute("VACUUM ANALYZE usertable")
+            cur.execute("SELECT count(*) FROM usertable")
+            rows = cur.fetchone()[0]
+        self.rec = rec
+        return rows
+
+    def record_cursor(self):
+        return self.conn.cursor()
+
 
 def _redact(msg, dsn):
     """msg without the DSN or its password: libpq quotes pieces of a DSN it cannot parse."""
@@ -158,13 +181,10 @@ def _redact(msg, dsn):
 
 def _scan(conn, query, params):
     """Run one SELECT (its own transaction), decode every row, fold RowSum."""
-    rows = total = 0
     start = time.perf_counter_ns()
     with conn.cursor() as cur:
         cur.execute(query, params)
-        for email, name, age in cur:
-            total += rowsum(email.encode(), name.encode(), age)
-            rows += 1
+        rows, total = tally(cur)
     return rows, total, time.perf_counter_ns() - start
 
 
@@ -190,86 +210,5 @@ class _ChunkReader:
         return next(self.chunks, b"")
 
 
-# YCSB's records (capability ops) in usertable(ycsb_key, field0, ...) of the schema, as the Go sql
-# adapter's; each operation one statement in autocommit mode (its own transaction).
-
 def _copy_text(s):
     return s.replace("\\", "\\\\")  # printable ASCII: only the backslash needs escaping in COPY's text format
-
-
-def _load_records(self, path, count):
-    from .records import read_record_file
-    fields, n, records = read_record_file(path)
-    if n != count:
-        raise ValueError("load_records: the file holds %d records, the request says %d" % (n, count))
-    cols = ["field%d" % f for f in range(fields)]
-    names = ", ".join(cols)
-    buf = io.StringIO()
-    for k, fs in records:
-        buf.write("\t".join(_copy_text(v.decode()) for v in [k] + fs) + "\n")
-    buf.seek(0)
-    with self.conn.cursor() as cur:
-        cur.execute("DROP TABLE IF EXISTS usertable")
-        cur.execute('CREATE TABLE usertable (ycsb_key TEXT COLLATE "C" PRIMARY KEY%s)' % "".join(", %s TEXT NOT NULL" % c for c in cols))
-        cur.copy_expert("COPY usertable (ycsb_key, %s) FROM STDIN" % names, buf)
-        cur.execute("VACUUM ANALYZE usertable")
-        cur.execute("SELECT count(*) FROM usertable")
-        rows = cur.fetchone()[0]
-    self.rec_fields = fields
-    self.rec_sql = {
-        "read": "SELECT %s FROM usertable WHERE ycsb_key = %%s" % names,
-        "update": ["UPDATE usertable SET %s = %%s WHERE ycsb_key = %%s" % c for c in cols],
-        "insert": "INSERT INTO usertable (ycsb_key, %s) VALUES (%%s%s)" % (names, ", %s" * fields),
-        "scan": "SELECT ycsb_key, %s FROM usertable WHERE ycsb_key >= %%s ORDER BY ycsb_key LIMIT %%s" % names,
-    }
-    return rows
-
-
-def _read_record(self, key):
-    clock = time.perf_counter_ns
-    with self.conn.cursor() as cur:
-        t0 = clock()
-        cur.execute(self.rec_sql["read"], (key.decode(),))
-        row = cur.fetchone()
-        fields = None if row is None else [v.encode() for v in row]
-        return fields, clock() - t0
-
-
-def _update_record(self, key, field, value):
-    if not 0 <= field < self.rec_fields:
-        raise ValueError("update of field %d: records have %d" % (field, self.rec_fields))
-    clock = time.perf_counter_ns
-    with self.conn.cursor() as cur:
-        t0 = clock()
-        cur.execute(self.rec_sql["update"][field], (value.decode(), key.decode()))
-        elapsed, n = clock() - t0, cur.rowcount
-    if n != 1:
-        raise ValueError("update of %r: no such record" % key.decode())
-    return elapsed
-
-
-def _insert_record(self, key, fields):
-    if len(fields) != self.rec_fields:
-        raise ValueError("insert with %d fields: records have %d" % (len(fields), self.rec_fields))
-    clock = time.perf_counter_ns
-    with self.conn.cursor() as cur:
-        t0 = clock()
-        cur.execute(self.rec_sql["insert"], [key.decode()] + [f.decode() for f in fields])  # a duplicate raises
-        return clock() - t0
-
-
-def _scan_records(self, start, n):
-    from .records import tally_rows
-    clock = time.perf_counter_ns
-    with self.conn.cursor() as cur:
-        t0 = clock()
-        cur.execute(self.rec_sql["scan"], (start.decode(), n))
-        rows, total = tally_rows(cur)
-        return rows, total, clock() - t0
-
-
-Backend.load_records = _load_records
-Backend.read_record = _read_record
-Backend.update_record = _update_record
-Backend.insert_record = _insert_record
-Backend.scan_records = _scan_records

@@ -7,8 +7,8 @@ little-endian. Keys and fields are bytes; dbbench writes printable ASCII only.
 
 import struct
 
-M = 0x9E3779B97F4A7C15
-MASK = (1 << 64) - 1
+from .rowsum import MASK, M, fold
+
 _HEADER = struct.Struct("<8sIIQ")
 _LEN = struct.Struct("<I").unpack_from
 
@@ -37,24 +37,22 @@ def read_record_file(path):
     return fields, count, records()
 
 
-def _fold(h, s):
-    n = len(s)
-    if n < 8:
-        return ((h ^ int.from_bytes(s, "little")) * M) & MASK
-    p = 0
-    while n - p > 8:
-        h = ((h ^ int.from_bytes(s[p:p + 8], "little")) * M) & MASK
-        p += 8
-    return ((h ^ int.from_bytes(s[n - 8:], "little")) * M) & MASK
+def read_records(path, count):
+    """(field count, generator of (key, [fields])) of the record file at path, which load_records
+    says holds count records."""
+    fields, n, records = read_record_file(path)
+    if n != count:
+        raise ValueError("load_records: the file holds %d records, the request says %d" % (n, count))
+    return fields, records
 
 
 def recordsum(key, fields):
     """dataset.RecordSum of one record: key and fields as bytes."""
     h = ((len(key) << 32) ^ len(fields)) & MASK
-    h = _fold(h, key)
+    h = fold(h, key)
     for f in fields:
         h = ((h ^ len(f)) * M) & MASK
-        h = _fold(h, f)
+        h = fold(h, f)
     h = (h * M) & MASK
     return h ^ (h >> 29)
 

@@ -12,7 +12,9 @@ import sqlite3
 import time
 
 from .backend import BaseBackend
-from .rowsum import rowsum
+from .records import read_records
+from .rowsum import rowsum, tally
+from .sqlrecords import SQLRecords, Statements
 
 CREATE = "CREATE TABLE %s (email TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL) WITHOUT ROWID"
 SCAN = "SELECT email, name, age FROM persons ORDER BY email LIMIT ?"
@@ -31,7 +33,7 @@ def _choice(name, allowed):
     return parse
 
 
-class Backend(BaseBackend):
+class Backend(SQLRecords, BaseBackend):
     library = "sqlite3"
     options = dict(BaseBackend.options,
                    journal_mode=_choice("journal_mode", _JOURNAL_MODES),
@@ -148,86 +150,23 @@ class Backend(BaseBackend):
             except FileNotFoundError:
                 pass
 
+    def load_records(self, path, count):
+        """YCSB's records into a fresh usertable: one transaction of prepared inserts (untimed)."""
+        fields, records = read_records(path, count)
+        self.db.execute("DROP TABLE IF EXISTS usertable")
+        self.rec = Statements(fields, "?", "CREATE TABLE usertable (ycsb_key TEXT PRIMARY KEY%s) WITHOUT ROWID")
+        self.db.execute(self.rec.create)
+        self.db.execute("BEGIN")
+        self.db.executemany(self.rec.insert, ([k.decode()] + [f.decode() for f in fs] for k, fs in records))
+        self.db.execute("COMMIT")
+        return self.db.execute("SELECT count(*) FROM usertable").fetchone()[0]
+
+    def record_cursor(self):
+        return contextlib.closing(self.db.cursor())
+
 
 def _scan(db, sql, params):
     """Run one SELECT (its own read transaction), decode every row, fold RowSum."""
-    rows = total = 0
     start = time.perf_counter_ns()
-    for email, name, age in db.execute(sql, params):
-        total += rowsum(email.encode(), name.encode(), age)
-        rows += 1
+    rows, total = tally(db.execute(sql, params))
     return rows, total, time.perf_counter_ns() - start
-
-
-class _RecordSQL:
-    """The statements on usertable(ycsb_key, field0, ...), as the Go sql adapter's."""
-
-    def __init__(self, fields):
-        self.fields = fields
-        cols = ["field%d" % f for f in range(fields)]
-        names = ", ".join(cols)
-        self.create = "CREATE TABLE usertable (ycsb_key TEXT PRIMARY KEY%s) WITHOUT ROWID" % "".join(
-            ", %s TEXT NOT NULL" % c for c in cols)
-        self.read = "SELECT %s FROM usertable WHERE ycsb_key = ?" % names
-        self.update = ["UPDATE usertable SET %s = ? WHERE ycsb_key = ?" % c for c in cols]
-        self.insert = "INSERT INTO usertable (ycsb_key, %s) VALUES (?%s)" % (names, ", ?" * fields)
-        self.scan = "SELECT ycsb_key, %s FROM usertable WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?" % names
-
-
-def _load_records(self, path, count):
-    """YCSB's records into a fresh usertable: one transaction of prepared inserts (untimed)."""
-    from .records import read_record_file
-    fields, n, records = read_record_file(path)
-    if n != count:
-        raise ValueError("load_records: the file holds %d records, the request says %d" % (n, count))
-    self.db.execute("DROP TABLE IF EXISTS usertable")
-    self.rec = _RecordSQL(fields)
-    self.db.execute(self.rec.create)
-    self.db.execute("BEGIN")
-    self.db.executemany(self.rec.insert, ([k.decode()] + [f.decode() for f in fs] for k, fs in records))
-    self.db.execute("COMMIT")
-    return self.db.execute("SELECT count(*) FROM usertable").fetchone()[0]
-
-
-def _read_record(self, key):
-    clock = time.perf_counter_ns
-    t0 = clock()
-    rows = self.db.execute(self.rec.read, (key.decode(),)).fetchall()
-    fields = [v.encode() for v in rows[0]] if rows else None
-    return fields, clock() - t0
-
-
-def _update_record(self, key, field, value):
-    if not 0 <= field < self.rec.fields:
-        raise ValueError("update of field %d: records have %d" % (field, self.rec.fields))
-    clock = time.perf_counter_ns
-    t0 = clock()
-    n = self.db.execute(self.rec.update[field], (value.decode(), key.decode())).rowcount
-    elapsed = clock() - t0
-    if n != 1:
-        raise ValueError("update of %r: no such record" % key.decode())
-    return elapsed
-
-
-def _insert_record(self, key, fields):
-    if len(fields) != self.rec.fields:
-        raise ValueError("insert with %d fields: records have %d" % (len(fields), self.rec.fields))
-    clock = time.perf_counter_ns
-    t0 = clock()
-    self.db.execute(self.rec.insert, [key.decode()] + [f.decode() for f in fields])  # a duplicate raises
-    return clock() - t0
-
-
-def _scan_records(self, start, n):
-    from .records import tally_rows
-    clock = time.perf_counter_ns
-    t0 = clock()
-    rows, total = tally_rows(self.db.execute(self.rec.scan, (start.decode(), n)))
-    return rows, total, clock() - t0
-
-
-Backend.load_records = _load_records
-Backend.read_record = _read_record
-Backend.update_record = _update_record
-Backend.insert_record = _insert_record
-Backend.scan_records = _scan_records

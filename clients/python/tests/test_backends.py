@@ -1,8 +1,5 @@
 """The backends in process: what they store, beyond what the protocol shows."""
 
-import importlib.util
-import shutil
-import tempfile
 import unittest
 
 import support
@@ -10,13 +7,10 @@ import support
 
 class LMDBLayoutTest(unittest.TestCase):
     def test_values_match_the_go_and_c_targets(self):
-        if importlib.util.find_spec("lmdb") is None:
-            if support.require_clients():
-                self.fail("lmdb is not installed and DBBENCH_REQUIRE_CLIENTS=1")
+        if not support.available("lmdb"):
             self.skipTest("python3-lmdb is not installed")
         from dbbench_client.lmdb_backend import Backend
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
+        d = support.temp_dir(self)
         b = Backend()
         info, _ = b.open({"options": {}, "temp_dir": d, "dataset": support.DATASET})
         self.addCleanup(b.close)
@@ -38,8 +32,7 @@ class SQLiteSettingsTest(unittest.TestCase):
         ]
         for options, journal, sync in cases:
             with self.subTest(options=options):
-                d = tempfile.mkdtemp()
-                self.addCleanup(shutil.rmtree, d)
+                d = support.temp_dir(self)
                 b = Backend()
                 info, _ = b.open({"options": options, "temp_dir": d, "dataset": support.DATASET})
                 b.close()
@@ -49,17 +42,14 @@ class SQLiteSettingsTest(unittest.TestCase):
         from dbbench_client.sqlite_backend import Backend
         for options in ({"journal_mode": "wal2"}, {"synchronous": 1}, {"concurrency": "fibers"}, {"map_size": 1}):
             with self.subTest(options=options):
-                d = tempfile.mkdtemp()
-                self.addCleanup(shutil.rmtree, d)
+                d = support.temp_dir(self)
                 with self.assertRaises(ValueError):
                     Backend().open({"options": options, "temp_dir": d, "dataset": support.DATASET})
 
 
 class PostgresSecretTest(unittest.TestCase):
     def test_dsn_never_in_errors(self):
-        if importlib.util.find_spec("psycopg2") is None:
-            if support.require_clients():
-                self.fail("psycopg2 is not installed and DBBENCH_REQUIRE_CLIENTS=1")
+        if not support.available("psycopg2"):
             self.skipTest("python3-psycopg2 is not installed")
         from dbbench_client.pg_backend import Backend
         cases = [
@@ -70,8 +60,7 @@ class PostgresSecretTest(unittest.TestCase):
         ]
         for dsn in cases:
             with self.subTest(dsn=dsn):
-                d = tempfile.mkdtemp()
-                self.addCleanup(shutil.rmtree, d)
+                d = support.temp_dir(self)
                 req = {"options": {}, "temp_dir": d, "dataset": support.DATASET,
                        "postgres": {"dsn": dsn, "schema": "s"}}
                 with self.assertRaises(ValueError) as cm:

@@ -1,6 +1,4 @@
 import os
-import shutil
-import tempfile
 import unittest
 
 import support
@@ -49,8 +47,7 @@ class BadFileTest(unittest.TestCase):
             "version": good[:8] + (2).to_bytes(4, "little") + good[12:],
             "truncated": good[:-1],
         }
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
+        d = support.temp_dir(self)
         for name, data in cases.items():
             with self.subTest(name):
                 path = os.path.join(d, name)

@@ -1,12 +1,9 @@
 """Spawn the client per library and speak the protocol to it, as dbbench does."""
 
-import importlib.util
 import json
 import os
 import queue
-import shutil
 import subprocess
-import tempfile
 import threading
 import unittest
 import uuid
@@ -73,15 +70,6 @@ class Client:
             f.close()
 
 
-def available(module):
-    if importlib.util.find_spec(module) is not None:
-        return True
-    if support.require_clients():
-        raise AssertionError("%s is not installed and DBBENCH_REQUIRE_CLIENTS=1 (apt-get install -y python3-%s)"
-                             % (module, module))
-    return False
-
-
 class SessionTest(unittest.TestCase):
     def setUp(self):
         self.want = support.VECTORS["dataset"]
@@ -89,12 +77,12 @@ class SessionTest(unittest.TestCase):
     def targets(self):
         """(library, extra open fields, client options) for every library this machine can run."""
         out = []
-        if available("lmdb"):
+        if support.available("lmdb"):
             out += [("lmdb", {}, {}), ("lmdb", {}, {"concurrency": "threads", "map_size": "64MiB"})]
         out += [("sqlite3", {}, {}),
                 ("sqlite3", {}, {"concurrency": "threads", "journal_mode": "delete", "synchronous": "full"})]
         dsn = os.environ.get("DBBENCH_TEST_PG_DSN")
-        if dsn and available("psycopg2"):
+        if dsn and support.available("psycopg2"):
             out.append(("psycopg2", {"postgres": {"dsn": dsn, "schema": self.schema(dsn)}}, {}))
         return out
 
@@ -112,14 +100,9 @@ class SessionTest(unittest.TestCase):
         self.addCleanup(drop)
         return name
 
-    def temp_dir(self):
-        d = tempfile.mkdtemp(prefix="dbbench-py-test-")
-        self.addCleanup(shutil.rmtree, d)
-        return d
-
     def open_request(self, extra, options):
         return dict(extra, options=options, size=self.want["n"], seed=self.want["seed"],
-                    temp_dir=self.temp_dir(), dataset=support.DATASET)
+                    temp_dir=support.temp_dir(self), dataset=support.DATASET)
 
     def test_session(self):
         n, want = self.want["n"], self.want
@@ -176,10 +159,10 @@ class SessionTest(unittest.TestCase):
             ("hello", {"protocol": 3}),
             ("frobnicate", {}),
             ("scan", {"rows": 1}),  # before open
-            ("open", {"options": {"nosuch": 1}, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
-            ("open", {"options": {}, "temp_dir": self.temp_dir(), "dataset": "/nonexistent/persons.bin"}),
-            ("open", {"options": {"concurrency": "fibers"}, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
-            ("open", {"options": {}, "size": 999, "temp_dir": self.temp_dir(), "dataset": support.DATASET}),
+            ("open", {"options": {"nosuch": 1}, "temp_dir": support.temp_dir(self), "dataset": support.DATASET}),
+            ("open", {"options": {}, "temp_dir": support.temp_dir(self), "dataset": "/nonexistent/persons.bin"}),
+            ("open", {"options": {"concurrency": "fibers"}, "temp_dir": support.temp_dir(self), "dataset": support.DATASET}),
+            ("open", {"options": {}, "size": 999, "temp_dir": support.temp_dir(self), "dataset": support.DATASET}),
         ]
         for op, fields in cases:
             with self.subTest(op=op, fields=fields):
@@ -215,7 +198,7 @@ class SessionTest(unittest.TestCase):
         # Version 2: the loaded store and an insert's fresh store are described, and the fresh one
         # stays, readable from outside the client, until drop.
         for library in ("lmdb", "sqlite3"):
-            if importlib.util.find_spec(library) is None:
+            if not support.available(library):
                 continue
             with self.subTest(library=library):
                 c = Client(self, library)
@@ -241,7 +224,7 @@ class SessionTest(unittest.TestCase):
 
     def test_bad_start(self):
         # A module that fails to import stands in for a library that is not installed.
-        missing = self.temp_dir()
+        missing = support.temp_dir(self)
         with open(os.path.join(missing, "lmdb.py"), "w") as f:
             f.write("raise ImportError('not here')\n")
         cases = [

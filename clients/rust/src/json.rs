@@ -108,54 +108,49 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
         v
     }
-    fn object(&mut self) -> Result<Value, String> {
+    /// Reads an object's or an array's items, from its opening byte to `close`: item reads one (white
+    /// space before it included), then a ',' or `close` must follow.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Result<(), String>) -> Result<(), String> {
         self.i += 1;
-        let mut m = BTreeMap::new();
         self.ws();
-        if self.b.get(self.i) == Some(&b'}') {
+        if self.b.get(self.i) == Some(&close) {
             self.i += 1;
-            return Ok(Value::Object(m));
+            return Ok(());
         }
         loop {
-            self.ws();
-            if self.b.get(self.i) != Some(&b'"') {
-                return Err(format!("expected a key, got {} at byte {}", self.what(), self.i));
-            }
-            let k = self.string()?;
-            self.expect(b':')?;
-            let v = self.value()?;
-            m.insert(k, v);
+            item(self)?;
             self.ws();
             match self.b.get(self.i) {
                 Some(b',') => self.i += 1,
-                Some(b'}') => {
+                Some(&c) if c == close => {
                     self.i += 1;
-                    return Ok(Value::Object(m));
+                    return Ok(());
                 }
-                _ => return Err(format!("expected ',' or '}}', got {} at byte {}", self.what(), self.i)),
+                _ => return Err(format!("expected ',' or '{}', got {} at byte {}", close as char, self.what(), self.i)),
             }
         }
     }
-    fn array(&mut self) -> Result<Value, String> {
-        self.i += 1;
-        let mut a = Vec::new();
-        self.ws();
-        if self.b.get(self.i) == Some(&b']') {
-            self.i += 1;
-            return Ok(Value::Array(a));
-        }
-        loop {
-            a.push(self.value()?);
-            self.ws();
-            match self.b.get(self.i) {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(Value::Array(a));
-                }
-                _ => return Err(format!("expected ',' or ']', got {} at byte {}", self.what(), self.i)),
+    fn object(&mut self) -> Result<Value, String> {
+        let mut m = BTreeMap::new();
+        self.items(b'}', |p| {
+            p.ws();
+            if p.b.get(p.i) != Some(&b'"') {
+                return Err(format!("expected a key, got {} at byte {}", p.what(), p.i));
             }
-        }
+            let k = p.string()?;
+            p.expect(b':')?;
+            m.insert(k, p.value()?);
+            Ok(())
+        })?;
+        Ok(Value::Object(m))
+    }
+    fn array(&mut self) -> Result<Value, String> {
+        let mut a = Vec::new();
+        self.items(b']', |p| {
+            a.push(p.value()?);
+            Ok(())
+        })?;
+        Ok(Value::Array(a))
     }
     fn number(&mut self) -> Result<Value, String> {
         let start = self.i;
@@ -251,26 +246,20 @@ impl Obj {
         self.s.push_str(if v { "true" } else { "false" });
         self
     }
-    pub fn strs(mut self, k: &str, v: &[&str]) -> Obj {
-        self.key(k);
-        self.s.push('[');
-        for (i, x) in v.iter().enumerate() {
-            if i > 0 {
-                self.s.push(',');
-            }
-            quote(&mut self.s, x);
-        }
-        self.s.push(']');
-        self
+    pub fn strs(self, k: &str, v: &[&str]) -> Obj {
+        self.list(k, v, |s, x| quote(s, x))
     }
-    pub fn ints(mut self, k: &str, v: &[i64]) -> Obj {
+    pub fn ints(self, k: &str, v: &[i64]) -> Obj {
+        self.list(k, v, |s, x| write!(s, "{}", x).unwrap())
+    }
+    fn list<T>(mut self, k: &str, v: &[T], put: impl Fn(&mut String, &T)) -> Obj {
         self.key(k);
         self.s.push('[');
         for (i, x) in v.iter().enumerate() {
             if i > 0 {
                 self.s.push(',');
             }
-            write!(self.s, "{}", x).unwrap();
+            put(&mut self.s, x);
         }
         self.s.push(']');
         self
@@ -327,6 +316,12 @@ mod tests {
         }
         let deep = "[".repeat(100) + &"]".repeat(100);
         assert!(parse(&deep).is_err());
+        // each container names its own closing byte
+        assert_eq!(parse("[1 2]"), Err("expected ',' or ']', got '2' at byte 3".into()));
+        assert_eq!(parse(r#"{"a":1 "b":2}"#), Err("expected ',' or '}', got '\"' at byte 7".into()));
+        assert_eq!(parse("{1:2}"), Err("expected a key, got '1' at byte 1".into()));
+        assert_eq!(parse("{ }").unwrap(), Value::Object(BTreeMap::new()));
+        assert_eq!(parse("[ ]").unwrap(), Value::Array(vec![]));
     }
 
     #[test]

@@ -319,24 +319,27 @@ mod tests {
         assert_ne!(lmdb_version().0, "0.9.24");
     }
 
-    fn both_variants(f: impl Fn(&str)) {
-        for v in ["crate", "c"] {
-            f(v)
+    /// Runs f once per variant with that variant's open request (its id 2, the test file, options
+    /// before "variant"), on a temp_dir of its own that is removed after.
+    fn both_variants(test: &str, options: &str, f: impl Fn(&str)) {
+        for variant in ["crate", "c"] {
+            let dir = std::env::temp_dir().join(format!("dbbench-rust-{}-{}-{}", test, std::process::id(), variant));
+            std::fs::create_dir_all(&dir).unwrap();
+            let open = format!(
+                r#"{{"id":2,"op":"open","options":{{{}"variant":"{}"}},"size":1000,"seed":1,"temp_dir":{:?},"dataset":{:?}}}"#,
+                options, variant, dir.to_str().unwrap(), persons::tests::testfile()
+            );
+            f(&open);
+            let _ = std::fs::remove_dir_all(&dir);
         }
     }
 
     #[test]
     fn a_session_on_the_test_file() {
-        both_variants(|variant| {
-            let dir = std::env::temp_dir().join(format!("dbbench-rust-test-{}-{}", std::process::id(), variant));
-            std::fs::create_dir_all(&dir).unwrap();
-            let open = format!(
-                r#"{{"id":2,"op":"open","options":{{"map_size":"64MiB","variant":"{}"}},"size":1000,"seed":1,"temp_dir":{:?},"dataset":{:?}}}"#,
-                variant, dir.to_str().unwrap(), persons::tests::testfile()
-            );
+        both_variants("test", r#""map_size":"64MiB","#, |open| {
             let r = session(&[
                 r#"{"id":1,"op":"hello","protocol":1,"dbbench":"test"}"#,
-                &open,
+                open,
                 r#"{"id":3,"op":"load"}"#,
                 r#"{"id":4,"op":"scan","rows":1000}"#,
                 r#"{"id":5,"op":"scan","rows":10}"#,
@@ -375,25 +378,18 @@ mod tests {
             assert!(s(9, "error").is_some() && n(9, "id") == Some(0));
             assert!(s(10, "error").is_some());
             assert_eq!(r[11].get("error"), None);
-            let _ = std::fs::remove_dir_all(&dir);
         });
     }
 
     #[test]
     fn protocol_2_stores_and_keep() {
-        both_variants(|variant| {
-            let dir = std::env::temp_dir().join(format!("dbbench-rust-v2-{}-{}", std::process::id(), variant));
-            std::fs::create_dir_all(&dir).unwrap();
-            let open = format!(
-                r#"{{"id":2,"op":"open","options":{{"variant":"{}"}},"size":1000,"seed":1,"temp_dir":{:?},"dataset":{:?}}}"#,
-                variant, dir.to_str().unwrap(), persons::tests::testfile()
-            );
+        both_variants("v2", "", |open| {
             let mut s = Server { store: None, version: 1 };
             let mut ask = |l: &str| json::parse(&answer(&mut s, l)).unwrap();
             let h = ask(r#"{"id":1,"op":"hello","protocol":2}"#);
             assert_eq!(h.get("protocol").and_then(Value::as_int), Some(2));
             assert_eq!(h.get("capabilities"), Some(&Value::Array(vec![Value::Str("keep_store".into()), Value::Str("store".into())])));
-            ask(&open);
+            ask(open);
             let path = |v: &Value| {
                 assert_eq!(v.get("store").and_then(|s| s.get("kind")).and_then(Value::as_str), Some("lmdb"), "{:?}", v);
                 std::path::PathBuf::from(v.get("store").and_then(|s| s.get("path")).and_then(Value::as_str).unwrap())
@@ -417,7 +413,6 @@ mod tests {
             assert!(!again.exists(), "close drops a kept store");
             let v1 = ask(r#"{"id":10,"op":"hello","protocol":1}"#);
             assert_eq!((v1.get("protocol").and_then(Value::as_int), v1.get("capabilities")), (Some(1), None));
-            let _ = std::fs::remove_dir_all(&dir);
         });
     }
 
