@@ -161,14 +161,19 @@ func (opts *KubeOptions) configRef() string {
 	return opts.Config
 }
 
-// startTime is when every shard starts: --start-at, or now plus --start-in, to the second.
+// startTime is when every shard starts: --start-at, or now plus --start-in rounded up to the second.
 func (opts *KubeOptions) startTime() (time.Time, error) {
 	now := opts.now()
 	if opts.StartAt == "" {
 		if opts.StartIn <= 0 {
 			return time.Time{}, exitcode.Usagef("--start-in %s: want a positive duration such as 2m", opts.StartIn)
 		}
-		return now.Add(opts.StartIn).UTC().Truncate(time.Second), nil
+		// to the next whole second: never earlier than asked
+		t := now.Add(opts.StartIn).UTC()
+		if r := t.Truncate(time.Second); r.Before(t) {
+			t = r.Add(time.Second)
+		}
+		return t, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, opts.StartAt)
 	if err != nil {
