@@ -31,7 +31,6 @@ type KubeOptions struct {
 	Retries      int
 	CPU          string
 	Memory       string
-	AllowMissing bool
 	// now is the clock the start time is computed from (tests set it).
 	now func() time.Time
 	// lookupEnv is the environment the config is validated in (tests set it).
@@ -52,9 +51,11 @@ func NewKubeCmd(f *Factory, runF func(*KubeOptions) error) *cobra.Command {
 N shards on a cluster: a ConfigMap holding the config file's bytes, a ReadWriteMany claim for the
 reports (or --claim, an existing one), an Indexed Job whose N pods each run
 'dbbench run --shards N --start-at TIME' (the index from JOB_COMPLETION_INDEX, which Kubernetes
-sets), and a suspended Job that runs 'dbbench merge' over their reports once you release it. The
-start time is computed once, now: every pod starts its first timed operation then (apply before it).
-Nothing is contacted; kubectl applies what this prints. README: "Sharded runs on Kubernetes".
+sets), and two suspended Jobs that run 'dbbench merge' over their reports once you release one:
+NAME-merge names a missing shard and exits 6, NAME-merge-partial (--allow-missing) merges what there
+is into a report marked partial. The start time is computed once, now: every pod starts its first
+timed operation then (apply before it). Nothing is contacted; kubectl applies what this prints.
+README: "Sharded runs on Kubernetes".
 
 A failed shard is not retried unless --retries allows it (a retry starts late, and its report says
 by how much); a config or usage error (exit 2) fails the whole Job; a shard that ended with its
@@ -93,7 +94,6 @@ Exit codes: 0 rendered; 2 bad flags or config, a secret in clear, a start time i
 	fl.IntVar(&opts.Retries, "retries", 0, "retries of one shard that failed without its report (Job backoffLimitPerIndex)")
 	fl.StringVar(&opts.CPU, "cpu", "", "CPU each shard's pod requests and is limited to, e.g. 2")
 	fl.StringVar(&opts.Memory, "memory", "", "memory each shard's pod requests and is limited to, e.g. 4Gi")
-	fl.BoolVar(&opts.AllowMissing, "allow-missing", false, "the merge goes on without missing shards (merge --allow-missing)")
 	cmd.MarkFlagsMutuallyExclusive("start-in", "start-at")
 	_ = cmd.MarkFlagRequired("shards")
 	_ = cmd.MarkFlagRequired("image")
@@ -133,7 +133,7 @@ func runKube(opts *KubeOptions) error {
 		ConfigName: kube.ConfigFileName(opts.configRef()), Config: data, CI: opts.CI,
 		Shards: opts.Shards, StartAt: start, Retries: opts.Retries,
 		StorageClass: opts.StorageClass, StorageSize: opts.StorageSize, Claim: opts.Claim,
-		Secret: opts.Secret, Env: env, CPU: opts.CPU, Memory: opts.Memory, AllowMissing: opts.AllowMissing,
+		Secret: opts.Secret, Env: env, CPU: opts.CPU, Memory: opts.Memory,
 	}
 	if spec.Name == "" {
 		spec.Name = kube.DefaultName(plan.Name)

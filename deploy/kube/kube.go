@@ -1,7 +1,8 @@
 // Package kube renders the Kubernetes manifests of a sharded run (issue 21, README "Sharded runs on
 // Kubernetes"): a ConfigMap holding the config's bytes, a ReadWriteMany claim for the reports, an
-// Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and a suspended
-// Job that merges their reports once released. Kubernetes runs the N copies, numbers them
+// Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and two
+// suspended Jobs that merge their reports once released: one that fails naming a missing shard, one
+// that merges what there is into a report marked partial. Kubernetes runs the N copies, numbers them
 // (JOB_COMPLETION_INDEX) and replaces a failed one; dbbench adds no coordinator of its own.
 //
 // The manifests are rendered from small structs of this package (the few fields dbbench sets, in
@@ -48,9 +49,9 @@ const (
 	// MaxConfigBytes is the most a ConfigMap may hold (its whole object, so the config must leave
 	// room for the rest).
 	MaxConfigBytes = 1<<20 - 16<<10
-	// MaxNameLen keeps NAME-merge, NAME-reports and the pods' host names NAME-INDEX within the API's
-	// 63-character labels (the limit CronJob names have, for the same reason).
-	MaxNameLen = 52
+	// MaxNameLen keeps NAME-merge-partial, NAME-reports and the pods' host names NAME-INDEX within
+	// the API's 63-character labels (a Job's name is its pods' job-name label).
+	MaxNameLen = 63 - len("-merge-partial") - 4
 )
 
 // Exit codes of `dbbench run` the run Job's pod failure policy sorts.
@@ -93,9 +94,6 @@ type Spec struct {
 	// CPU and Memory, when set, are each run pod's requests and limits (equal: the Guaranteed QoS
 	// class, so that a shard's measurements do not depend on its neighbours' bursts).
 	CPU, Memory string
-	// AllowMissing lets the merge go on without the shards that wrote no report (merge
-	// --allow-missing): the merged report says partial and which shares are missing.
-	AllowMissing bool
 }
 
 // EnvVar is one variable the pods get as a plain value.
@@ -107,6 +105,9 @@ type EnvVar struct {
 // Names of the objects a spec renders.
 func (s *Spec) ConfigMapName() string { return s.Name + "-config" }
 func (s *Spec) MergeJobName() string  { return s.Name + "-merge" }
+
+// PartialJobName is the merge Job that goes on without missing shards.
+func (s *Spec) PartialJobName() string { return s.Name + "-merge-partial" }
 
 // ClaimName is the claim the reports go to: the one given, or NAME-reports.
 func (s *Spec) ClaimName() string {
@@ -141,14 +142,21 @@ func (s *Spec) RunArgs() []string {
 		"--out", path.Join(s.RunDir(), "shard-$(JOB_COMPLETION_INDEX).json"), "--force")
 }
 
-// MergedPath is where the merge Job writes the merged report.
-func (s *Spec) MergedPath() string { return path.Join(s.RunDir(), "merged.json") }
+// MergedPath is where a merge Job writes the merged report: merged.json, or merged-partial.json
+// for the one that allows missing shards (so that either may run after the other).
+func (s *Spec) MergedPath(partial bool) string {
+	if partial {
+		return path.Join(s.RunDir(), "merged-partial.json")
+	}
+	return path.Join(s.RunDir(), "merged.json")
+}
 
-// MergeScript is the merge pod's shell command: the shell expands the glob, so a shard that wrote
-// no report is simply absent and `dbbench merge` names it missing (exit 6).
-func (s *Spec) MergeScript() string {
-	script := "exec dbbench merge " + path.Join(s.RunDir(), "shard-*.json") + " --out " + s.MergedPath()
-	if s.AllowMissing {
+// MergeScript is a merge pod's shell command: the shell expands the glob, so a shard that wrote no
+// report is simply absent and `dbbench merge` names it missing (exit 6), or with --allow-missing
+// marks the merged report partial.
+func (s *Spec) MergeScript(partial bool) string {
+	script := "exec dbbench merge " + path.Join(s.RunDir(), "shard-*.json") + " --out " + s.MergedPath(partial)
+	if partial {
 		script += " --allow-missing"
 	}
 	return script
@@ -258,8 +266,8 @@ func DefaultName(configName string) string {
 }
 
 // Render writes the manifests as one multi-document YAML stream: the ConfigMap, the claim (unless
-// an existing one is used), the run Job and the suspended merge Job, after a comment that says how
-// to use them.
+// an existing one is used), the run Job and the two suspended merge Jobs, after a comment that says
+// how to use them.
 func Render(s *Spec) ([]byte, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -270,7 +278,7 @@ func Render(s *Spec) ([]byte, error) {
 	if s.Claim == "" {
 		docs = append(docs, s.claim())
 	}
-	docs = append(docs, s.runJob(), s.mergeJob())
+	docs = append(docs, s.runJob(), s.mergeJob(false), s.mergeJob(true))
 	for _, d := range docs {
 		buf.WriteString("---\n")
 		enc := yaml.NewEncoder(&buf)
@@ -297,7 +305,8 @@ func (s *Spec) header() string {
 		fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns),
 		fmt.Sprintf("  wait until job/%s is Complete or Failed (every shard ended, with or without its report)", s.Name),
 		fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false}}'", ns, s.MergeJobName()),
-		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath()),
+		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath(false)),
+		fmt.Sprintf("  exit 6, a shard missing: release job/%s the same way for a report marked partial", s.PartialJobName()),
 	}
 	return "# " + strings.Join(lines, "\n# ") + "\n"
 }
@@ -400,11 +409,16 @@ func (s *Spec) runJob() job {
 	}
 }
 
-func (s *Spec) mergeJob() job {
+// mergeJob is a suspended Job that merges the shards' reports, allowing missing ones when partial.
+func (s *Spec) mergeJob(partial bool) job {
 	none := int32(0)
 	suspend := true
+	name := s.MergeJobName()
+	if partial {
+		name = s.PartialJobName()
+	}
 	return job{
-		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.MergeJobName(), "merge"),
+		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(name, "merge"),
 		Spec: jobSpec{
 			// Released by hand (kubectl patch) once the run Job has ended: waiting is kubectl's, not a
 			// coordinator's.
@@ -418,7 +432,7 @@ func (s *Spec) mergeJob() job {
 					RestartPolicy: "Never",
 					Containers: []container{{
 						Name: MergeContainer, Image: s.Image,
-						Command:      []string{"/bin/sh", "-c", s.MergeScript()},
+						Command:      []string{"/bin/sh", "-c", s.MergeScript(partial)},
 						VolumeMounts: []volumeMount{{Name: "reports", MountPath: ReportsDir}},
 					}},
 					Volumes: []volume{s.reportsVolume()},

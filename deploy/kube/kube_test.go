@@ -74,7 +74,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 			s.Name, s.Namespace, s.CI, s.Shards, s.Retries = "bench", "load-tests", true, 1, 2
 			s.StorageClass, s.StorageSize, s.Secret = "nfs.example.com", "500Mi", "bench-env"
 			s.Env = []EnvVar{{"DBBENCH_GATE_SLOWDOWN", "20%"}, {"PG_HOST", "db.example"}}
-			s.CPU, s.Memory, s.AllowMissing = "2", "4Gi", true
+			s.CPU, s.Memory = "2", "4Gi"
 			s.StartAt = start.Add(1500 * time.Millisecond)
 		}},
 		{"an existing claim", func(s *Spec) { s.Claim, s.StorageSize = "shared-reports", "" }},
@@ -149,25 +149,24 @@ func decode(t *testing.T, out []byte) manifests {
 func checkManifests(t *testing.T, s *Spec, out []byte) {
 	t.Helper()
 	m := decode(t, out)
-	want := []string{"v1 ConfigMap", "v1 PersistentVolumeClaim", "batch/v1 Job", "batch/v1 Job"}
+	want := []string{"v1 ConfigMap", "v1 PersistentVolumeClaim", "batch/v1 Job", "batch/v1 Job", "batch/v1 Job"}
 	if s.Claim != "" {
 		want = slices.Delete(want, 1, 2)
 	}
 	if !slices.Equal(m.kinds, want) {
 		t.Fatalf("objects %v, want %v", m.kinds, want)
 	}
-	run, merge := m.jobs[0], m.jobs[1]
+	run := m.jobs[0]
 
 	// every object: named, in the namespace, labelled with valid labels
-	metas := []metav1.ObjectMeta{m.configMap.ObjectMeta, run.ObjectMeta, merge.ObjectMeta}
+	metas := []metav1.ObjectMeta{m.configMap.ObjectMeta}
 	if m.claim != nil {
 		metas = append(metas, m.claim.ObjectMeta)
 	}
-	// pod templates have no namespace of their own: their Job's
-	templates := []metav1.ObjectMeta{run.Spec.Template.ObjectMeta, merge.Spec.Template.ObjectMeta}
-	for _, meta := range templates {
-		meta.Namespace = s.Namespace
-		metas = append(metas, meta)
+	for _, j := range m.jobs {
+		tmpl := j.Spec.Template.ObjectMeta
+		tmpl.Namespace = s.Namespace // a pod template has no namespace of its own: its Job's
+		metas = append(metas, j.ObjectMeta, tmpl)
 	}
 	for _, meta := range metas {
 		if meta.Namespace != s.Namespace || meta.Labels["app.kubernetes.io/instance"] != s.Name {
@@ -179,10 +178,13 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 			}
 		}
 	}
-	for _, name := range []string{run.Name, merge.Name} {
-		if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
-			t.Errorf("job name %q: %v", name, errs)
+	for _, j := range m.jobs {
+		if errs := validation.IsDNS1123Label(j.Name); len(errs) > 0 || len(j.Name) > 63 {
+			t.Errorf("job name %q: %v", j.Name, errs)
 		}
+	}
+	if names := []string{m.jobs[0].Name, m.jobs[1].Name, m.jobs[2].Name}; !slices.Equal(names, []string{s.Name, s.Name + "-merge", s.Name + "-merge-partial"}) {
+		t.Errorf("jobs %v: want the run, the merge and the partial merge", names)
 	}
 
 	// the ConfigMap holds the config's bytes, exactly, under the name the pods read
@@ -311,33 +313,43 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		t.Errorf("topology spread %+v: want the shards spread over nodes, selecting the run's pods", spread)
 	}
 
-	// the merge Job: suspended, one attempt, reading the same claim and directory
+	// the merge Jobs: suspended, one attempt, reading the same claim and directory; the second allows
+	// missing shards and writes a report of its own
+	for i, merge := range m.jobs[1:] {
+		checkMerge(t, s, merge, i == 1, claim, repVol.mount.MountPath, runDir)
+	}
+}
+
+// checkMerge checks a merge Job: suspended, one attempt, the dbbench image reading the run's
+// reports on the claim, mounted where the run's pods mount it.
+func checkMerge(t *testing.T, s *Spec, merge batchv1.Job, partial bool, claim, mountPath, runDir string) {
+	t.Helper()
 	ms := merge.Spec
 	if ms.Suspend == nil || !*ms.Suspend || ms.BackoffLimit == nil || *ms.BackoffLimit != 0 {
-		t.Errorf("merge job: suspend %v, backoffLimit %v, want suspended, 0", ms.Suspend, ms.BackoffLimit)
+		t.Errorf("%s: suspend %v, backoffLimit %v, want suspended, 0", merge.Name, ms.Suspend, ms.BackoffLimit)
 	}
 	if ms.CompletionMode != nil && *ms.CompletionMode == batchv1.IndexedCompletion || ms.Completions != nil && *ms.Completions != 1 {
-		t.Errorf("the merge job runs more than once")
+		t.Errorf("%s runs more than once", merge.Name)
 	}
 	mpod := ms.Template.Spec
 	if mpod.RestartPolicy != corev1.RestartPolicyNever || len(mpod.Containers) != 1 {
-		t.Fatalf("merge pod: restartPolicy %q, %d containers", mpod.RestartPolicy, len(mpod.Containers))
+		t.Fatalf("%s: restartPolicy %q, %d containers", merge.Name, mpod.RestartPolicy, len(mpod.Containers))
 	}
 	mc := mpod.Containers[0]
 	mrep := mountsByVolume(t, mc.VolumeMounts, mpod.Volumes)["reports"]
-	if mrep.volume.PersistentVolumeClaim == nil || mrep.volume.PersistentVolumeClaim.ClaimName != claim || mrep.mount.MountPath != repVol.mount.MountPath {
-		t.Errorf("the merge reads %+v at %s, want the claim %s at %s", mrep.volume.PersistentVolumeClaim, mrep.mount.MountPath, claim, repVol.mount.MountPath)
+	if mrep.volume.PersistentVolumeClaim == nil || mrep.volume.PersistentVolumeClaim.ClaimName != claim || mrep.mount.MountPath != mountPath {
+		t.Errorf("%s reads %+v at %s, want the claim %s at %s", merge.Name, mrep.volume.PersistentVolumeClaim, mrep.mount.MountPath, claim, mountPath)
 	}
 	if len(mc.Command) != 3 || mc.Command[0] != "/bin/sh" || mc.Command[1] != "-c" || mc.Image != s.Image {
-		t.Fatalf("merge command %v, image %s", mc.Command, mc.Image)
+		t.Fatalf("%s: command %v, image %s", merge.Name, mc.Command, mc.Image)
 	}
 	script := strings.Fields(mc.Command[2])
 	wantScript := []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged.json"}
-	if s.AllowMissing {
-		wantScript = append(wantScript, "--allow-missing")
+	if partial {
+		wantScript = []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged-partial.json", "--allow-missing"}
 	}
 	if !slices.Equal(script, wantScript) {
-		t.Errorf("merge script %q, want %q", script, wantScript)
+		t.Errorf("%s: script %q, want %q", merge.Name, script, wantScript)
 	}
 }
 
@@ -582,7 +594,9 @@ func TestSecretLine(t *testing.T) {
 func TestNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"memory": "dbbench-memory", "Triplex on SQLite": "dbbench-triplex-on-sqlite", "--x__y--": "dbbench-x-y",
-		"": "dbbench", strings.Repeat("ab", 40): "dbbench-" + strings.Repeat("ab", 22),
+		"": "dbbench", strings.Repeat("ab", 40): ("dbbench-" + strings.Repeat("ab", 40))[:MaxNameLen],
+		"x" + strings.Repeat("-", MaxNameLen) + "y": "dbbench-x-y",
+		strings.Repeat("a", MaxNameLen-9) + "-bbbb": "dbbench-" + strings.Repeat("a", MaxNameLen-9), // no '-' at the cut
 	} {
 		got := DefaultName(in)
 		if got != want || len(validation.IsDNS1123Label(got)) > 0 || len(got) > MaxNameLen {
