@@ -124,7 +124,8 @@ func runKube(opts *KubeOptions) error {
 	if err != nil {
 		return exitcode.AsUsage(err)
 	}
-	start, err := opts.startTime()
+	now := opts.now()
+	start, err := opts.startTime(now)
 	if err != nil {
 		return err
 	}
@@ -149,7 +150,7 @@ func runKube(opts *KubeOptions) error {
 		return exitcode.Infraf("writing the manifests: %v", err)
 	}
 	fmt.Fprintf(opts.f.Err, "dbbench: %d shards of %s start at %s (in %s): apply before then\n",
-		spec.Shards, spec.ConfigName, spec.StartAtText(), start.Sub(opts.now()).Round(time.Second))
+		spec.Shards, spec.ConfigName, spec.StartAtText(), start.Sub(now).Truncate(time.Second))
 	return nil
 }
 
@@ -162,8 +163,7 @@ func (opts *KubeOptions) configRef() string {
 }
 
 // startTime is when every shard starts: --start-at, or now plus --start-in rounded up to the second.
-func (opts *KubeOptions) startTime() (time.Time, error) {
-	now := opts.now()
+func (opts *KubeOptions) startTime(now time.Time) (time.Time, error) {
 	if opts.StartAt == "" {
 		if opts.StartIn <= 0 {
 			return time.Time{}, exitcode.Usagef("--start-in %s: want a positive duration such as 2m", opts.StartIn)

@@ -89,6 +89,15 @@ func configMapData(t *testing.T, manifests string) map[string]string {
 	}
 }
 
+// TestKubeEveryBuiltinConfig: every shipped config renders (none is taken for one holding a secret).
+func TestKubeEveryBuiltinConfig(t *testing.T) {
+	for _, name := range configs.Names() {
+		if code, _, errOut := execute(t, kubeArgs("-c", name, "--shards", "2")...); code != exitcode.OK {
+			t.Errorf("%s: exit %d: %s", name, code, errOut)
+		}
+	}
+}
+
 // TestKubeSecrets: no secret reaches the manifests or the messages. A secret written in the config
 // is refused with its line; a ${NAME} that holds one needs --secret; a plain ${NAME} set here is
 // passed on as it is.
@@ -101,6 +110,7 @@ func TestKubeSecrets(t *testing.T) {
 	literal := writeFile(t, dir, "literal.yaml", target("{driver: postgres, dsn: \"postgres://bench:"+pw+"@db.example/bench\"}"))
 	fromEnv := writeFile(t, dir, "env.yaml", target("{driver: postgres, dsn: \"${DBBENCH_KUBE_DSN}\", schema: \"${DBBENCH_KUBE_SCHEMA}\"}"))
 	option := writeFile(t, dir, "option.yaml", "name: tdb\ndataset: {persons: 100}\nworkloads: [scan]\ntargets:\n  - name: t\n    adapter: typedb\n    options: {password: "+pw+"}\n")
+	keyValue := writeFile(t, dir, "kv.yaml", target(`{driver: postgres, dsn: "host=db port=5432 user=u password='a\\' `+pw+`'"}`))
 	described := writeFile(t, dir, "described.yaml", "name: m\ndescription: the password is "+pw+"\ndataset: {persons: 100}\nworkloads: [scan]\ntargets: [{name: m, adapter: memory}]\n")
 	for _, tt := range []struct {
 		name    string
@@ -111,6 +121,7 @@ func TestKubeSecrets(t *testing.T) {
 		notWant string // never on stdout
 	}{
 		{"a dsn's password in the file", nil, []string{"-c", literal}, exitcode.Usage, "literal.yaml:5: a secret in clear", ""},
+		{"a key=value dsn's password in the file", nil, []string{"-c", keyValue}, exitcode.Usage, "kv.yaml:5: a secret in clear", ""},
 		{"a secret option in the file", nil, []string{"-c", option}, exitcode.Usage, "option.yaml:7: a secret in clear", ""},
 		{"PGPASSWORD's value in the file", map[string]string{"PGPASSWORD": pw}, []string{"-c", described}, exitcode.Usage, "described.yaml:2: a secret in clear", ""},
 		{"a dsn from a variable, no Secret", map[string]string{"DBBENCH_KUBE_DSN": "postgres://bench:" + pw + "@db/x", "DBBENCH_KUBE_SCHEMA": "s"},
@@ -185,7 +196,7 @@ func TestKubeStartIn(t *testing.T) {
 		{nil, "2026-12-02T14:01:11Z", "2m0s"}, // DefaultStartIn, rounded up to the second
 		{[]string{"--start-in", "90s"}, "2026-12-02T14:00:41Z", "1m30s"},
 		{[]string{"--start-at", "2026-12-02T14:00:00.5+01:00"}, "2026-12-02T13:00:00.5Z", ""}, // in the past in UTC
-		{[]string{"--start-at", "2026-12-02T15:00:00.25+01:00"}, "2026-12-02T14:00:00.25Z", "50s"},
+		{[]string{"--start-at", "2026-12-02T15:00:00.25+01:00"}, "2026-12-02T14:00:00.25Z", "49s"},
 	} {
 		var out, errb bytes.Buffer
 		f := &Factory{Out: &out, Err: &errb, Registry: func() (*adapters.Registry, error) {
