@@ -88,10 +88,10 @@ Exit codes: 0 rendered; 2 bad flags or config, a secret in clear, a start time i
 	fl.StringVar(&opts.Name, "name", "", "name of the Jobs and the other objects (default dbbench-<config name>)")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "namespace of every object (default: kubectl's)")
 	fl.StringVar(&opts.StorageClass, "storage-class", "", "storage class of the reports' claim; must offer ReadWriteMany (default: the cluster's)")
-	fl.StringVar(&opts.StorageSize, "storage-size", "1Gi", "size of the reports' claim")
+	fl.StringVar(&opts.StorageSize, "storage-size", "", "size of the reports' claim (default "+kube.DefaultStorageSize+")")
 	fl.StringVar(&opts.Claim, "claim", "", "write the reports to this existing ReadWriteMany claim instead of a new one")
 	fl.StringVar(&opts.Secret, "secret", "", "a Secret whose keys become the pods' environment (a dsn's ${NAME}, PGPASSWORD)")
-	fl.IntVar(&opts.Retries, "retries", 0, "retries of one shard that failed without its report (Job backoffLimitPerIndex)")
+	fl.IntVar(&opts.Retries, "retries", 0, fmt.Sprintf("retries of one shard that failed without its report, 0-%d (Job backoffLimitPerIndex)", kube.MaxRetries))
 	fl.StringVar(&opts.CPU, "cpu", "", "CPU each shard's pod requests and is limited to, e.g. 2")
 	fl.StringVar(&opts.Memory, "memory", "", "memory each shard's pod requests and is limited to, e.g. 4Gi")
 	cmd.MarkFlagsMutuallyExclusive("start-in", "start-at")
@@ -138,9 +138,6 @@ func runKube(opts *KubeOptions) error {
 	}
 	if spec.Name == "" {
 		spec.Name = kube.DefaultName(plan.Name)
-	}
-	if opts.Claim != "" {
-		spec.StorageSize = "" // the existing claim's own
 	}
 	out, err := kube.Render(spec)
 	if err != nil {

@@ -169,7 +169,7 @@ func TestKubeRefuses(t *testing.T) {
 		{kubeArgs("--shards", "2", "-c", bad), `bad.yaml:3: unknown workload "nosuch"`},
 		{kubeArgs("--shards", "2", "-c", "no-such-config"), "cannot read config no-such-config"},
 		{kubeArgs("--shards", "2", "-c", "memory", "--ci", "--name", "Bad_Name"), `--name "Bad_Name"`},
-		{kubeArgs("--shards", "2", "--claim", "shared", "--storage-class", "nfs"), "--storage-class does not apply"},
+		{kubeArgs("--shards", "2", "--claim", "shared", "--storage-class", "nfs"), "--storage-class and --storage-size do not apply"},
 		{kubeArgs("--shards", "2", "--cpu", "two"), `--cpu "two"`},
 		{kubeArgs("--shards", "2", "--start-in", "1m"), "[start-in start-at]"},
 		{[]string{"kube", "--shards", "2", "--image", "x", "--start-at", "tomorrow"}, `--start-at "tomorrow": want an RFC 3339 time`},

@@ -17,6 +17,7 @@ package kube
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -52,7 +53,12 @@ const (
 	// MaxNameLen keeps NAME-merge-partial, NAME-reports and the pods' host names NAME-INDEX within
 	// the API's 63-character labels (a Job's name is its pods' job-name label).
 	MaxNameLen = 63 - len("-merge-partial") - 4
+	// MaxRetries bounds the retries of one shard: each retry starts later than the others.
+	MaxRetries = 10
 )
+
+// DefaultStorageSize is the reports' claim's size: a report is tens of KiB to a few MiB.
+const DefaultStorageSize = "1Gi"
 
 // Exit codes of `dbbench run` the run Job's pod failure policy sorts.
 var (
@@ -80,8 +86,8 @@ type Spec struct {
 	// Retries is how often one shard may be retried after a failure that wrote no report (a lost
 	// node, exit 3); 0 fails the index at once, and the merge names it missing.
 	Retries int
-	// The reports: a new ReadWriteMany claim of StorageSize (of StorageClass, "" for the cluster's
-	// default), or the existing claim Claim.
+	// The reports: a new ReadWriteMany claim of StorageSize ("": DefaultStorageSize) of StorageClass
+	// ("": the cluster's default), or the existing claim Claim.
 	StorageClass string
 	StorageSize  string
 	Claim        string
@@ -191,24 +197,21 @@ func (s *Spec) Check() error {
 	if s.Shards < 1 || s.Shards > MaxShards {
 		return fmt.Errorf("--shards %d: want 1 to %d", s.Shards, MaxShards)
 	}
-	if s.Retries < 0 || s.Retries > 10 {
-		return fmt.Errorf("--retries %d: want 0 to 10", s.Retries)
+	if s.Retries < 0 || s.Retries > MaxRetries {
+		return fmt.Errorf("--retries %d: want 0 to %d", s.Retries, MaxRetries)
 	}
 	for _, f := range []struct{ flag, v string }{{"--secret", s.Secret}, {"--claim", s.Claim}, {"--storage-class", s.StorageClass}} {
 		if f.v != "" && (len(f.v) > 253 || !dnsSubdomain.MatchString(f.v)) {
 			return fmt.Errorf("%s %q: want a Kubernetes object name (lower-case letters, digits, '-' and '.')", f.flag, f.v)
 		}
 	}
-	if s.Claim != "" && s.StorageClass != "" {
-		return errors.New("--claim uses an existing claim: --storage-class does not apply to it")
+	if s.Claim != "" && (s.StorageClass != "" || s.StorageSize != "") {
+		return errors.New("--claim uses an existing claim: --storage-class and --storage-size do not apply to it")
 	}
 	for _, f := range []struct{ flag, v string }{{"--storage-size", s.StorageSize}, {"--cpu", s.CPU}, {"--memory", s.Memory}} {
 		if f.v != "" && !quantity.MatchString(f.v) {
 			return fmt.Errorf("%s %q: want a Kubernetes quantity such as 2, 500m, 4Gi", f.flag, f.v)
 		}
-	}
-	if s.Claim == "" && s.StorageSize == "" {
-		return errors.New("--storage-size: want the size of the reports' claim, such as 1Gi")
 	}
 	if !configKey.MatchString(s.ConfigName) || len(s.ConfigName) > 253 {
 		return fmt.Errorf("config file name %q cannot be a ConfigMap key", s.ConfigName)
@@ -341,7 +344,7 @@ func (s *Spec) claim() persistentVolumeClaim {
 			// Every shard's pod, on whichever node, writes its report there, and the merge reads them all.
 			AccessModes:      []string{"ReadWriteMany"},
 			StorageClassName: s.StorageClass,
-			Resources:        resourceRequirements{Requests: map[string]string{"storage": s.StorageSize}},
+			Resources:        resourceRequirements{Requests: map[string]string{"storage": cmp.Or(s.StorageSize, DefaultStorageSize)}},
 		},
 	}
 }

@@ -78,6 +78,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 			s.StartAt = start.Add(1500 * time.Millisecond)
 		}},
 		{"an existing claim", func(s *Spec) { s.Claim, s.StorageSize = "shared-reports", "" }},
+		{"the default claim size", func(s *Spec) { s.StorageSize = "" }},
 		{"the most shards", func(s *Spec) { s.Shards = MaxShards }},
 		{"the longest name", func(s *Spec) { s.Name = strings.Repeat("n", MaxNameLen) }},
 	} {
@@ -202,8 +203,12 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		if !slices.Equal(c.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}) {
 			t.Errorf("claim access modes %v, want ReadWriteMany", c.AccessModes)
 		}
-		if got := c.Resources.Requests[corev1.ResourceStorage]; got.Cmp(resource.MustParse(s.StorageSize)) != 0 {
-			t.Errorf("claim size %s, want %s", got.String(), s.StorageSize)
+		size := s.StorageSize
+		if size == "" {
+			size = DefaultStorageSize
+		}
+		if got := c.Resources.Requests[corev1.ResourceStorage]; got.Cmp(resource.MustParse(size)) != 0 {
+			t.Errorf("claim size %s, want %s", got.String(), size)
 		}
 		if (c.StorageClassName == nil) != (s.StorageClass == "") || c.StorageClassName != nil && *c.StorageClassName != s.StorageClass {
 			t.Errorf("claim storage class %v, want %q", c.StorageClassName, s.StorageClass)
@@ -482,12 +487,13 @@ func TestCheck(t *testing.T) {
 		{func(s *Spec) { s.Shards = 0 }, "--shards"},
 		{func(s *Spec) { s.Shards = MaxShards + 1 }, "--shards"},
 		{func(s *Spec) { s.Retries = -1 }, "--retries"},
+		{func(s *Spec) { s.Retries = MaxRetries + 1 }, "--retries"},
 		{func(s *Spec) { s.Secret = "Bad_Name" }, "--secret"},
 		{func(s *Spec) { s.Claim = "x/y" }, "--claim"},
 		{func(s *Spec) { s.StorageClass = "UPPER" }, "--storage-class"},
-		{func(s *Spec) { s.Claim, s.StorageClass = "c", "fast" }, "--storage-class does not apply"},
+		{func(s *Spec) { s.Claim, s.StorageClass, s.StorageSize = "c", "fast", "" }, "--storage-class and --storage-size do not apply"},
+		{func(s *Spec) { s.Claim = "c" }, "--storage-class and --storage-size do not apply"},
 		{func(s *Spec) { s.StorageSize = "1GB" }, "--storage-size"},
-		{func(s *Spec) { s.StorageSize = "" }, "--storage-size"},
 		{func(s *Spec) { s.CPU = "two" }, "--cpu"},
 		{func(s *Spec) { s.Memory = "-1Gi" }, "--memory"},
 		{func(s *Spec) { s.ConfigName = "a/b.yaml" }, "ConfigMap key"},
