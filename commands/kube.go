@@ -66,7 +66,8 @@ config reads whose value holds a secret must come from a Kubernetes Secret (--se
 become the pods' environment), and the other ${NAME}s set here are passed on as they are, so the
 pods run what was validated.
 
-Exit codes: 0 rendered; 2 bad flags or config, a secret in clear, a start time in the past.`,
+Exit codes: 0 rendered; 2 bad flags or config, a secret in clear, a start time in the past; 3 the
+manifests could not be written (stdout closed).`,
 		Example: `  dbbench kube -c memory --shards 4 --image registry.example/dbbench:1.0 > memory-4.yaml
   dbbench kube -c configs/lmdb.yaml --ci --shards 8 --image registry.example/dbbench:1.0 --start-in 5m
   dbbench kube -c ycsb-a --shards 4 --image registry.example/dbbench:1.0 --cpu 2 --memory 4Gi --retries 1`,
