@@ -72,7 +72,8 @@ var (
 
 // Spec is one rendering: a validated config and how to run it on a cluster.
 type Spec struct {
-	// Name names every object: the run Job NAME, NAME-merge, NAME-config, NAME-reports.
+	// Name names every object: the run Job NAME, NAME-merge, NAME-merge-partial, NAME-config and
+	// NAME-reports.
 	Name      string
 	Namespace string // "" : kubectl's current namespace
 	Image     string // an image with dbbench on its PATH (and /bin/sh, for the merge's glob)
