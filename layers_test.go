@@ -45,6 +45,7 @@ CONFIG:     config
 ENGINE:     engine/...
 RENDERERS:  report/render/...
 COMPARISON: compare/...
+DEPLOY:     deploy/...
 COMMANDS:   commands/...
 MAIN:       cmd/dbbench
 CLIENTS:    clients/...
@@ -56,7 +57,8 @@ GROUND < REPORT < VERDICT
 WORKLOADS, REPORT < CONTRACT < ADAPTERS
 CONTRACT, VERDICT < CONFIG < ENGINE
 CONTRACT, VERDICT < RENDERERS < COMPARISON
-ADAPTERS, ENGINE, COMPARISON < COMMANDS < MAIN < LAYERTEST
+GROUND < DEPLOY
+ADAPTERS, ENGINE, COMPARISON, DEPLOY < COMMANDS < MAIN < LAYERTEST
 
 # Clients are programs of their own beside the stack: they use the dataset, the workload definitions,
 # the protocol and the adapters' store code as a real client uses a library.
@@ -72,6 +74,8 @@ CONTRACT, ADAPTERS !< ENGINE, CONFIG
 REPORT !< CONTRACT, ADAPTERS, ENGINE
 # The engine prints nothing: it reports progress as events.
 ENGINE !< RENDERERS, COMMANDS
+# Manifests for another machine are rendered, never run: deploy reaches no store, config or engine.
+DEPLOY !< CONTRACT, ADAPTERS, CONFIG, ENGINE
 # A client never reaches the engine, the config or the commands.
 CLIENTS !< CONFIG, ENGINE, RENDERERS, COMPARISON, COMMANDS
 `

@@ -131,6 +131,18 @@ func ExpandEnv(s string) string {
 	})
 }
 
+// EnvNames lists the variables s references as ${NAME} or ${NAME:-default}, each once, in the order
+// they first appear: what a run of a config reads from its environment (dbbench kube passes them on).
+func EnvNames(s string) []string {
+	var out []string
+	for _, g := range envRef.FindAllStringSubmatch(s, -1) {
+		if !slices.Contains(out, g[1]) {
+			out = append(out, g[1])
+		}
+	}
+	return out
+}
+
 // ExpandEnvStrict is ExpandEnv for config values: a ${NAME} without a default whose variable is
 // unset or empty is an error, never an empty string (an empty dsn would silently mean a throwaway
 // server).

@@ -122,6 +122,20 @@ func TestExpandEnv(t *testing.T) {
 	}
 }
 
+// TestEnvNames: the variables a config reads, each once, in order; what is not a reference (a $ alone,
+// an unclosed brace, a name starting with a digit) is none.
+func TestEnvNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"dsn: ${PG_DSN}\nslowdown: ${SLOW:-0%} ${PG_DSN}": "PG_DSN SLOW",
+		"$HOME ${1X} ${OPEN x: ${A_1:-${B}}":              "A_1",
+		"":                                                "",
+	} {
+		if got := strings.Join(EnvNames(in), " "); got != want {
+			t.Errorf("EnvNames(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestRegistry(t *testing.T) {
 	if _, err := NewRegistry(named("a"), named("a")); err == nil {
 		t.Error("duplicate adapter names accepted")

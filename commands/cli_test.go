@@ -57,9 +57,9 @@ func execute(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // machineFormat says whether a command prints a file format rather than text for people: --format
-// other than text, or a completion script.
+// other than text, a completion script, Kubernetes manifests.
 func machineFormat(args []string) bool {
-	if len(args) > 0 && (args[0] == "completion" || strings.HasPrefix(args[0], "__complete")) {
+	if len(args) > 0 && (args[0] == "completion" || args[0] == "kube" || strings.HasPrefix(args[0], "__complete")) {
 		return true
 	}
 	for i, a := range args {

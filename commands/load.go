@@ -17,6 +17,12 @@ import (
 // loadConfig reads a config by path, or by the name of a built-in config when no such file exists;
 // "" is the built-in default.
 func loadConfig(ref string) (*config.Config, error) {
+	c, _, err := loadConfigData(ref)
+	return c, err
+}
+
+// loadConfigData is loadConfig, with the bytes the config was parsed from.
+func loadConfigData(ref string) (*config.Config, []byte, error) {
 	if ref == "" {
 		ref = configs.Default
 	}
@@ -33,14 +39,14 @@ func loadConfig(ref string) (*config.Config, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, exitcode.Usagef("cannot read config %s: %v (built-in configs: %s)", ref, err, strings.Join(configs.Names(), ", "))
+			return nil, nil, exitcode.Usagef("cannot read config %s: %v (built-in configs: %s)", ref, err, strings.Join(configs.Names(), ", "))
 		}
 	}
 	c, err := config.Parse(source, data)
 	if err != nil {
-		return nil, exitcode.AsUsage(err)
+		return nil, nil, exitcode.AsUsage(err)
 	}
-	return c, nil
+	return c, data, nil
 }
 
 // maxConfigBytes bounds what is read as a config: the shipped ones are a few KiB, and a device such

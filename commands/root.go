@@ -186,6 +186,7 @@ its schedule; 6 a merge lacks a shard. When several apply: 2, 3, 6, 5, 1, 4, 0.`
 		NewReportCmd(f, nil),
 		NewClientTestCmd(f, nil),
 		NewHistoryCmd(f, nil),
+		NewKubeCmd(f, nil),
 	)
 	// `dbbench completion bash|zsh|fish|powershell` prints a shell completion script; added now (not
 	// lazily at Execute) so help and tests see it like every other command. It binds the output

@@ -145,6 +145,8 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"__complete", "r"}, "report"},
 		{[]string{"__complete", "run", "-c", "l"}, "lmdb"},
+		{[]string{"__complete", "k"}, "kube"},
+		{[]string{"__complete", "kube", "-c", "l"}, "lmdb"},
 		{[]string{"__complete", "report", "x.json", "--format", ""}, "html"},
 		{[]string{"__complete", "compare", "a.json", "b.json", "--format", ""}, "markdown"},
 	} {

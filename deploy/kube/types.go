@@ -1,0 +1,144 @@
+package kube
+
+// The parts of the Kubernetes API (core/v1, batch/v1) that the manifests use, in the API's field
+// names and in the order `kubectl get -o yaml` shows them. Only what dbbench sets is here; the tests
+// decode every rendering strictly into k8s.io/api's own types.
+
+type objectMeta struct {
+	Name      string            `yaml:"name"`
+	Namespace string            `yaml:"namespace,omitempty"`
+	Labels    map[string]string `yaml:"labels,omitempty"`
+}
+
+type configMap struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Metadata   objectMeta        `yaml:"metadata"`
+	Immutable  bool              `yaml:"immutable"`
+	Data       map[string]string `yaml:"data"`
+}
+
+type persistentVolumeClaim struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Metadata   objectMeta `yaml:"metadata"`
+	Spec       claimSpec  `yaml:"spec"`
+}
+
+type claimSpec struct {
+	AccessModes      []string             `yaml:"accessModes"`
+	StorageClassName string               `yaml:"storageClassName,omitempty"`
+	Resources        resourceRequirements `yaml:"resources"`
+}
+
+// resourceRequirements holds quantities as the text the user gave (checked against the quantity
+// grammar by Spec.Check).
+type resourceRequirements struct {
+	Requests map[string]string `yaml:"requests,omitempty"`
+	Limits   map[string]string `yaml:"limits,omitempty"`
+}
+
+type job struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Metadata   objectMeta `yaml:"metadata"`
+	Spec       jobSpec    `yaml:"spec"`
+}
+
+type jobSpec struct {
+	Suspend              *bool             `yaml:"suspend,omitempty"`
+	CompletionMode       string            `yaml:"completionMode,omitempty"`
+	Completions          *int32            `yaml:"completions,omitempty"`
+	Parallelism          *int32            `yaml:"parallelism,omitempty"`
+	BackoffLimit         *int32            `yaml:"backoffLimit,omitempty"`
+	BackoffLimitPerIndex *int32            `yaml:"backoffLimitPerIndex,omitempty"`
+	PodFailurePolicy     *podFailurePolicy `yaml:"podFailurePolicy,omitempty"`
+	Template             podTemplate       `yaml:"template"`
+}
+
+type podFailurePolicy struct {
+	Rules []podFailurePolicyRule `yaml:"rules"`
+}
+
+type podFailurePolicyRule struct {
+	Action          string                `yaml:"action"`
+	OnExitCodes     *exitCodesRequirement `yaml:"onExitCodes,omitempty"`
+	OnPodConditions []podConditionPattern `yaml:"onPodConditions,omitempty"`
+}
+
+type exitCodesRequirement struct {
+	ContainerName string  `yaml:"containerName,omitempty"`
+	Operator      string  `yaml:"operator"`
+	Values        []int32 `yaml:"values,flow"`
+}
+
+type podConditionPattern struct {
+	Type   string `yaml:"type"`
+	Status string `yaml:"status"`
+}
+
+type podTemplate struct {
+	Metadata templateMeta `yaml:"metadata"`
+	Spec     podSpec      `yaml:"spec"`
+}
+
+type templateMeta struct {
+	Labels map[string]string `yaml:"labels"`
+}
+
+type podSpec struct {
+	RestartPolicy             string                     `yaml:"restartPolicy"`
+	TopologySpreadConstraints []topologySpreadConstraint `yaml:"topologySpreadConstraints,omitempty"`
+	Containers                []container                `yaml:"containers"`
+	Volumes                   []volume                   `yaml:"volumes"`
+}
+
+type topologySpreadConstraint struct {
+	MaxSkew           int32          `yaml:"maxSkew"`
+	TopologyKey       string         `yaml:"topologyKey"`
+	WhenUnsatisfiable string         `yaml:"whenUnsatisfiable"`
+	LabelSelector     *labelSelector `yaml:"labelSelector,omitempty"`
+}
+
+type labelSelector struct {
+	MatchLabels map[string]string `yaml:"matchLabels"`
+}
+
+type container struct {
+	Name         string                `yaml:"name"`
+	Image        string                `yaml:"image"`
+	Command      []string              `yaml:"command"`
+	Args         []string              `yaml:"args,omitempty"`
+	Env          []EnvVar              `yaml:"env,omitempty"`
+	EnvFrom      []envFromSource       `yaml:"envFrom,omitempty"`
+	Resources    *resourceRequirements `yaml:"resources,omitempty"`
+	VolumeMounts []volumeMount         `yaml:"volumeMounts"`
+}
+
+type envFromSource struct {
+	SecretRef *secretEnvSource `yaml:"secretRef,omitempty"`
+}
+
+type secretEnvSource struct {
+	Name string `yaml:"name"`
+}
+
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+	ReadOnly  bool   `yaml:"readOnly,omitempty"`
+}
+
+type volume struct {
+	Name                  string           `yaml:"name"`
+	ConfigMap             *configMapSource `yaml:"configMap,omitempty"`
+	PersistentVolumeClaim *claimSource     `yaml:"persistentVolumeClaim,omitempty"`
+}
+
+type configMapSource struct {
+	Name string `yaml:"name"`
+}
+
+type claimSource struct {
+	ClaimName string `yaml:"claimName"`
+}
