@@ -63,6 +63,12 @@ type RunOptions struct {
 	// config's load: section).
 	Rate     float64
 	Duration time.Duration
+	// Shard (I/N), Shards (N, the index from $JOB_COMPLETION_INDEX) and StartAt make this run one
+	// shard of several (docs/shards.md); shard is what they resolve to.
+	Shard   string
+	Shards  int
+	StartAt string
+	shard   *config.ShardPlan
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -147,6 +153,7 @@ start (service time) and the lag between them (docs/load.md).`,
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
 	addLoadFlags(cmd, opts)
+	addShardFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
 	return cmd
@@ -209,7 +216,9 @@ func checkRunFlags(opts *RunOptions) error {
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
 	}
-	return nil
+	sp, err := shardPlan(opts)
+	opts.shard = sp
+	return err
 }
 
 // isWorker: this process is one run, or one target, of a parent dbbench run.
@@ -270,8 +279,12 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	if opts.Budget > 0 {
 		plan.Verdict.Budget = opts.Budget
 	}
-	if opts.Instructions || opts.isWorker() {
-		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
+	if opts.Instructions || opts.isWorker() || opts.shard != nil {
+		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's, a shard one share of a merge's
+	}
+	plan.Shard = opts.shard
+	if err := checkShardedPlan(plan); err != nil {
+		return nil, err
 	}
 	// One salt for the whole run, shared by its worker processes (runs and isolation: process
 	// targets): every target of every run sees the same dataset, and no formula over the seed alone

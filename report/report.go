@@ -127,6 +127,10 @@ type Run struct {
 	// Verdict is how the assertions were decided over the runs: the family-wise confidence, how the
 	// error budget was shared, the looks and the budget (version 2; absent in version 1).
 	Verdict *VerdictRule `json:"verdict,omitempty"`
+	// Shard is a shard run's record of itself (dbbench run --shard; docs/shards.md); nil otherwise.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge is a merged report's record of the shards it was made from (dbbench merge); nil otherwise.
+	Merge *Merge `json:"merge,omitempty"`
 }
 
 // VerdictRule records how a report's assertions were decided over runs.
