@@ -187,7 +187,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := reserveReport(opts, plan)
+	res, err := reserveReport(opts, plan.Name)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
@@ -488,18 +488,17 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	return verdictError(rep)
 }
 
-// reserveReport claims the report path before the run: --out (a new file, the reservation of a run
-// that is gone, or with --force an earlier report or any reservation; never the config itself) or a
-// new name under reports/.
-func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, error) {
+// reserveReport claims the report path before the run (or merge) of config name: --out (a new file,
+// the reservation of a run that is gone, or with --force an earlier report or any reservation; never
+// the config itself, nor a file protect names) or a new name under reports/.
+func reserveReport(opts *RunOptions, name string, protect ...string) (*report.Reservation, error) {
 	if opts.Out == "" {
 		suffix := ""
 		if opts.CI {
 			suffix = "-ci"
 		}
-		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405"))))
+		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", name, suffix, time.Now().Format("20060102-150405"))))
 	}
-	var protect []string
 	if opts.Config != "" {
 		protect = append(protect, opts.Config)
 	}

@@ -311,7 +311,7 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		return nil
 	}
 	if rep >= yr.r.Plan.Warmup {
-		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open)
+		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open, yr.r.Plan.Shard != nil)
 		if err := yr.r.writeHlog(t.s.plan.Name, yr.w.Name, started, res, yr.cfg); err != nil {
 			t.acc.warnings = append(t.acc.warnings, err.Error())
 		} else if yr.r.HlogPath != "" {

@@ -246,6 +246,9 @@ type Repeat struct {
 	Checksum  string             `json:"checksum"` // hex of the sum of row checksums
 	Figures   map[string]float64 `json:"figures"`
 	Histogram string             `json:"histogram"`
+	// Types are a load-model repeat's clocks per operation type, in a shard's report only (its
+	// Load holds the last repeat's): dbbench merge recomputes every repeat's figures from them.
+	Types []LoadType `json:"types,omitempty"`
 }
 
 // Verification records what a workload was checked against.
