@@ -116,7 +116,12 @@ the target).
 
 --rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
 intended at R per second for D, each timed from its intended start (response time), its actual
-start (service time) and the lag between them (docs/load.md).`,
+start (service time) and the lag between them (docs/load.md).
+
+--shard I/N runs share I (0-based) of N of the workload: operations I, I+N, ... of what one process
+does (or --shards N with the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job's pod
+has it); --start-at TIME loads, then waits for TIME before the first operation. 'dbbench merge'
+makes one report of the N shards' (docs/shards.md).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
@@ -124,7 +129,8 @@ start (service time) and the lag between them (docs/load.md).`,
   dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
   dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
   dbbench run --runs 1                                      # one quick run, a point verdict
-  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s`,
+  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s
+  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args

@@ -116,6 +116,12 @@ func (l *recordLog) insertedRecord(i int64, s span, err error) {
 		return
 	}
 	l.inserted[i] = s
+	l.completed(i)
+}
+
+// completed marks record i's insert done and moves the acknowledged prefix over the inserts done in
+// a row. Called with l.mu held.
+func (l *recordLog) completed(i int64) {
 	l.done[i] = true
 	a := l.acked.Load()
 	for l.done[a] {
@@ -132,13 +138,7 @@ func (l *recordLog) elsewhere(i int64) {
 	defer l.mu.Unlock()
 	l.foreign[i] = true
 	l.hasForeign.Store(true)
-	l.done[i] = true
-	a := l.acked.Load()
-	for l.done[a] {
-		delete(l.done, a)
-		a++
-	}
-	l.acked.Store(a)
+	l.completed(i)
 }
 
 // exists reports whether a read may address record i: below the acknowledged prefix and not
