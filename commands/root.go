@@ -184,6 +184,7 @@ its schedule; 6 a merge lacks a shard. When several apply: 2, 3, 6, 5, 1, 4, 0.`
 		NewVersionCmd(f),
 		NewCompareCmd(f, nil),
 		NewReportCmd(f, nil),
+		NewMergeCmd(f, nil),
 		NewClientTestCmd(f, nil),
 		NewHistoryCmd(f, nil),
 		NewKubeCmd(f, nil),

@@ -63,6 +63,12 @@ type RunOptions struct {
 	// config's load: section).
 	Rate     float64
 	Duration time.Duration
+	// Shard (I/N), Shards (N, the index from $JOB_COMPLETION_INDEX) and StartAt make this run one
+	// shard of several (docs/shards.md); shard is what they resolve to.
+	Shard   string
+	Shards  int
+	StartAt string
+	shard   *config.ShardPlan
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -110,7 +116,12 @@ the target).
 
 --rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
 intended at R per second for D, each timed from its intended start (response time), its actual
-start (service time) and the lag between them (docs/load.md).`,
+start (service time) and the lag between them (docs/load.md).
+
+--shard I/N runs share I (0-based) of N of the workload: operations I, I+N, ... of what one process
+does (or --shards N with the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job's pod
+has it); --start-at TIME loads, then waits for TIME before the first operation. 'dbbench merge'
+makes one report of the N shards' (docs/shards.md).`,
 		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
@@ -118,7 +129,8 @@ start (service time) and the lag between them (docs/load.md).`,
   dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
   dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
   dbbench run --runs 1                                      # one quick run, a point verdict
-  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s`,
+  dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s
+  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
@@ -147,6 +159,7 @@ start (service time) and the lag between them (docs/load.md).`,
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")
 	_ = cmd.Flags().MarkHidden("run-workloads")
 	addLoadFlags(cmd, opts)
+	addShardFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
 	return cmd
@@ -180,7 +193,7 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := reserveReport(opts, plan)
+	res, err := reserveReport(opts, plan.Name)
 	if err != nil {
 		return exitcode.Usagef("%v", err)
 	}
@@ -209,7 +222,9 @@ func checkRunFlags(opts *RunOptions) error {
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
 	}
-	return nil
+	sp, err := shardPlan(opts)
+	opts.shard = sp
+	return err
 }
 
 // isWorker: this process is one run, or one target, of a parent dbbench run.
@@ -270,8 +285,12 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	if opts.Budget > 0 {
 		plan.Verdict.Budget = opts.Budget
 	}
-	if opts.Instructions || opts.isWorker() {
-		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's
+	if opts.Instructions || opts.isWorker() || opts.shard != nil {
+		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's, a shard one share of a merge's
+	}
+	plan.Shard = opts.shard
+	if err := checkShardedPlan(plan); err != nil {
+		return nil, err
 	}
 	// One salt for the whole run, shared by its worker processes (runs and isolation: process
 	// targets): every target of every run sees the same dataset, and no formula over the seed alone
@@ -475,18 +494,17 @@ func (f *finisher) finish(rep *report.Report, runErr error) error {
 	return verdictError(rep)
 }
 
-// reserveReport claims the report path before the run: --out (a new file, the reservation of a run
-// that is gone, or with --force an earlier report or any reservation; never the config itself) or a
-// new name under reports/.
-func reserveReport(opts *RunOptions, plan *config.Plan) (*report.Reservation, error) {
+// reserveReport claims the report path before the run (or merge) of config name: --out (a new file,
+// the reservation of a run that is gone, or with --force an earlier report or any reservation; never
+// the config itself, nor a file protect names) or a new name under reports/.
+func reserveReport(opts *RunOptions, name string, protect ...string) (*report.Reservation, error) {
 	if opts.Out == "" {
 		suffix := ""
 		if opts.CI {
 			suffix = "-ci"
 		}
-		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", plan.Name, suffix, time.Now().Format("20060102-150405"))))
+		return report.ReserveNew(filepath.Join(DefaultReportDir, fmt.Sprintf("%s%s-%s.json", name, suffix, time.Now().Format("20060102-150405"))))
 	}
-	var protect []string
 	if opts.Config != "" {
 		protect = append(protect, opts.Config)
 	}

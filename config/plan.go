@@ -53,6 +53,8 @@ type Plan struct {
 	// Secrets holds every secret of the config (secret options, passwords in dsns and addresses),
 	// to be masked wherever the run prints or stores text.
 	Secrets *redact.Set
+	// Shard is this process's share of a sharded run (nil: the whole run); docs/shards.md.
+	Shard *ShardPlan
 }
 
 // VerdictPlan is how a run decides its assertions: Runs runs (fresh processes) before the first look,

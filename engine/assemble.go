@@ -31,6 +31,9 @@ func (r *Runner) header() *report.Report {
 	if r.Instructions != nil {
 		rep.Run.Instructions = instructionsNote
 	}
+	if sp := r.Plan.Shard; sp != nil {
+		rep.Run.Shard = shardRecord(sp)
+	}
 	return rep
 }
 
@@ -88,6 +91,7 @@ func (r *Runner) complete(head *report.Report, m measured, runErr *RunError, int
 	rep.Assertions = append(rep.Assertions, r.leftOut()...)
 	rep.Verdict = Verdict(&rep)
 	rep.Run.PeakRSSBytes = m.peakRSS
+	r.finishShard(&rep)
 	rep.Run.Errors = nil
 	if runErr.Err != nil || len(runErr.Cleanup) > 0 {
 		rep.Verdict = report.VerdictError

@@ -57,7 +57,9 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 	}
 	s := cfg.Schedule
 	var runErr error
-	for seq := int64(0); s.Ops == 0 || seq < s.Ops; seq++ {
+	// A stripe takes every Total-th operation of the whole sequence, from its Index.
+	seq, step := int64(s.Stripe.Index), int64(max(s.Stripe.Total, 1))
+	for ; s.Ops == 0 || seq < s.Ops; seq += step {
 		if s.Duration > 0 && time.Since(t0) >= s.Duration {
 			break
 		}
@@ -78,7 +80,14 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 	}
 	close(ch)
 	wg.Wait()
-	return rec.finish(time.Since(t0)), runErr
+	res := rec.finish(time.Since(t0))
+	// The whole sequence went through: the ops asked for, or, ended by the duration, up to the
+	// next operation (a closed loop's count then depends on timing, shard by shard).
+	res.Sequence = seq
+	if s.Ops > 0 {
+		res.Sequence = min(seq, s.Ops)
+	}
+	return res, runErr
 }
 
 // closedRecorder gathers a closed loop's operations: its clocks per type and per interval.

@@ -74,6 +74,10 @@ type Runner struct {
 	runsDir string
 	// partial builds the report of the results so far (set by Run).
 	partial func(runErr *RunError) *report.Report
+	// shardStarted is when a shard began its first timed operation (shard.go); shardNotes where its
+	// share differs from a plain stripe.
+	shardStarted time.Time
+	shardNotes   []string
 }
 
 // runDirPrefix names the temporary directory of a run (its targets' stores live inside).

@@ -29,7 +29,7 @@ type loadAcc struct {
 
 // addLoad records one measured run phase: its flat figures (report/load.go) in a repeat, its
 // response times in the result's merged histogram, and its report.Load as the result's.
-func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open bool) {
+func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open, shard bool) {
 	resp := report.NewHistogram()
 	for _, t := range res.Types {
 		resp.Merge(t.Response)
@@ -40,10 +40,14 @@ func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open b
 		figs[k] = v
 	}
 	enc, _ := report.EncodeHistogram(resp)
-	a.repeats = append(a.repeats, report.Repeat{
+	rep := report.Repeat{
 		Index: index, ElapsedNs: res.Span.Nanoseconds(), Ops: res.Completed, Errors: res.Errors,
 		Figures: figs, Histogram: enc,
-	})
+	}
+	if shard { // dbbench merge recomputes this repeat's figures from its clocks
+		rep.Types = loadTypes(res)
+	}
+	a.repeats = append(a.repeats, rep)
 	a.last = loadReport(res, cfg, open)
 }
 
@@ -78,12 +82,7 @@ func loadFigures(res *load.Result, open bool) map[string]float64 {
 }
 
 func clockFigures(f map[string]float64, prefix string, c load.Clocks[*hdrhistogram.Histogram]) {
-	f[prefix+"response_p50"] = float64(c.Response.ValueAtQuantile(50))
-	f[prefix+"response_p99"] = float64(c.Response.ValueAtQuantile(99))
-	f[prefix+"response_p999"] = float64(c.Response.ValueAtQuantile(99.9))
-	f[prefix+"service_p50"] = float64(c.Service.ValueAtQuantile(50))
-	f[prefix+"service_p99"] = float64(c.Service.ValueAtQuantile(99))
-	f[prefix+"start_lag_p99"] = float64(c.StartLag.ValueAtQuantile(99))
+	report.ClockFigures(f, prefix, c.Response, c.Service, c.StartLag)
 }
 
 // loadReport is a run phase as report.Load holds it.
@@ -100,7 +99,7 @@ func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
 		Loop: "closed", Workers: cfg.Workers, Achieved: res.Achieved,
 		SpanNs: res.Span.Nanoseconds(), Scheduled: res.Scheduled, Completed: res.Completed, Late: res.Late,
 		Waited: res.Waited, Dropped: res.Dropped, Errors: res.Errors, TimedOut: res.TimedOut,
-		LateAfter: lateAfter.Nanoseconds(), Saturation: res.Saturation(), Types: []report.LoadType{}, Intervals: []report.LoadInterval{},
+		LateAfter: lateAfter.Nanoseconds(), Saturation: res.Saturation(), Intervals: []report.LoadInterval{},
 	}
 	if open {
 		l.Loop, l.Arrivals, l.Policy = "open", string(cfg.Schedule.Arrival), string(cfg.Policy)
@@ -118,14 +117,7 @@ func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
 			l.Generator.CPUShare = g.CPU.Seconds() / res.Span.Seconds()
 		}
 	}
-	for _, t := range res.Types {
-		lt := report.LoadType{Op: t.Name, Count: t.Count, Errors: t.Errors,
-			Response: report.Percentiles(t.Response), Service: report.Percentiles(t.Service), StartLag: report.Percentiles(t.StartLag)}
-		lt.Histogram.Response, _ = report.EncodeHistogram(t.Response)
-		lt.Histogram.Service, _ = report.EncodeHistogram(t.Service)
-		lt.Histogram.StartLag, _ = report.EncodeHistogram(t.StartLag)
-		l.Types = append(l.Types, lt)
-	}
+	l.Types = loadTypes(res)
 	for _, iv := range res.Intervals {
 		li := report.LoadInterval{StartNs: iv.Start.Nanoseconds(), LengthNs: interval.Nanoseconds(),
 			TargetRate: iv.Target / interval.Seconds(), Achieved: float64(iv.Completed) / interval.Seconds(),
@@ -144,6 +136,21 @@ func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
 		l.Intervals = append(l.Intervals, li)
 	}
 	return l
+}
+
+// loadTypes are a run phase's operation types as the report holds them: counts, and each clock's
+// percentiles and histogram.
+func loadTypes(res *load.Result) []report.LoadType {
+	out := []report.LoadType{}
+	for _, t := range res.Types {
+		lt := report.LoadType{Op: t.Name, Count: t.Count, Errors: t.Errors,
+			Response: report.Percentiles(t.Response), Service: report.Percentiles(t.Service), StartLag: report.Percentiles(t.StartLag)}
+		lt.Histogram.Response, _ = report.EncodeHistogram(t.Response)
+		lt.Histogram.Service, _ = report.EncodeHistogram(t.Service)
+		lt.Histogram.StartLag, _ = report.EncodeHistogram(t.StartLag)
+		out = append(out, lt)
+	}
+	return out
 }
 
 // finishLoad gives a finished result its report.Load: the last run phase's, with the load phase,

@@ -96,31 +96,7 @@ func (a *resultAcc) add(index int, m *measurement) {
 	a.merged.Merge(m.hist)
 	a.errMerged.Merge(m.errHist)
 	enc, _ := report.EncodeHistogram(m.hist)
-	figs := report.Percentiles(m.hist)
-	figs["ops"] = float64(m.ops)
-	figs["rows"] = float64(m.rows)
-	figs["errors"] = float64(m.errors)
-	figs["elapsed"] = float64(m.elapsed.Nanoseconds())
-	if s := m.elapsed.Seconds(); s > 0 {
-		figs["ops_per_s"] = float64(m.ops) / s
-		if m.rows > 0 {
-			figs["rows_per_s"] = float64(m.rows) / s
-		}
-	}
-	if m.ops > 0 {
-		figs["ns_per_op"] = float64(m.elapsed.Nanoseconds()) / float64(m.ops)
-	}
-	if m.rows > 0 {
-		figs["ns_per_row"] = float64(m.elapsed.Nanoseconds()) / float64(m.rows)
-	}
-	if m.instructions > 0 {
-		if m.ops > 0 {
-			figs["instr_per_op"] = float64(m.instructions) / float64(m.ops)
-		}
-		if m.rows > 0 {
-			figs["instr_per_row"] = float64(m.instructions) / float64(m.rows)
-		}
-	}
+	figs := report.RepeatFigures(m.hist, m.ops, m.rows, m.errors, m.elapsed, m.instructions)
 	a.repeats = append(a.repeats, report.Repeat{
 		Index: index, ElapsedNs: m.elapsed.Nanoseconds(), Ops: m.ops, Rows: m.rows, Errors: m.errors,
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,
@@ -164,22 +140,7 @@ func (a *resultAcc) finish() report.Result {
 	if v.HasSum {
 		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
 	}
-	// Figures: median over repeats of each per-repeat figure.
-	names := map[string]bool{}
-	for _, rep := range a.repeats {
-		for k := range rep.Figures {
-			names[k] = true
-		}
-	}
-	for k := range names {
-		var xs []float64
-		for _, rep := range a.repeats {
-			if x, ok := rep.Figures[k]; ok {
-				xs = append(xs, x)
-			}
-		}
-		r.Figures[k] = report.Median(xs)
-	}
+	r.Figures = report.MedianFigures(a.repeats)
 	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)

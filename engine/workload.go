@@ -44,6 +44,7 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	rows, ops, readers := w.Params(size)
 	run := workloads.Resolve(w.Name, rows, ops, readers, ds, r.Plan.Seed)
 	wr := &workloadRun{r: r, ctx: ctx, w: w, size: size, prog: prog, run: run, params: run.ReportParams()}
+	r.stripeRun(w, &wr.run) // after the params: a shard's result reports the one-process workload
 	defer wr.closeOps()
 	for _, s := range states {
 		if s.inst == nil || s.stalled != nil || !s.plan.Runs(w.Name) {
@@ -55,6 +56,9 @@ func (r *Runner) runWorkload(ctx context.Context, w config.WorkloadPlan, size in
 	}
 	if len(wr.act) == 0 {
 		return nil
+	}
+	if err := r.awaitStart(ctx); err != nil {
+		return err
 	}
 	for rep := 0; rep < r.Plan.Warmup+r.Plan.Repeats; rep++ {
 		if err := wr.repeat(rep); err != nil {

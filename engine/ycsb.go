@@ -76,12 +76,14 @@ func (r *Runner) checkRecordOps(s *targetState) error {
 // ycsbTarget is one target's part of a YCSB workload: its records' log, the generator (one per
 // target, the same seed for all, so every target gets the same operations), and its result.
 type ycsbTarget struct {
-	s    *targetState
-	acc  *resultAcc
-	ops  recordOps
-	log  *recordLog
-	gen  *ycsb.Generator
-	done atomic.Int64 // operations finished, for the stall watchdog
+	s   *targetState
+	acc *resultAcc
+	ops recordOps
+	log *recordLog
+	gen *ycsb.Generator
+	// stripe draws a shard's share of gen's sequence (shard.go); nil: the whole sequence.
+	stripe *ycsbStripe
+	done   atomic.Int64 // operations finished, for the stall watchdog
 }
 
 // ycsbRun is one YCSB workload at one size on every target that runs it.
@@ -143,6 +145,7 @@ func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
 			return nil, exitcode.Usagef("load: %v", err)
 		}
 	}
+	r.ycsbShare(yr)
 	return yr, nil
 }
 
@@ -168,6 +171,9 @@ func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, s
 		act = append(act, t)
 	}
 	p := r.Plan
+	if err := r.awaitStart(ctx); err != nil {
+		return err
+	}
 	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
 		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
 		for _, t := range act {
@@ -250,6 +256,9 @@ func (yr *ycsbRun) loadPhase(ctx context.Context, t *ycsbTarget, prog *tracker) 
 	if err != nil {
 		return exitcode.Usagef("workload %s: %v", yr.w.Name, err)
 	}
+	if st := yr.cfg.Schedule.Stripe; st.Total > 1 {
+		t.stripe = &ycsbStripe{gen: t.gen, log: t.log}
+	}
 	return nil
 }
 
@@ -281,6 +290,9 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		res, err = closedRun(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
 	}
 	stop()
+	if t.stripe != nil && res != nil {
+		t.stripe.base += res.Sequence // the next run phase goes on from the whole sequence's end
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -299,7 +311,7 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		return nil
 	}
 	if rep >= yr.r.Plan.Warmup {
-		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open)
+		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open, yr.r.Plan.Shard != nil)
 		if err := yr.r.writeHlog(t.s.plan.Name, yr.w.Name, started, res, yr.cfg); err != nil {
 			t.acc.warnings = append(t.acc.warnings, err.Error())
 		} else if yr.r.HlogPath != "" {
@@ -318,8 +330,15 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 const maxRedraws = 64
 
 // next draws operation seq on the dispatcher goroutine. A read, update or scan only addresses
-// records whose insert has completed (YCSB's acknowledged counter): it draws again otherwise.
+// records whose insert has completed (YCSB's acknowledged counter): it draws again otherwise. A
+// shard draws its stripe of the sequence instead (ycsbStripe), which never draws again.
 func (yr *ycsbRun) next(t *ycsbTarget) func(int64) (int, ycsb.Operation) {
+	if st := t.stripe; st != nil {
+		return func(seq int64) (int, ycsb.Operation) {
+			op := st.at(st.base + seq)
+			return yr.opIndex[op.Type], op
+		}
+	}
 	return func(int64) (int, ycsb.Operation) {
 		op := t.gen.Next()
 		for k := 0; op.Type != ycsb.Insert && op.Record >= t.log.acked.Load(); k++ {

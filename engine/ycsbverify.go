@@ -74,11 +74,15 @@ type recordLog struct {
 	missing int64 // the first record a read did not find (-1: none)
 
 	acked atomic.Int64 // records [0, acked) exist: loaded, or inserted without error
+	// foreign are records another shard inserted (shard.go): counted as done for acked, never
+	// drawn here, since this shard's store does not hold them.
+	foreign    map[int64]bool
+	hasForeign atomic.Bool // some record is foreign: exists must look (one process never locks)
 }
 
 func newRecordLog(y dataset.YCSB, loaded int64) *recordLog {
 	l := &recordLog{y: y, loaded: loaded, t0: time.Now(), versions: map[int64]int64{}, updates: map[int64][]update{},
-		inserted: map[int64]span{}, failedIn: map[int64]bool{}, done: map[int64]bool{}, missing: -1}
+		inserted: map[int64]span{}, failedIn: map[int64]bool{}, done: map[int64]bool{}, foreign: map[int64]bool{}, missing: -1}
 	l.acked.Store(loaded)
 	return l
 }
@@ -112,6 +116,12 @@ func (l *recordLog) insertedRecord(i int64, s span, err error) {
 		return
 	}
 	l.inserted[i] = s
+	l.completed(i)
+}
+
+// completed marks record i's insert done and moves the acknowledged prefix over the inserts done in
+// a row. Called with l.mu held.
+func (l *recordLog) completed(i int64) {
 	l.done[i] = true
 	a := l.acked.Load()
 	for l.done[a] {
@@ -119,6 +129,42 @@ func (l *recordLog) insertedRecord(i int64, s span, err error) {
 		a++
 	}
 	l.acked.Store(a)
+}
+
+// elsewhere notes record i as another shard's insert: it moves the acknowledged prefix as a
+// completed insert does, but exists here never says yes to it.
+func (l *recordLog) elsewhere(i int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.foreign[i] = true
+	l.hasForeign.Store(true)
+	l.completed(i)
+}
+
+// exists reports whether a read may address record i: below the acknowledged prefix and not
+// another shard's.
+func (l *recordLog) exists(i int64) bool {
+	if i >= l.acked.Load() {
+		return false
+	}
+	if i < l.loaded || !l.hasForeign.Load() {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.foreign[i]
+}
+
+// below is the newest record at or below i that a read may address: acknowledged and this
+// shard's (a loaded record always is).
+func (l *recordLog) below(i int64) int64 {
+	a := min(i, l.acked.Load()-1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for a >= l.loaded && l.foreign[a] {
+		a--
+	}
+	return a
 }
 
 // keepRead keeps a read's fields for checking after the run phase, within the byte budget.

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // FigureInfo describes a figure: its unit and which direction is better.
@@ -212,4 +215,68 @@ func (r *Report) WorkloadNames() []string {
 		}
 	}
 	return names
+}
+
+// RepeatFigures are the figures of one repeat from what it measured: its latency histogram, its
+// operations, rows and errors, its wall time and (when counted) its instructions. One run computes
+// them (the engine) and so does a merge of shards (MergeShards): one definition for both.
+func RepeatFigures(h *hdrhistogram.Histogram, ops, rows, errors int64, elapsed time.Duration, instructions int64) map[string]float64 {
+	figs := Percentiles(h)
+	figs["ops"] = float64(ops)
+	figs["rows"] = float64(rows)
+	figs["errors"] = float64(errors)
+	figs["elapsed"] = float64(elapsed.Nanoseconds())
+	if s := elapsed.Seconds(); s > 0 {
+		figs["ops_per_s"] = float64(ops) / s
+		if rows > 0 {
+			figs["rows_per_s"] = float64(rows) / s
+		}
+	}
+	if ops > 0 {
+		figs["ns_per_op"] = float64(elapsed.Nanoseconds()) / float64(ops)
+	}
+	if rows > 0 {
+		figs["ns_per_row"] = float64(elapsed.Nanoseconds()) / float64(rows)
+	}
+	if instructions > 0 {
+		if ops > 0 {
+			figs["instr_per_op"] = float64(instructions) / float64(ops)
+		}
+		if rows > 0 {
+			figs["instr_per_row"] = float64(instructions) / float64(rows)
+		}
+	}
+	return figs
+}
+
+// MedianFigures are a result's figures from its repeats: the median over repeats of each figure.
+func MedianFigures(repeats []Repeat) map[string]float64 {
+	out := map[string]float64{}
+	names := map[string]bool{}
+	for _, rep := range repeats {
+		for k := range rep.Figures {
+			names[k] = true
+		}
+	}
+	for k := range names {
+		var xs []float64
+		for _, rep := range repeats {
+			if x, ok := rep.Figures[k]; ok {
+				xs = append(xs, x)
+			}
+		}
+		out[k] = Median(xs)
+	}
+	return out
+}
+
+// ClockFigures sets a load-model workload's clock figures (prefix "" for all operation types,
+// "OP." for one) from its three histograms.
+func ClockFigures(f map[string]float64, prefix string, response, service, startLag *hdrhistogram.Histogram) {
+	f[prefix+"response_p50"] = float64(response.ValueAtQuantile(50))
+	f[prefix+"response_p99"] = float64(response.ValueAtQuantile(99))
+	f[prefix+"response_p999"] = float64(response.ValueAtQuantile(99.9))
+	f[prefix+"service_p50"] = float64(service.ValueAtQuantile(50))
+	f[prefix+"service_p99"] = float64(service.ValueAtQuantile(99))
+	f[prefix+"start_lag_p99"] = float64(startLag.ValueAtQuantile(99))
 }

@@ -127,6 +127,10 @@ type Run struct {
 	// Verdict is how the assertions were decided over the runs: the family-wise confidence, how the
 	// error budget was shared, the looks and the budget (version 2; absent in version 1).
 	Verdict *VerdictRule `json:"verdict,omitempty"`
+	// Shard is a shard run's record of itself (dbbench run --shard; docs/shards.md); nil otherwise.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge is a merged report's record of the shards it was made from (dbbench merge); nil otherwise.
+	Merge *Merge `json:"merge,omitempty"`
 }
 
 // VerdictRule records how a report's assertions were decided over runs.
@@ -242,6 +246,9 @@ type Repeat struct {
 	Checksum  string             `json:"checksum"` // hex of the sum of row checksums
 	Figures   map[string]float64 `json:"figures"`
 	Histogram string             `json:"histogram"`
+	// Types are a load-model repeat's clocks per operation type, in a shard's report only (its
+	// Load holds the last repeat's): dbbench merge recomputes every repeat's figures from them.
+	Types []LoadType `json:"types,omitempty"`
 }
 
 // Verification records what a workload was checked against.

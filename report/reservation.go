@@ -382,3 +382,13 @@ func (res *Reservation) Release() {
 	}
 	res.record = nil
 }
+
+// HeldReservation says what path holds when it is a reservation record rather than a report (a run
+// killed before it wrote one): its description, and true.
+func HeldReservation(path string) (string, bool) {
+	r, ok := readReservation(path)
+	if !ok {
+		return "", false
+	}
+	return r.describe(), true
+}

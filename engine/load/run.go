@@ -88,7 +88,7 @@ func (c *Config) normalize() error {
 
 // Op is one operation as a worker receives it.
 type Op[T any] struct {
-	Seq      int64
+	Seq      int64         // its place in the whole schedule (a stripe's: every Total-th)
 	Type     int           // index into Config.OpTypes
 	Arg      T             // what next drew for it (a key, a record number, ...)
 	Intended time.Duration // intended start, from the run's start
@@ -167,6 +167,9 @@ type Result struct {
 	Types     []TypeResult
 	Intervals []Interval
 	Generator Generator
+	// Sequence is how many operations of the whole (one-process) schedule the run went through: a
+	// stripe's own and the other stripes'; equal to Scheduled without a stripe.
+	Sequence int64
 	// GeneratorStalled: more than SaturatedShare of the operations were handed over late by the
 	// dispatcher with workers free, but it kept up otherwise (its thread lost the CPU for a while:
 	// the machine, not its capacity). Those operations' response times include the stall.
@@ -259,7 +262,8 @@ func recordPacked(h *hdrhistogram.PackedHistogram, d time.Duration) {
 }
 
 // Run performs the schedule: next draws operation seq's type and argument on the dispatcher
-// goroutine (so one seed gives one sequence), and do performs it on a worker. Run returns when every
+// goroutine (so one seed gives one sequence; with a Stripe, seq is the operation's place in the
+// whole schedule, so a shard draws the operations one process would), and do performs it on a worker. Run returns when every
 // operation sent has completed, or with ctx's error once the workers have stopped after ctx ended.
 // An operation's error does not stop the run: it is counted, and the first is kept in Result.Err.
 func Run[T any](ctx context.Context, cfg Config, next func(seq int64) (int, T), do func(context.Context, Op[T]) error) (*Result, error) {
@@ -306,7 +310,9 @@ func Run[T any](ctx context.Context, cfg Config, next func(seq int64) (int, T), 
 	runErr := d.run(ctx, times, next)
 	close(ch)
 	wg.Wait()
-	return d.result(rec), runErr
+	res := d.result(rec)
+	res.Sequence = times.Passed()
+	return res, runErr
 }
 
 // dispatcher hands operations to the workers at their intended starts, on one locked OS thread so
@@ -338,12 +344,13 @@ func (d *dispatcher[T]) run(ctx context.Context, times *Times, next func(int64) 
 	// lastBlocked is when the last hand-over that had to wait for a worker completed: a delay up
 	// to then is the target's; one beyond it (a slow draw, a starved thread) is the generator's own.
 	var lastBlocked time.Duration
-	for seq := int64(0); ; seq++ {
+	for {
 		w0 := time.Since(d.t0)
 		intended, ok := times.Next()
 		if !ok {
 			return nil
 		}
+		seq := times.Index() // its place in the whole schedule: a stripe's operations are the whole's
 		typ, arg := next(seq)
 		if typ < 0 || typ >= len(d.cfg.OpTypes) {
 			return fmt.Errorf("operation %d: type %d, but there are %d operation types", seq, typ, len(d.cfg.OpTypes))
@@ -467,7 +474,7 @@ func (d *dispatcher[T]) result(rec *recorder) *Result {
 		res.Achieved = float64(res.Completed) / res.Span.Seconds()
 	}
 	if s.Duration > 0 {
-		res.Target = s.Intended(s.Duration) / s.Duration.Seconds()
+		res.Target = s.Intended(s.Duration) / s.Duration.Seconds() * s.Stripe.Share()
 	} else if res.Span > 0 {
 		res.Target = float64(res.Scheduled) / res.Span.Seconds()
 	}
@@ -483,6 +490,7 @@ func (d *dispatcher[T]) result(rec *recorder) *Result {
 		if s.Duration > 0 && iv.Start+d.cfg.Interval > s.Duration {
 			iv.Target = s.Intended(max(s.Duration, iv.Start)) - s.Intended(iv.Start)
 		}
+		iv.Target *= s.Stripe.Share()
 	}
 	res.Intervals = rec.intervals
 	share := func(n int64) bool { return res.Scheduled > 0 && float64(n) > SaturatedShare*float64(res.Scheduled) }

@@ -36,7 +36,20 @@ type Schedule struct {
 	Duration time.Duration // intended starts fall in [0, Duration); 0: no limit (then Ops must be set)
 	Ops      int64         // at most this many operations; 0: no limit (then Duration must be set)
 	Seed     int64         // Poisson gaps
+	// Stripe, when Total > 1, keeps a shard's share: operations Index, Index+Total, ... of the
+	// schedule as one process has it (the same intended times; Ops counts the whole schedule's).
+	Stripe Stripe
 }
+
+// Stripe is a shard's share of a sequence: the items k with k mod Total == Index (k6's execution
+// segments, striped). The zero Stripe is the whole sequence.
+type Stripe struct{ Index, Total int }
+
+// Mine reports whether item k of the whole sequence is the stripe's.
+func (s Stripe) Mine(k int64) bool { return s.Total <= 1 || k%int64(s.Total) == int64(s.Index) }
+
+// Share is the stripe's share of a rate or count: 1/Total.
+func (s Stripe) Share() float64 { return 1 / float64(max(s.Total, 1)) }
 
 // Validate reports the first thing wrong with the schedule, phrased for a config's user.
 func (s Schedule) Validate() error {
@@ -44,6 +57,9 @@ func (s Schedule) Validate() error {
 	case "", Constant, Poisson:
 	default:
 		return fmt.Errorf("arrivals must be constant or poisson, got %q", s.Arrival)
+	}
+	if s.Stripe.Total > 1 && (s.Stripe.Index < 0 || s.Stripe.Index >= s.Stripe.Total) {
+		return fmt.Errorf("stripe %d/%d: want 0 <= index < total", s.Stripe.Index, s.Stripe.Total)
 	}
 	if s.Duration < 0 || s.Ops < 0 {
 		return fmt.Errorf("duration and ops must not be negative")
@@ -135,8 +151,9 @@ type Times struct {
 	segs []segment
 	i    int     // current segment
 	lam  float64 // position on the integral of the rate
-	k    int64   // times returned
+	k    int64   // times of the whole schedule passed (the stripe's and the others')
 	rng  *rand.Rand
+	last int64 // the whole schedule's index of the last time returned
 }
 
 // Times returns the iterator of s's intended start times.
@@ -152,10 +169,29 @@ func (s Schedule) Times() (*Times, error) {
 	return t, nil
 }
 
-// Next returns the next intended start (an offset from the run's start), or false when the schedule
-// is over. A Poisson schedule is a Poisson process of intensity rate(t): unit-mean exponential steps
-// on the rate's integral, mapped back to time (so a ramp needs no thinning).
+// Next returns the stripe's next intended start (an offset from the run's start), or false when the
+// schedule is over; Index says its place in the whole schedule.
 func (t *Times) Next() (time.Duration, bool) {
+	for {
+		k := t.k
+		at, ok := t.next()
+		if !ok || t.s.Stripe.Mine(k) {
+			t.last = k
+			return at, ok
+		}
+	}
+}
+
+// Index is the whole schedule's index of the time Next returned last.
+func (t *Times) Index() int64 { return t.last }
+
+// Passed is how many times of the whole schedule Next has gone through, the stripe's and the
+// others': at the end, the whole schedule's length.
+func (t *Times) Passed() int64 { return t.k }
+
+// next returns the whole schedule's next intended start. A Poisson schedule is a Poisson process of intensity rate(t): unit-mean exponential steps
+// on the rate's integral, mapped back to time (so a ramp needs no thinning).
+func (t *Times) next() (time.Duration, bool) {
 	if t.s.Ops > 0 && t.k >= t.s.Ops {
 		return 0, false
 	}

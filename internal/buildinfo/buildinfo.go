@@ -4,6 +4,10 @@
 package buildinfo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 )
@@ -45,4 +49,23 @@ func Read() Info {
 		i.Commit = "unknown"
 	}
 	return i
+}
+
+// Hash is the SHA-256 (hex) of the running executable: it tells two builds apart when neither has
+// a commit (a `go run` build, a dirty tree), where Info cannot.
+func Hash() (string, error) {
+	path, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -161,8 +161,11 @@ func seriesText(l *report.Load) string {
 			worst = i
 		}
 	}
-	return fmt.Sprintf("%d intervals of %s; achieved %s to %s per interval; response p99 up to %s (in the interval at %s)",
-		len(iv), Ns(float64(iv[0].LengthNs)), Rate(lo), Rate(hi), Ns(iv[worst].ResponseP99), secondsText(iv[worst].StartNs))
+	text := fmt.Sprintf("%d intervals of %s; achieved %s to %s per interval", len(iv), Ns(float64(iv[0].LengthNs)), Rate(lo), Rate(hi))
+	if iv[worst].ResponseP99 == 0 { // a merge of shards: the intervals' percentiles are in their .hlog files
+		return text
+	}
+	return text + fmt.Sprintf("; response p99 up to %s (in the interval at %s)", Ns(iv[worst].ResponseP99), secondsText(iv[worst].StartNs))
 }
 
 // secondsText writes a time since the start in seconds, as a time series' axis reads: "0s", "12s",

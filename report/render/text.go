@@ -38,7 +38,7 @@ func (st Style) verdictWord(s string) string {
 	switch strings.ToLower(s) {
 	case string(report.VerdictPass), string(report.StatusOK):
 		return "\033[32m" + s + "\033[0m"
-	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError):
+	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError), "partial":
 		return "\033[1;31m" + s + "\033[0m"
 	case string(report.StatusSkipped), string(report.VerdictInconclusive), string(report.VerdictLeftOut):
 		return "\033[33m" + s + "\033[0m"
@@ -53,6 +53,7 @@ func Summary(w io.Writer, r *report.Report) error { return SummaryStyled(w, r, S
 // SummaryStyled is Summary with a style (colour, width).
 func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	ew := NewErrWriter(w)
+	Shards(ew, r, st)
 	Results(ew, r, st)
 	Loads(ew, r, st)
 	Assertions(ew, r, st)

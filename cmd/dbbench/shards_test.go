@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbbench/dbbench/report"
+)
+
+// startShards starts n shards of the binary as a Kubernetes Indexed Job starts its pods: each with
+// JOB_COMPLETION_INDEX and --shards n, one --start-at for all, each writing dir/shard-I.json.
+func startShards(t *testing.T, dir string, n int, args ...string) []*exec.Cmd {
+	t.Helper()
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	var cmds []*exec.Cmd
+	for i := range n {
+		a := append([]string{"run", "-q", "--shards", fmt.Sprint(n), "--start-at", start, "--out", filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))}, args...)
+		cmd := exec.Command(binary, a...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+dir, fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+// measured: a shard exited 0, or 5 (its generator could not keep the schedule on this shared
+// machine: its report is written all the same, and the merge says so).
+func measured(err error) bool {
+	var ee *exec.ExitError
+	return err == nil || (errors.As(err, &ee) && ee.ExitCode() == 5)
+}
+
+func shardFiles(dir string, n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, filepath.Join(dir, fmt.Sprintf("shard-%d.json", i)))
+	}
+	return out
+}
+
+// recorded is the histogram of every value the encoded histograms recorded, built value by value
+// (not with Merge, which the merge itself uses).
+func recorded(t *testing.T, encoded ...string) *hdrhistogram.Histogram {
+	t.Helper()
+	h := report.NewHistogram()
+	for _, e := range encoded {
+		d, err := report.DecodeHistogram(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range d.Distribution() {
+			if b.Count > 0 {
+				if err := h.RecordValues(b.From, b.Count); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return h
+}
+
+func sameBuckets(t *testing.T, what, merged string, want *hdrhistogram.Histogram) {
+	t.Helper()
+	got, err := report.DecodeHistogram(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TotalCount() != want.TotalCount() || !slices.Equal(got.Distribution(), want.Distribution()) {
+		t.Errorf("%s: merged histogram (%d values) is not the shards' values (%d)", what, got.TotalCount(), want.TotalCount())
+	}
+}
+
+// TestShardsExact: 4 shards on the memory store, as a closed loop and as an open loop at 4 x 500
+// ops/s, merged: the merged operation count is the sum of the shards', every merged histogram
+// (each repeat's, and each operation type's three clocks) holds exactly the values the shards
+// recorded, bucket by bucket, and the achieved rates, overall and per second, are the sums. A lie
+// that would pass none: a merge that averages percentiles, keeps one shard's histogram, or
+// recomputes rates over the longest span.
+func TestShardsExact(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"closed loop", []string{"-c", "testdata/shards-closed.yaml"}},
+		{"open loop 4 x 500 ops/s", []string{"-c", "ycsb-c", "--ci", "--targets", "memory", "--rate", "2000", "--duration", "2s"}},
+	}
+	const n = 4
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, cmd := range startShards(t, dir, n, c.args...) {
+				if err := cmd.Wait(); !measured(err) {
+					t.Fatalf("shard %d: %v", i, err)
+				}
+			}
+			merged := filepath.Join(dir, "merged.json")
+			code, stdout, stderr := dbbench(t, dir, append([]string{"merge", "--out", merged}, shardFiles(dir, n)...)...)
+			if code != 0 && code != 5 {
+				t.Fatalf("merge exit %d: %s%s", code, stdout, stderr)
+			}
+			m, err := report.Read(merged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shards []*report.Report
+			for _, f := range shardFiles(dir, n) {
+				r, err := report.Read(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shards = append(shards, r)
+			}
+			if m.Run.Merge == nil || len(m.Run.Merge.Shards) != n || m.Run.Merge.Partial {
+				t.Fatalf("merge record: %+v", m.Run.Merge)
+			}
+			for _, x := range m.Results {
+				for k, rep := range x.Repeats {
+					var ops int64
+					var hists []string
+					var achieved float64
+					for _, s := range shards {
+						sr := s.Find(x.Target, x.Workload, x.Size).Repeats[k]
+						ops += sr.Ops
+						hists = append(hists, sr.Histogram)
+						achieved += sr.Figures["achieved_rate"]
+					}
+					if rep.Ops != ops || rep.Figures["ops"] != float64(ops) || ops == 0 {
+						t.Errorf("repeat %d: merged %d ops, the shards %d", k, rep.Ops, ops)
+					}
+					sameBuckets(t, fmt.Sprintf("repeat %d", k), rep.Histogram, recorded(t, hists...))
+					if rep.Figures["achieved_rate"] != achieved {
+						t.Errorf("repeat %d: achieved rate %v, the shards' sum %v", k, rep.Figures["achieved_rate"], achieved)
+					}
+				}
+				perSecond := map[int64]float64{}
+				var completed int64
+				for _, s := range shards {
+					l := s.Find(x.Target, x.Workload, x.Size).Load
+					completed += l.Completed
+					for _, iv := range l.Intervals {
+						perSecond[iv.StartNs] += iv.Achieved
+					}
+				}
+				if x.Load.Completed != completed {
+					t.Errorf("load: %d completed, the shards %d", x.Load.Completed, completed)
+				}
+				for _, iv := range x.Load.Intervals {
+					if iv.Achieved != perSecond[iv.StartNs] {
+						t.Errorf("interval at %v: %v/s, the shards' sum %v/s", time.Duration(iv.StartNs), iv.Achieved, perSecond[iv.StartNs])
+					}
+				}
+				for _, typ := range x.Load.Types {
+					var resp, svc, lag []string
+					for _, s := range shards {
+						for _, st := range s.Find(x.Target, x.Workload, x.Size).Load.Types {
+							if st.Op == typ.Op {
+								resp, svc, lag = append(resp, st.Histogram.Response), append(svc, st.Histogram.Service), append(lag, st.Histogram.StartLag)
+							}
+						}
+					}
+					sameBuckets(t, typ.Op+" response", typ.Histogram.Response, recorded(t, resp...))
+					sameBuckets(t, typ.Op+" service", typ.Histogram.Service, recorded(t, svc...))
+					sameBuckets(t, typ.Op+" start lag", typ.Histogram.StartLag, recorded(t, lag...))
+				}
+			}
+			if len(m.Assertions) == 0 && strings.Contains(c.name, "closed") {
+				t.Error("the config's assertion was not decided on the merge")
+			}
+		})
+	}
+}
+
+// TestShardsFaults: one of 4 shards killed with SIGKILL halfway leaves a reservation, not a report:
+// the merge names it and exits 6, and with --allow-missing writes a report marked partial that
+// names the share missing; a shard that reaches its start late says so; shards that are not
+// shares of one run are refused with one line and exit 2.
+func TestShardsFaults(t *testing.T) {
+	dir := t.TempDir()
+	const n = 4
+	cmds := startShards(t, dir, n, "-c", "ycsb-c", "--ci", "--targets", "memory", "--rate", "400", "--duration", "3s")
+	time.Sleep(3500 * time.Millisecond) // 2 s to the start, then halfway through the run phase
+	if err := cmds[3].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); !measured(err) && i != 3 {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	files := shardFiles(dir, n)
+	code, _, stderr := dbbench(t, dir, append([]string{"merge", "--out", filepath.Join(dir, "m.json")}, files...)...)
+	if code != 6 || !strings.Contains(stderr, "shard 3 of 4 missing") {
+		t.Errorf("merge with a killed shard: exit %d, %q; want 6 naming shard 3 of 4", code, stderr)
+	}
+	partial := filepath.Join(dir, "partial.json")
+	code, stdout, stderr := dbbench(t, dir, append([]string{"merge", "--allow-missing", "--out", partial}, files...)...)
+	if (code != 0 && code != 5) || !strings.Contains(stdout, "PARTIAL") {
+		t.Errorf("--allow-missing: exit %d, %s%s", code, stdout, stderr)
+	}
+	if m, err := report.Read(partial); err != nil || !m.Run.Merge.Partial || !slices.Equal(m.Run.Merge.Missing, []int{3}) {
+		t.Errorf("--allow-missing report: %v, %+v", err, m)
+	}
+
+	// A shard started after its start time: late, and the merge says so.
+	late := filepath.Join(dir, "late.json")
+	cmd := exec.Command(binary, "run", "-q", "--shard", "3/4", "--start-at", time.Now().Add(-5*time.Second).UTC().Format(time.RFC3339Nano),
+		"--out", late, "-c", "ycsb-c", "--ci", "--targets", "memory", "--rate", "400", "--duration", "3s")
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	if out, err := cmd.CombinedOutput(); !measured(err) {
+		t.Fatalf("late shard: %v: %s", err, out)
+	}
+	code, stdout, _ = dbbench(t, dir, "merge", "--out", filepath.Join(dir, "m2.json"), files[0], files[1], files[2], late)
+	if (code != 0 && code != 5) || !strings.Contains(stdout, "LATE by") {
+		t.Errorf("a late shard: exit %d, summary %q", code, stdout)
+	}
+
+	// Refusals: each a shard report changed in one way.
+	edit := func(name string, change func(m map[string]any)) string {
+		b, _ := os.ReadFile(files[1])
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		b, _ = json.Marshal(m)
+		p := filepath.Join(dir, name+".json")
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	run := func(m map[string]any) map[string]any { return m["run"].(map[string]any) }
+	shard := func(m map[string]any) map[string]any { return run(m)["shard"].(map[string]any) }
+	for _, c := range []struct {
+		name   string
+		change func(m map[string]any)
+		want   string
+	}{
+		{"seed", func(m map[string]any) { run(m)["seed"] = 99.0 }, "different seeds"},
+		{"config", func(m map[string]any) { m["config"].(map[string]any)["seed"] = 99.0 }, "different configs"},
+		{"build", func(m map[string]any) { shard(m)["build_hash"] = "0123456789abcdef" }, "different dbbench binaries"},
+		{"total", func(m map[string]any) { shard(m)["total"] = 5.0 }, "different shard totals"},
+		{"duplicate", func(m map[string]any) { shard(m)["index"] = 0.0 }, "both shard 0 of 4"},
+		{"not a shard", func(m map[string]any) { delete(run(m), "shard") }, "is not a shard's report"},
+	} {
+		p := edit(c.name, c.change)
+		code, _, stderr := dbbench(t, dir, "merge", "--out", filepath.Join(dir, "r.json"), files[0], p, files[2])
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, %q; want 2 and one line with %q", c.name, code, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbbench/dbbench/engine"
+	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/term"
+	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/assertion"
+	"github.com/dbbench/dbbench/report/render"
+)
+
+// MergeOptions are the arguments and flags of `dbbench merge`.
+type MergeOptions struct {
+	f            *Factory
+	Files        []string
+	Out          string
+	Force        bool
+	Quiet        bool
+	AllowMissing bool
+	Args         []string
+}
+
+// NewMergeCmd builds `dbbench merge`. runF replaces the run function in tests of flag parsing.
+func NewMergeCmd(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
+	opts := &MergeOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "merge SHARD.json... [--out FILE] [--allow-missing]",
+		Short: "Merge the reports of a sharded run into one report",
+		Long: `Merge makes one report of the N reports of a sharded run ('dbbench run --shard I/N', or
+--shards N with JOB_COMPLETION_INDEX): per result, each repeat's histograms are merged across the
+shards (every recorded value counts), counts and rates added, and every figure computed as one
+run's are; the assertions and the verdict are decided on the union, as one run's (a point verdict:
+a merge cannot add runs). It prints the summary as 'dbbench run' does and writes the report under
+the same --out rules (never over one of the shard reports it reads). See docs/shards.md.
+
+It refuses (exit 2) reports of different configs, binaries (build hash), seeds or shard totals,
+two reports of the same shard, and a report that is no shard's. A shard that is missing, or whose
+report is partial (interrupted, stopped by an error, or a reservation left by a killed run), is
+named ("shard 3 of 4 missing") and the merge exits 6 without a report, unless --allow-missing:
+then the report is marked partial, names the shares missing, and the exit follows the verdict.
+
+Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or refused shards; 3 a result
+failed or an assertion had nothing to decide on; 4 inconclusive; 5 a shard's generator saturated;
+6 a shard missing or partial (without --allow-missing).`,
+		Example: `  dbbench merge shard-0.json shard-1.json shard-2.json shard-3.json --out merged.json
+  dbbench merge reports/shard-*.json --allow-missing`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files, opts.Args = args, os.Args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMerge(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the merged JSON report here (default reports/<config>-<time>.json)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "let --out replace an earlier dbbench report or a run's reservation (never a shard being merged)")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary: only the error line, if any")
+	cmd.Flags().BoolVar(&opts.AllowMissing, "allow-missing", false, "merge the shards there are, marking the report partial")
+	return cmd
+}
+
+func runMerge(opts *MergeOptions) error {
+	var names []string
+	var parts []*report.Report
+	partial := map[string]string{} // a file that holds no shard's report: why
+	for _, path := range opts.Files {
+		if why, ok := report.HeldReservation(path); ok {
+			partial[path] = why
+			continue
+		}
+		r, err := report.ReadPart(path)
+		if err != nil {
+			return exitcode.Usagef("%v", err)
+		}
+		names, parts = append(names, path), append(parts, r)
+	}
+	if len(parts) == 0 {
+		return &exitcode.Error{Code: exitcode.MissingShards, Err: fmt.Errorf("no shard wrote a report: %s", describePartial(partial))}
+	}
+	merged, missing, err := report.MergeShards(names, parts)
+	var refused *report.MergeRefused
+	if errors.As(err, &refused) {
+		return exitcode.Usagef("%s", refused.Msg)
+	}
+	if err != nil {
+		return exitcode.Infraf("%v", err)
+	}
+	if len(missing) > 0 && (!opts.AllowMissing || merged == nil) {
+		line := missingLine(missing, parts[0].Run.Shard.Total)
+		if len(partial) > 0 {
+			line += " (" + describePartial(partial) + ")"
+		}
+		if merged != nil {
+			line += ": --allow-missing merges the others into a report marked partial"
+		}
+		return &exitcode.Error{Code: exitcode.MissingShards, Err: errors.New(line)}
+	}
+	if merged.Assertions, err = assertion.Redecide(merged.Assertions, merged); err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	merged.Verdict = engine.Verdict(merged)
+	ro := &RunOptions{f: opts.f, Out: opts.Out, Force: opts.Force, CI: merged.Run.CI, Quiet: opts.Quiet, Args: opts.Args}
+	res, err := reserveReport(ro, merged.Run.ConfigName, opts.Files...)
+	if err != nil {
+		return exitcode.Usagef("%v", err)
+	}
+	defer res.Release()
+	out := opts.f.Out
+	if opts.Quiet {
+		out = io.Discard
+	}
+	fin := &finisher{opts: ro, out: out, style: render.Style{Color: term.Color(opts.f.Out, os.Getenv)}, res: res}
+	return fin.finish(merged, nil)
+}
+
+// missingLine names the shards missing: "shard 3 of 4 missing", "shards 1, 3 of 4 missing".
+func missingLine(missing []int, total int) string {
+	if len(missing) == 1 {
+		return report.ShardName(missing[0], total) + " missing"
+	}
+	s := make([]string, len(missing))
+	for i, m := range missing {
+		s[i] = fmt.Sprint(m)
+	}
+	return fmt.Sprintf("shards %s of %d missing", strings.Join(s, ", "), total)
+}
+
+func describePartial(partial map[string]string) string {
+	var s []string
+	for path, why := range partial {
+		s = append(s, path+" holds "+why)
+	}
+	slices.Sort(s)
+	return strings.Join(s, "; ")
+}
