@@ -20,7 +20,7 @@ const jobIndexEnv = "JOB_COMPLETION_INDEX"
 func addShardFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.Flags().StringVar(&opts.Shard, "shard", "", "run share `I/N` of the workload (I from 0 to N-1), for dbbench merge")
 	cmd.Flags().IntVar(&opts.Shards, "shards", 0, "the shard total `N`, with the index from $"+jobIndexEnv+" (a Kubernetes Indexed Job's)")
-	cmd.Flags().StringVar(&opts.StartAt, "start-at", "", "load, then wait until `TIME` (RFC 3339, e.g. 2026-12-02T14:00:00Z) before the first timed operation")
+	cmd.Flags().StringVar(&opts.StartAt, "start-at", "", "load, then wait until `TIME` (RFC 3339: 2026-12-02T14:00:00Z) to start timing")
 }
 
 // shardPlan reads the shard flags and $JOB_COMPLETION_INDEX into this run's share; nil when the
