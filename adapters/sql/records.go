@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
@@ -152,37 +151,15 @@ func (t *target) insertRecords(ctx context.Context, y dataset.YCSB, order []int6
 
 // copyRecords is PostgreSQL's bulk path: COPY, then VACUUM ANALYZE, as for the persons.
 func (t *target) copyRecords(ctx context.Context, y dataset.YCSB, order []int64) error {
-	progress := t.s.progressFunc()
-	progress()
-	conn, err := t.s.db.Conn(ctx)
-	if err != nil {
-		return exitcode.Infraf("sql: load records: %v", err)
-	}
-	defer conn.Close()
 	cols := []string{keyColumn}
 	for f := range y.FieldCount {
 		cols = append(cols, dataset.FieldName(f))
 	}
-	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		rows := pgx.CopyFromSlice(len(order), func(k int) ([]any, error) {
-			progress()
-			return recordArgs(y, order[k]), nil
-		})
-		n, err := pc.CopyFrom(ctx, pgx.Identifier{recordTable}, cols, rows)
-		if err == nil && n != int64(len(order)) {
-			err = fmt.Errorf("COPY stored %d of %d records", n, len(order))
-		}
-		progress()
-		return err
-	})
-	if err == nil {
-		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+recordTable)
-	}
-	if err != nil {
-		return exitcode.Infraf("sql: load records: %v", exitcode.OneLine(err.Error()))
-	}
-	return nil
+	return t.s.copyIn(ctx, bulkCopy{
+		table: pgx.Identifier{recordTable}, cols: cols, rows: len(order),
+		row:  func(k int) []any { return recordArgs(y, order[k]) },
+		what: "load records", noun: "records",
+	}, t.s.progressFunc())
 }
 
 // prepareRecords prepares the operations' statements on the pool.
