@@ -254,8 +254,8 @@ func (t *target) UpdateRecord(ctx context.Context, key []byte, field int, value 
 	if err != nil {
 		return err
 	}
-	if field < 0 || field >= r.fields {
-		return fmt.Errorf("sql: update of field %d of %q: records have %d fields", field, key, r.fields)
+	if err := adapters.CheckUpdateField("sql", key, field, r.fields); err != nil {
+		return err
 	}
 	res, err := r.update[field].ExecContext(ctx, string(value), string(key))
 	if err != nil {
@@ -276,8 +276,8 @@ func (t *target) InsertRecord(ctx context.Context, key []byte, fields [][]byte) 
 	if err != nil {
 		return err
 	}
-	if len(fields) != r.fields {
-		return fmt.Errorf("sql: insert of %q with %d fields: records have %d", key, len(fields), r.fields)
+	if err := adapters.CheckInsertFields("sql", key, len(fields), r.fields); err != nil {
+		return err
 	}
 	args := make([]any, 0, 1+len(fields))
 	args = append(args, string(key))
