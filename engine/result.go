@@ -151,7 +151,7 @@ func (a *resultAcc) describe(info map[string]any) {
 func (a *resultAcc) finish() report.Result {
 	r := report.Result{
 		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
-		Status: report.StatusOK, Figures: map[string]float64{}, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
+		Status: report.StatusOK, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
 	}
 	if r.Repeats == nil {
 		r.Repeats = []report.Repeat{}
@@ -165,21 +165,11 @@ func (a *resultAcc) finish() report.Result {
 		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
 	}
 	// Figures: median over repeats of each per-repeat figure.
-	names := map[string]bool{}
-	for _, rep := range a.repeats {
-		for k := range rep.Figures {
-			names[k] = true
-		}
+	perRepeat := make([]map[string]float64, len(a.repeats))
+	for i, rep := range a.repeats {
+		perRepeat[i] = rep.Figures
 	}
-	for k := range names {
-		var xs []float64
-		for _, rep := range a.repeats {
-			if x, ok := rep.Figures[k]; ok {
-				xs = append(xs, x)
-			}
-		}
-		r.Figures[k] = report.Median(xs)
-	}
+	r.Figures = report.MedianFigures(perRepeat...)
 	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)

@@ -114,6 +114,22 @@ func FigureNames() []string {
 	return n
 }
 
+// MedianFigures is each figure's median over sets, such as a result's repeats or its runs: every
+// figure that any set holds, over the sets that hold it. It is never nil.
+func MedianFigures(sets ...map[string]float64) map[string]float64 {
+	per := map[string][]float64{}
+	for _, set := range sets {
+		for f, v := range set {
+			per[f] = append(per[f], v)
+		}
+	}
+	out := make(map[string]float64, len(per))
+	for f, vs := range per {
+		out[f] = Median(vs)
+	}
+	return out
+}
+
 // Median returns the median of xs (the mean of the middle two for even counts); 0 for none.
 func Median(xs []float64) float64 {
 	if len(xs) == 0 {
