@@ -54,6 +54,24 @@ type RecordScanner interface {
 	ScanRecords(ctx context.Context, start []byte, n int) (Tally, error)
 }
 
+// CheckUpdateField is a RecordUpdater's check of field against its records' fields: nil for a field
+// in [0, fields), else the error, which names the store ("lmdb: update of field 9 of ...").
+func CheckUpdateField(store string, key []byte, field, fields int) error {
+	if field < 0 || field >= fields {
+		return fmt.Errorf("%s: update of field %d of %q: records have %d fields", store, field, key, fields)
+	}
+	return nil
+}
+
+// CheckInsertFields is a RecordInserter's check that a new record has as many fields as its records:
+// nil when n == fields, else the error, which names the store.
+func CheckInsertFields(store string, key []byte, n, fields int) error {
+	if n != fields {
+		return fmt.Errorf("%s: insert of %q with %d fields: records have %d", store, key, n, fields)
+	}
+	return nil
+}
+
 // RecordOps returns the operation types of YCSB's mixes that target can serve, in ycsb.Ops order:
 // none without a RecordLoader (records it cannot load it cannot serve), and a read-modify-write
 // only with both a RecordReader and a RecordUpdater.

@@ -119,3 +119,30 @@ func TestInfoMissingRecordOps(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckRecordFields(t *testing.T) {
+	key := []byte("user1")
+	tests := []struct {
+		name string
+		err  error
+		want string // "" no error
+	}{
+		{"update of the first field", CheckUpdateField("lmdb", key, 0, 10), ""},
+		{"update of the last field", CheckUpdateField("lmdb", key, 9, 10), ""},
+		{"update past the last", CheckUpdateField("lmdb", key, 10, 10), `lmdb: update of field 10 of "user1": records have 10 fields`},
+		{"update of a negative field", CheckUpdateField("sql", key, -1, 10), `sql: update of field -1 of "user1": records have 10 fields`},
+		{"insert of every field", CheckInsertFields("memory", key, 10, 10), ""},
+		{"insert of one too few", CheckInsertFields("memory", key, 9, 10), `memory: insert of "user1" with 9 fields: records have 10`},
+		{"insert of one too many", CheckInsertFields("lmdb", key, 11, 10), `lmdb: insert of "user1" with 11 fields: records have 10`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			switch {
+			case tc.want == "" && tc.err != nil:
+				t.Errorf("unexpected error: %v", tc.err)
+			case tc.want != "" && (tc.err == nil || tc.err.Error() != tc.want):
+				t.Errorf("error %v, want %q", tc.err, tc.want)
+			}
+		})
+	}
+}

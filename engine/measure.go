@@ -2,15 +2,14 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/timing"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
@@ -39,9 +38,6 @@ func newMeasurement() *measurement {
 // maxConsecutiveErrors stops a per-operation loop against a server that has gone away, instead of
 // timing thousands of identical failures.
 const maxConsecutiveErrors = 10
-
-// checkEvery is how many operations pass between checks for cancellation (a check costs a lock).
-const checkEvery = 256
 
 // execution runs one workload once on one target.
 type execution struct {
@@ -210,7 +206,7 @@ func (e *execution) insert(ctx context.Context) (*measurement, error) {
 	return m, nil
 }
 
-// timedInsert is timeInsert with the engine's injected slowdown, added once for the whole transaction,
+// timedInsert is timing.Insert with the engine's injected slowdown, added once for the whole transaction,
 // not per insert: the clock reads a per-insert injection needs would cost more than a small fraction
 // of a sub-microsecond insert.
 func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, slowdown *slowdown) (time.Duration, error) {
@@ -218,33 +214,7 @@ func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dat
 	if slowdown != nil {
 		extra = func(d time.Duration) { slowdown.add(d, 1) }
 	}
-	return timeInsert(ctx, sess, persons, extra)
-}
-
-// timeInsert is the insert workload's timed region: begin, the inserts and commit on the calling
-// goroutine (adapters may rely on that to keep a write transaction on one OS thread), timed together.
-// extra, when not nil, runs inside the region after commit with the time so far. The Go client
-// (clients/go) times the same region with its own loop.
-func timeInsert(ctx context.Context, sess adapters.InsertSession, persons []dataset.Person, extra func(time.Duration)) (time.Duration, error) {
-	start := time.Now()
-	if err := sess.Begin(ctx); err != nil {
-		return 0, fmt.Errorf("begin write transaction: %w", err)
-	}
-	for i := range persons {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		if err := sess.Insert(ctx, &persons[i]); err != nil {
-			return 0, fmt.Errorf("insert %d of %d: %w", i+1, len(persons), err)
-		}
-	}
-	if err := sess.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("commit: %w", err)
-	}
-	if extra != nil {
-		extra(time.Since(start))
-	}
-	return time.Since(start), nil
+	return timing.Insert(ctx, sess, persons, extra)
 }
 
 func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
@@ -261,7 +231,7 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	case adapters.ConcurrentScanner:
 		tallies, wall, err = t.ScanConcurrently(ctx, e.w.Readers, e.w.Rows, lat)
 	case adapters.Scanner:
-		tallies, wall, err = scanConcurrently(ctx, t, e.w.Readers, e.w.Rows, lat)
+		tallies, wall, err = timing.ScanConcurrently(ctx, t, e.w.Rows, lat)
 	default:
 		return nil, lacks(workloads.Concurrent, "Scanner, ConcurrentScanner or TimedConcurrentScanner")
 	}
@@ -287,36 +257,6 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	}
 	m.elapsed, m.ops, m.readers = wall, int64(e.w.Readers), tallies
 	return m, nil
-}
-
-// scanConcurrently is the default concurrent workload: readers goroutines start together on a barrier,
-// each scanning rows persons in its own read transaction.
-func scanConcurrently(ctx context.Context, sc adapters.Scanner, readers, rows int, lat []time.Duration) ([]adapters.Tally, time.Duration, error) {
-	tallies := make([]adapters.Tally, readers)
-	errs := make([]error, readers)
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(readers)
-	done.Add(readers)
-	for i := 0; i < readers; i++ {
-		go func(i int) {
-			defer done.Done()
-			ready.Done()
-			<-start
-			t0 := time.Now()
-			tallies[i], errs[i] = sc.Scan(ctx, rows)
-			lat[i] = time.Since(t0)
-		}(i)
-	}
-	ready.Wait()
-	t0 := time.Now()
-	close(start)
-	done.Wait()
-	wall := time.Since(t0)
-	if err := errors.Join(errs...); err != nil {
-		return nil, 0, err
-	}
-	return tallies, wall, nil
 }
 
 func (e *execution) custom(ctx context.Context) (*measurement, error) {
@@ -396,7 +336,7 @@ func (s *opStepper) step(i int) bool {
 		return false
 	}
 	ctx, m := s.ctx, s.m
-	if i%checkEvery == 0 && ctx.Err() != nil {
+	if i%timing.CheckEvery == 0 && ctx.Err() != nil {
 		return s.end(nil, ctx.Err())
 	}
 	start := time.Now()

@@ -82,18 +82,16 @@ func mergeTarget(ts []report.Target) report.Target {
 func mergeResult(rs []runResult) report.Result {
 	x := rs[0].res
 	x.Repeats, x.Runs, x.Warnings = []report.Repeat{}, nil, nil
-	x.Figures, x.Merged = map[string]float64{}, nil
+	x.Merged = nil
 	var hists, errHists []string
-	perFigure := map[string][]float64{}
+	var perRun []map[string]float64
 	for _, r := range rs {
 		for _, rep := range r.res.Repeats {
 			rep.Run = r.run
 			x.Repeats = append(x.Repeats, rep)
 		}
 		x.Runs = append(x.Runs, report.RunFigures{Run: r.run, Figures: maps.Clone(r.res.Figures)})
-		for f, v := range r.res.Figures {
-			perFigure[f] = append(perFigure[f], v)
-		}
+		perRun = append(perRun, r.res.Figures)
 		if r.res.Status != report.StatusOK && x.Status == report.StatusOK {
 			x.Status, x.Error = r.res.Status, fmt.Sprintf("run %d: %s", r.run, r.res.Error)
 		}
@@ -108,9 +106,7 @@ func mergeResult(rs []runResult) report.Result {
 			errHists = append(errHists, r.res.ErrorHistogram)
 		}
 	}
-	for f, vs := range perFigure {
-		x.Figures[f] = report.Median(vs)
-	}
+	x.Figures = report.MedianFigures(perRun...)
 	x.Load = rs[len(rs)-1].res.Load // report.Load is the last run's
 	if h, err := report.MergeHistograms(hists...); err == nil {
 		x.Merged = report.Percentiles(h)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -193,8 +192,7 @@ func (r *Runner) readStep(w *worker) error {
 // included, and the run goes on (workersStopped says why it stopped, if it did). Only a worker that
 // wrote no report stops the run.
 func (w *worker) ended(err error) error {
-	var ee *exec.ExitError
-	if err == nil || errors.As(err, &ee) && ee.ExitCode() == exitcode.Failed {
+	if err == nil || exitCode(err) == exitcode.Failed {
 		return nil
 	}
 	if _, statErr := os.Stat(w.report); statErr == nil {

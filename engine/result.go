@@ -127,7 +127,7 @@ func (a *resultAcc) describe(info map[string]any) {
 func (a *resultAcc) finish() report.Result {
 	r := report.Result{
 		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
-		Status: report.StatusOK, Figures: map[string]float64{}, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
+		Status: report.StatusOK, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
 	}
 	if r.Repeats == nil {
 		r.Repeats = []report.Repeat{}
@@ -140,7 +140,7 @@ func (a *resultAcc) finish() report.Result {
 	if v.HasSum {
 		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
 	}
-	r.Figures = report.MedianFigures(a.repeats)
+	r.Figures = report.RepeatsMedian(a.repeats)
 	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)

@@ -120,9 +120,8 @@ func (w *worker) close() {
 func (w *worker) failed(err error) error {
 	w.next = nil
 	code := exitcode.Infra
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() > 0 {
-		code = ee.ExitCode()
+	if c := exitCode(err); c > 0 {
+		code = c
 	}
 	last := w.stderr.lastLine()
 	if last == "" {
@@ -143,11 +142,20 @@ func (w *worker) runFailed(err error) error {
 	if last == "" {
 		return w.failed(err)
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == exitcode.Usage {
+	if exitCode(err) == exitcode.Usage {
 		return exitcode.Usagef("%s (in %s)", last, w.name)
 	}
 	return exitcode.Infraf("%s (in %s)", last, w.name)
+}
+
+// exitCode is the code a worker's process exited with, read from the error of its Wait: -1 when it
+// did not exit by itself (a signal killed it) or Wait failed otherwise.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // lockedTail keeps what a worker writes on stderr, for its last line (the exec package copies into

@@ -117,6 +117,22 @@ func FigureNames() []string {
 	return n
 }
 
+// MedianFigures is each figure's median over sets, such as a result's repeats or its runs: every
+// figure that any set holds, over the sets that hold it. It is never nil.
+func MedianFigures(sets ...map[string]float64) map[string]float64 {
+	per := map[string][]float64{}
+	for _, set := range sets {
+		for f, v := range set {
+			per[f] = append(per[f], v)
+		}
+	}
+	out := make(map[string]float64, len(per))
+	for f, vs := range per {
+		out[f] = Median(vs)
+	}
+	return out
+}
+
 // Median returns the median of xs (the mean of the middle two for even counts); 0 for none.
 func Median(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -249,25 +265,13 @@ func RepeatFigures(h *hdrhistogram.Histogram, ops, rows, errors int64, elapsed t
 	return figs
 }
 
-// MedianFigures are a result's figures from its repeats: the median over repeats of each figure.
-func MedianFigures(repeats []Repeat) map[string]float64 {
-	out := map[string]float64{}
-	names := map[string]bool{}
-	for _, rep := range repeats {
-		for k := range rep.Figures {
-			names[k] = true
-		}
+// RepeatsMedian is MedianFigures over the repeats' figures: a result's figures, for a run and a merge alike.
+func RepeatsMedian(repeats []Repeat) map[string]float64 {
+	sets := make([]map[string]float64, len(repeats))
+	for i, rep := range repeats {
+		sets[i] = rep.Figures
 	}
-	for k := range names {
-		var xs []float64
-		for _, rep := range repeats {
-			if x, ok := rep.Figures[k]; ok {
-				xs = append(xs, x)
-			}
-		}
-		out[k] = Median(xs)
-	}
-	return out
+	return MedianFigures(sets...)
 }
 
 // ClockFigures sets a load-model workload's clock figures (prefix "" for all operation types,

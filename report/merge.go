@@ -168,7 +168,7 @@ func mergeShardResults(xs []Result) Result {
 		mergeEncoded(all, r.Histogram)
 		x.Repeats = append(x.Repeats, r)
 	}
-	x.Figures = MedianFigures(x.Repeats)
+	x.Figures = RepeatsMedian(x.Repeats)
 	x.Runs = []RunFigures{{Run: 1, Figures: x.Figures}}
 	x.Merged = Percentiles(all)
 	x.Histogram, _ = EncodeHistogram(all)

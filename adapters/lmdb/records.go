@@ -229,8 +229,8 @@ func (t *target) UpdateRecord(_ context.Context, key []byte, field int, value []
 	if err != nil {
 		return err
 	}
-	if field < 0 || field >= r.fields {
-		return fmt.Errorf("lmdb: update of field %d of %q: records have %d fields", field, key, r.fields)
+	if err := adapters.CheckUpdateField("lmdb", key, field, r.fields); err != nil {
+		return err
 	}
 	err = r.st.Env.Update(func(txn *lmdbgo.Txn) error {
 		txn.RawRead = true // the old value is re-encoded before the Put that may move it
@@ -266,8 +266,8 @@ func (t *target) InsertRecord(_ context.Context, key []byte, fields [][]byte) er
 	if err != nil {
 		return err
 	}
-	if len(fields) != r.fields {
-		return fmt.Errorf("lmdb: insert of %q with %d fields: records have %d", key, len(fields), r.fields)
+	if err := adapters.CheckInsertFields("lmdb", key, len(fields), r.fields); err != nil {
+		return err
 	}
 	val := appendValue(nil, fields)
 	err = r.st.Env.Update(func(txn *lmdbgo.Txn) error {

@@ -96,8 +96,8 @@ func (t *target) UpdateRecord(_ context.Context, key []byte, field int, value []
 	r := &t.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if field < 0 || field >= r.fields {
-		return fmt.Errorf("memory: update of field %d of %q: records have %d fields", field, key, r.fields)
+	if err := adapters.CheckUpdateField("memory", key, field, r.fields); err != nil {
+		return err
 	}
 	rec, ok := r.byKey[string(key)]
 	if !ok {
@@ -118,8 +118,8 @@ func (t *target) InsertRecord(_ context.Context, key []byte, fields [][]byte) er
 	if r.byKey == nil {
 		return fmt.Errorf("memory: insert of %q before any records were loaded", key)
 	}
-	if len(fields) != r.fields {
-		return fmt.Errorf("memory: insert of %q with %d fields: records have %d", key, len(fields), r.fields)
+	if err := adapters.CheckInsertFields("memory", key, len(fields), r.fields); err != nil {
+		return err
 	}
 	if _, dup := r.byKey[string(key)]; dup {
 		return fmt.Errorf("memory: insert of %q: the key exists already", key)

@@ -83,36 +83,58 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 // schemaPrefix names the schemas the adapter creates on a server.
 const schemaPrefix = "dbbench_sql_"
 
-// copyPersons loads the persons in email order with COPY, then vacuums and analyzes the table so that
-// the first timed reads do not set hint bits or plan on guesses. progress is called per row as pgx
-// encodes it (adapters.Env.Progress): a server that stops reading the COPY stops the calls.
+// copyPersons loads the persons in email order with COPY (copyIn).
 func (s *store) copyPersons(ctx context.Context, schema string, ds *dataset.Persons, progress func()) error {
+	order := ds.Sorted()
+	return s.copyIn(ctx, bulkCopy{
+		table: pgx.Identifier{schema, personsTable}, cols: []string{"email", "name", "age"}, rows: len(order),
+		row: func(i int) []any {
+			j := int(order[i])
+			return []any{string(ds.Email(j)), string(ds.Name(j)), int32(ds.Age(j))}
+		},
+		what: "load", noun: "persons",
+	}, progress)
+}
+
+// bulkCopy is one table's load by COPY.
+type bulkCopy struct {
+	table pgx.Identifier
+	cols  []string
+	rows  int
+	row   func(i int) []any // row i's values, in cols' order
+	what  string            // the load, in errors: "load"
+	noun  string            // its rows, in errors: "persons"
+}
+
+// copyIn loads c's rows with COPY, then vacuums and analyzes the table so that the first timed reads
+// do not set hint bits or plan on guesses. progress is called per row as pgx encodes it
+// (adapters.Env.Progress): a server that stops reading the COPY stops the calls.
+func (s *store) copyIn(ctx context.Context, c bulkCopy, progress func()) error {
 	progress() // from here on, the engine watches the load
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return exitcode.Infraf("sql: load: %v", err)
+		return exitcode.Infraf("sql: %s: %v", c.what, err)
 	}
 	defer conn.Close()
-	order := ds.Sorted()
 	err = conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
-		rows := pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
-			j := int(order[i])
+		rows := pgx.CopyFromSlice(c.rows, func(i int) ([]any, error) {
 			progress()
-			return []any{string(ds.Email(j)), string(ds.Name(j)), int32(ds.Age(j))}, nil
+			return c.row(i), nil
 		})
-		n, err := pc.CopyFrom(ctx, pgx.Identifier{schema, personsTable}, []string{"email", "name", "age"}, rows)
-		if err == nil && n != int64(len(order)) {
-			err = fmt.Errorf("COPY stored %d of %d persons", n, len(order))
+		n, err := pc.CopyFrom(ctx, c.table, c.cols, rows)
+		if err == nil && n != int64(c.rows) {
+			err = fmt.Errorf("COPY stored %d of %d %s", n, c.rows, c.noun)
 		}
 		progress() // VACUUM ANALYZE gets a whole stall_timeout
 		return err
 	})
 	if err == nil {
-		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+personsTable)
+		// The table by its name alone, as the connection's search path finds it.
+		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+c.table[len(c.table)-1])
 	}
 	if err != nil {
-		return exitcode.Infraf("sql: load: %v", exitcode.OneLine(err.Error()))
+		return exitcode.Infraf("sql: %s: %v", c.what, exitcode.OneLine(err.Error()))
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
@@ -152,37 +151,15 @@ func (t *target) insertRecords(ctx context.Context, y dataset.YCSB, order []int6
 
 // copyRecords is PostgreSQL's bulk path: COPY, then VACUUM ANALYZE, as for the persons.
 func (t *target) copyRecords(ctx context.Context, y dataset.YCSB, order []int64) error {
-	progress := t.s.progressFunc()
-	progress()
-	conn, err := t.s.db.Conn(ctx)
-	if err != nil {
-		return exitcode.Infraf("sql: load records: %v", err)
-	}
-	defer conn.Close()
 	cols := []string{keyColumn}
 	for f := range y.FieldCount {
 		cols = append(cols, dataset.FieldName(f))
 	}
-	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		rows := pgx.CopyFromSlice(len(order), func(k int) ([]any, error) {
-			progress()
-			return recordArgs(y, order[k]), nil
-		})
-		n, err := pc.CopyFrom(ctx, pgx.Identifier{recordTable}, cols, rows)
-		if err == nil && n != int64(len(order)) {
-			err = fmt.Errorf("COPY stored %d of %d records", n, len(order))
-		}
-		progress()
-		return err
-	})
-	if err == nil {
-		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+recordTable)
-	}
-	if err != nil {
-		return exitcode.Infraf("sql: load records: %v", exitcode.OneLine(err.Error()))
-	}
-	return nil
+	return t.s.copyIn(ctx, bulkCopy{
+		table: pgx.Identifier{recordTable}, cols: cols, rows: len(order),
+		row:  func(k int) []any { return recordArgs(y, order[k]) },
+		what: "load records", noun: "records",
+	}, t.s.progressFunc())
 }
 
 // prepareRecords prepares the operations' statements on the pool.
@@ -277,8 +254,8 @@ func (t *target) UpdateRecord(ctx context.Context, key []byte, field int, value 
 	if err != nil {
 		return err
 	}
-	if field < 0 || field >= r.fields {
-		return fmt.Errorf("sql: update of field %d of %q: records have %d fields", field, key, r.fields)
+	if err := adapters.CheckUpdateField("sql", key, field, r.fields); err != nil {
+		return err
 	}
 	res, err := r.update[field].ExecContext(ctx, string(value), string(key))
 	if err != nil {
@@ -299,8 +276,8 @@ func (t *target) InsertRecord(ctx context.Context, key []byte, fields [][]byte) 
 	if err != nil {
 		return err
 	}
-	if len(fields) != r.fields {
-		return fmt.Errorf("sql: insert of %q with %d fields: records have %d", key, len(fields), r.fields)
+	if err := adapters.CheckInsertFields("sql", key, len(fields), r.fields); err != nil {
+		return err
 	}
 	args := make([]any, 0, 1+len(fields))
 	args = append(args, string(key))

@@ -84,7 +84,7 @@ func (x Result) withDefaults() Result {
 func (x Result) result() report.Result {
 	res := report.Result{
 		Target: x.Target, Workload: x.Workload, Size: x.Size, Unit: x.Unit, Params: x.Params,
-		Status: x.Status, Error: x.Error, Figures: map[string]float64{},
+		Status: x.Status, Error: x.Error,
 	}
 	n := 0
 	for _, v := range x.Figures {
@@ -97,15 +97,11 @@ func (x Result) result() report.Result {
 	for i := 0; i < n; i++ {
 		res.Repeats = append(res.Repeats, x.repeat(i, merged))
 	}
-	for f := range x.Figures {
-		var vals []float64
-		for _, rep := range res.Repeats {
-			if v, ok := rep.Figures[f]; ok {
-				vals = append(vals, v)
-			}
-		}
-		res.Figures[f] = report.Median(vals)
+	perRepeat := make([]map[string]float64, len(res.Repeats))
+	for i, rep := range res.Repeats {
+		perRepeat[i] = rep.Figures
 	}
+	res.Figures = report.MedianFigures(perRepeat...)
 	if merged.TotalCount() > 0 {
 		res.Histogram, _ = report.EncodeHistogram(merged)
 		res.Merged = report.Percentiles(merged)
@@ -205,15 +201,11 @@ func Runs(config string, runs ...[]Result) *report.Report {
 	}
 	for i := range out.Results {
 		x := &out.Results[i]
-		for f := range x.Figures {
-			var vals []float64
-			for _, r := range x.Runs {
-				if v, ok := r.Figures[f]; ok {
-					vals = append(vals, v)
-				}
-			}
-			x.Figures[f] = report.Median(vals)
+		perRun := make([]map[string]float64, len(x.Runs))
+		for k, r := range x.Runs {
+			perRun[k] = r.Figures
 		}
+		x.Figures = report.MedianFigures(perRun...)
 		var hists []string
 		for _, rep := range x.Repeats {
 			if rep.Histogram != "" {

@@ -182,7 +182,9 @@ type writerEngine interface {
 	newEntity(ctx context.Context, e int64, ident string) error
 	assert(ctx context.Context, e int64, a int, v Value) error
 	replace(ctx context.Context, e int64, a int, v Value) error
-	// commit sends everything still buffered and commits (rolling back on failure).
+	// flush sends everything still buffered; Writer.Commit calls it, then commit (or rollback when it
+	// fails).
+	flush(ctx context.Context) error
 	commit(ctx context.Context) error
 	rollback() error
 }

@@ -607,12 +607,6 @@ func (w *triplexWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-func (w *triplexWriter) commit(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		_ = w.tx.rollback()
-		return err
-	}
-	return w.tx.commit()
-}
+func (w *triplexWriter) commit(context.Context) error { return w.tx.commit() }
 
 func (w *triplexWriter) rollback() error { return w.tx.rollback() }

@@ -68,6 +68,10 @@ func (w *Writer) Commit(ctx context.Context) error {
 	}
 	w.done = true
 	defer w.s.writeMu.Unlock()
+	if err := w.w.flush(ctx); err != nil {
+		_ = w.w.rollback()
+		return err
+	}
 	if err := w.w.commit(ctx); err != nil {
 		return err
 	}
@@ -272,13 +276,7 @@ func (w *indexedWriter) flush(ctx context.Context) error {
 	return nil
 }
 
-func (w *indexedWriter) commit(ctx context.Context) error {
-	if err := w.flush(ctx); err != nil {
-		_ = w.sink.rollback()
-		return err
-	}
-	return w.sink.commit(ctx, w.deltas)
-}
+func (w *indexedWriter) commit(ctx context.Context) error { return w.sink.commit(ctx, w.deltas) }
 
 func (w *indexedWriter) rollback() error { return w.sink.rollback() }
 

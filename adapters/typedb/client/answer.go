@@ -238,12 +238,8 @@ func newDecoder() *decoder { return &decoder{s: newScanner(nil)} }
 // answer decodes a query answer envelope from s, calling h for each row.
 func (d *decoder) answer(a *Answer, h RowHandler) error {
 	s := d.s
-	k, err := s.next()
-	if err != nil {
+	if err := s.open(tokBeginObject, "the answer object"); err != nil {
 		return err
-	}
-	if k != tokBeginObject {
-		return s.syntax("expected the answer object, got %s", k)
 	}
 	for {
 		more, err := s.key()
@@ -324,12 +320,8 @@ func (d *decoder) optString() (string, error) {
 
 func (d *decoder) answers(a *Answer, h RowHandler) error {
 	s := d.s
-	k, err := s.next()
-	if err != nil || k == tokNull {
+	if opened, err := s.openOrNull(tokBeginArray, "the answers array"); !opened {
 		return err
-	}
-	if k != tokBeginArray {
-		return s.syntax("expected the answers array, got %s", k)
 	}
 	for {
 		k, err := s.next()
@@ -397,12 +389,8 @@ func (d *decoder) rowBody() error {
 			}
 			continue
 		}
-		k, err := s.next()
-		if err != nil {
+		if err := s.open(tokBeginObject, "the row's data object"); err != nil {
 			return err
-		}
-		if k != tokBeginObject {
-			return s.syntax("expected the row's data object, got %s", k)
 		}
 		if err := d.rowData(); err != nil {
 			return err
@@ -471,25 +459,16 @@ func (d *decoder) concept(c *Concept, sp *cellSpans) error {
 			}
 			c.Kind = kindOf(s.tok)
 		case "iid":
-			if k, err = s.next(); err != nil {
+			if err := d.keepString(&sp.iid); err != nil {
 				return err
-			}
-			if k == tokString {
-				sp.iid = d.keep()
 			}
 		case "valueType":
-			if k, err = s.next(); err != nil {
+			if err := d.keepString(&sp.valueType); err != nil {
 				return err
-			}
-			if k == tokString {
-				sp.valueType = d.keep()
 			}
 		case "label":
-			if k, err = s.next(); err != nil {
+			if err := d.keepString(&sp.label); err != nil {
 				return err
-			}
-			if k == tokString {
-				sp.label = d.keep()
 			}
 		case "value":
 			if k, err = s.next(); err != nil {
@@ -639,6 +618,15 @@ func (d *decoder) fastValue(c *Concept, sp *cellSpans) error {
 	return nil
 }
 
+// keepString reads a value and keeps it in dst when it is a string; any other value leaves dst unset.
+func (d *decoder) keepString(dst *span) error {
+	k, err := d.s.next()
+	if err == nil && k == tokString {
+		*dst = d.keep()
+	}
+	return err
+}
+
 // keep records the current token of the row being decoded.
 func (d *decoder) keep() span {
 	s := d.s
@@ -654,12 +642,8 @@ func (d *decoder) keep() span {
 // instanceType reads the "type" member of an instance: null, or a type object whose label is kept.
 func (d *decoder) instanceType(sp *cellSpans) error {
 	s := d.s
-	k, err := s.next()
-	if err != nil || k == tokNull {
+	if opened, err := s.openOrNull(tokBeginObject, "a type object"); !opened {
 		return err
-	}
-	if k != tokBeginObject {
-		return s.syntax("expected a type object, got %s", k)
 	}
 	for {
 		more, err := s.key()
@@ -672,11 +656,8 @@ func (d *decoder) instanceType(sp *cellSpans) error {
 			}
 			continue
 		}
-		if k, err = s.next(); err != nil {
+		if err := d.keepString(&sp.label); err != nil {
 			return err
-		}
-		if k == tokString {
-			sp.label = d.keep()
 		}
 	}
 }

@@ -191,3 +191,30 @@ func TestDecodeBothKeyOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeAnswerNullOrOpen covers the values that must open an object or array: which may be null,
+// and what the error says when one is neither.
+func TestDecodeAnswerNullOrOpen(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want string // the error's end; "" no error
+	}{
+		{`null`, "expected the answer object, got null"},
+		{`[]`, "expected the answer object, got '['"},
+		{`{"answers":null}`, ""},
+		{`{"answers":{}}`, "expected the answers array, got '{'"},
+		{`{"answers":[{"data":null}]}`, "expected the row's data object, got null"},
+		{`{"answers":[{"data":"x"}]}`, "expected the row's data object, got string"},
+		{`{"answers":[{"data":{"x":{"type":null,"kind":"entity","iid":"0x1"}}}]}`, ""},
+		{`{"answers":[{"data":{"x":{"type":{"label":"person"},"kind":"entity","iid":"0x1"}}}]}`, ""},
+		{`{"answers":[{"data":{"x":{"type":[],"kind":"entity","iid":"0x1"}}}]}`, "expected a type object, got '['"},
+	} {
+		_, _, err := decodeRows(strings.NewReader(tc.doc))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.doc, err)
+		case tc.want != "" && (err == nil || !errors.Is(err, errSyntax) || !strings.HasSuffix(err.Error(), tc.want)):
+			t.Errorf("%s: err = %v, want a syntax error ending %q", tc.doc, err, tc.want)
+		}
+	}
+}

@@ -376,6 +376,28 @@ func (s *scanner) stringValue(what string) error {
 	return err
 }
 
+// openOrNull reads a value that must be null or open with want ('{' or '['), reporting whether it
+// opened; what names the value in the error.
+func (s *scanner) openOrNull(want tokKind, what string) (bool, error) {
+	k, err := s.next()
+	switch {
+	case err != nil || k == tokNull:
+		return false, err
+	case k != want:
+		return false, s.syntax("expected %s, got %s", what, k)
+	}
+	return true, nil
+}
+
+// open reads a value that must open with want ('{' or '['); what names the value in the error.
+func (s *scanner) open(want tokKind, what string) error {
+	opened, err := s.openOrNull(want, what)
+	if err == nil && !opened {
+		err = s.syntax("expected %s, got %s", what, tokNull)
+	}
+	return err
+}
+
 func (s *scanner) literal(word string) error {
 	s.mark = s.pos
 	for s.end-s.pos < len(word) {

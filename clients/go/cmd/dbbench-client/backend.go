@@ -16,12 +16,10 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	sqladapter "github.com/dbbench/dbbench/adapters/sql"
+	"github.com/dbbench/dbbench/adapters/timing"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
 )
-
-// checkEvery is how many operations pass between looks at the context, as in the engine.
-const checkEvery = 256
 
 // adapterBackend serves one of dbbench's own adapters over the protocol. It times each call exactly
 // where the engine times the same adapter in process, so the two sets of figures differ only by
@@ -182,16 +180,24 @@ func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Dura
 		}
 		emails[i] = b.ds.Email(k)
 	}
+	return timeEach(ctx, lat[:len(emails)], "lookup", func(i int) (adapters.Tally, error) {
+		return pr.Lookup(ctx, emails[i])
+	})
+}
+
+// timeEach runs op for each index of lat, timing each call into lat, and sums the tallies. what names
+// the operation in an error: "lookup 3 of 10: ...". The clock reads are the engine's, around each call.
+func timeEach(ctx context.Context, lat []time.Duration, what string, op func(i int) (adapters.Tally, error)) (protocol.Tally, error) {
 	var sum adapters.Tally
-	for i, email := range emails {
-		if i%checkEvery == 0 && ctx.Err() != nil {
+	for i := range lat {
+		if i%timing.CheckEvery == 0 && ctx.Err() != nil {
 			return protocol.Tally{}, ctx.Err()
 		}
 		start := time.Now()
-		t, err := pr.Lookup(ctx, email)
+		t, err := op(i)
 		lat[i] = time.Since(start)
 		if err != nil {
-			return protocol.Tally{}, fmt.Errorf("lookup %d of %d: %w", i+1, len(keys), err)
+			return protocol.Tally{}, fmt.Errorf("%s %d of %d: %w", what, i+1, len(lat), err)
 		}
 		sum.Add(t)
 	}
@@ -226,7 +232,7 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, err
 	}
 	defer sess.Close()
-	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
+	d, err := timing.Insert(ctx, sess, persons, nil) // the region the engine times
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -247,7 +253,7 @@ func (b *adapterBackend) InsertKeep(ctx context.Context, rows int) (protocol.Sto
 	if err != nil {
 		return protocol.Store{}, 0, err
 	}
-	d, err := timeInsert(ctx, sess, persons) // the region the engine times (timing.go)
+	d, err := timing.Insert(ctx, sess, persons, nil) // the region the engine times
 	if err != nil {
 		return protocol.Store{}, 0, errors.Join(err, sess.Close())
 	}
@@ -326,7 +332,7 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		if sc, err = capability[adapters.Scanner](b.t, workloads.Concurrent); err != nil {
 			return nil, 0, err
 		}
-		tallies, wall, err = scanConcurrently(ctx, sc, rows, lat)
+		tallies, wall, err = timing.ScanConcurrently(ctx, sc, rows, lat)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -358,20 +364,9 @@ func (b *adapterBackend) Run(ctx context.Context, workload string, params map[st
 	if c, ok := op.(io.Closer); ok {
 		defer c.Close()
 	}
-	var sum adapters.Tally
-	for i := range lat {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return protocol.Tally{}, ctx.Err()
-		}
-		start := time.Now()
-		t, err := op.Do(ctx, i)
-		lat[i] = time.Since(start)
-		if err != nil {
-			return protocol.Tally{}, fmt.Errorf("run %s: operation %d of %d: %w", workload, i+1, len(lat), err)
-		}
-		sum.Add(t)
-	}
-	return protocol.Tally(sum), nil
+	return timeEach(ctx, lat, "run "+workload+": operation", func(i int) (adapters.Tally, error) {
+		return op.Do(ctx, i)
+	})
 }
 
 func (b *adapterBackend) Close() error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/adapters/timing"
 	"github.com/dbbench/dbbench/dataset"
 )
 
@@ -35,7 +36,7 @@ func (b *adapterBackend) LoadRecords(ctx context.Context, file string, count int
 	}
 	var rows int64
 	n, fc, err := protocol.ReadRecordFile(file, func(key []byte, fields [][]byte) error {
-		if rows%checkEvery == 0 && ctx.Err() != nil {
+		if rows%timing.CheckEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		rows++
