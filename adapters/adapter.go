@@ -118,6 +118,30 @@ type Env struct {
 	// no error quoting it (a server echoing a request's Authorization header) can get out first. Nil
 	// outside the engine: call it through SecretFunc.
 	Secret func(value string)
+	// Store says whose store this is (docs/shards.md, "One store on a server"): the target's own
+	// (the zero value), one loaded once for the shards that follow (StoreKeep), or one a load-only
+	// run left, which the target only attaches to (StoreAttach). Only an adapter whose SharedStore
+	// accepts the options is given anything but StoreOwn.
+	Store StoreUse
+}
+
+// StoreUse is how a target treats its store: made, loaded and dropped by it (StoreOwn); made and
+// loaded, then left in place on Close (StoreKeep: dbbench run --load-only); or left by such a load,
+// so that Open makes nothing, Load and LoadRecords check what is there instead of loading, and
+// Close drops nothing (StoreAttach: a shard of a run against one shared server).
+type StoreUse int
+
+const (
+	StoreOwn StoreUse = iota
+	StoreKeep
+	StoreAttach
+)
+
+// StoreSharer is an optional Adapter interface: SharedStore says whether targets with these options
+// work on one store that several processes can reach and name alike (a server's schema the user
+// gives), so that shards can share it loaded once; the error says what is missing.
+type StoreSharer interface {
+	SharedStore(opts Options) error
 }
 
 // SecretFunc returns Secret, or a function that does nothing when Secret is nil (outside the

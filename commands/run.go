@@ -69,6 +69,10 @@ type RunOptions struct {
 	Shards  int
 	StartAt string
 	shard   *config.ShardPlan
+	// LoadOnly loads the stores on servers the user gives, once, and writes the marker Loaded, which
+	// the shards that share them check (docs/shards.md, "One store on a server").
+	LoadOnly bool
+	Loaded   string
 }
 
 // DefaultReportDir is where reports go when --out is not given.
@@ -160,6 +164,7 @@ makes one report of the N shards' (docs/shards.md).`,
 	_ = cmd.Flags().MarkHidden("run-workloads")
 	addLoadFlags(cmd, opts)
 	addShardFlags(cmd, opts)
+	addLoadOnceFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
 	return cmd
@@ -191,6 +196,12 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	}
 	plan, err := planRun(c, opts)
 	if err != nil {
+		return err
+	}
+	if opts.LoadOnly {
+		return runLoadOnly(cmd, opts, plan)
+	}
+	if err := attachLoaded(opts, plan); err != nil {
 		return err
 	}
 	res, err := reserveReport(opts, plan.Name)
@@ -288,7 +299,7 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	if opts.Instructions || opts.isWorker() || opts.shard != nil {
 		plan.Verdict.Runs = 1 // one run in this process: a worker is one run of its parent's, a shard one share of a merge's
 	}
-	plan.Shard = opts.shard
+	plan.Shard, plan.LoadOnly = opts.shard, opts.LoadOnly
 	if err := checkShardedPlan(plan); err != nil {
 		return nil, err
 	}

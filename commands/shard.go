@@ -1,16 +1,23 @@
 package commands
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // jobIndexEnv is the variable a Kubernetes Indexed Job gives each pod: its 0-based index.
@@ -81,9 +88,10 @@ func shardPlan(opts *RunOptions) (*config.ShardPlan, error) {
 	return sp, nil
 }
 
-// checkShardedPlan refuses what a sharded run cannot do with this plan, naming what is missing.
+// checkShardedPlan refuses what a sharded run (or a load for one) cannot do with this plan, naming
+// what is missing.
 func checkShardedPlan(p *config.Plan) error {
-	if p.Shard == nil {
+	if p.Shard == nil && !p.LoadOnly {
 		return nil
 	}
 	if p.Isolation == config.IsolationProcess {
@@ -91,9 +99,125 @@ func checkShardedPlan(p *config.Plan) error {
 	}
 	for _, t := range p.Targets {
 		if opt := t.SharedServer(); opt != "" {
-			return exitcode.Usagef("target %s: sharding a store on a server you give it (its %s option) is not supported yet: "+
-				"every shard would load it; shards need a load-once step (docs/shards.md). Run it unsharded, or without %s (a throwaway server per shard)", t.Name, opt, opt)
+			if err := checkSharedStore(p, t, opt); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// checkSharedStore refuses a target on a server the user gives that shards cannot share loaded
+// once: an adapter that cannot attach to a loaded store, and the workloads whose writes one shard
+// would trip over in another's checks (docs/shards.md, "What a shared store allows").
+func checkSharedStore(p *config.Plan, t config.TargetPlan, opt string) error {
+	sharer, ok := t.Adapter.(adapters.StoreSharer)
+	if !ok {
+		return exitcode.Usagef("target %s: shards cannot share a store of adapter %s (its %s option): run it unsharded, or without %s (a throwaway server per shard)",
+			t.Name, t.Adapter.Info().Name, opt, opt)
+	}
+	if err := sharer.SharedStore(t.Options); err != nil {
+		return exitcode.Usagef("target %s: shards share its store loaded once, and it cannot be shared: %v", t.Name, err)
+	}
+	for _, w := range p.Workloads {
+		if !t.Runs(w.Name) {
+			continue
+		}
+		switch {
+		case w.Custom:
+			return exitcode.Usagef("target %s: workload %s is the adapter's own: it is not shardable against a shared store", t.Name, w.Name)
+		case w.Name == workloads.Insert:
+			return exitcode.Usagef("target %s: workload insert makes the table %s on every shard, and on a shared store they would collide: leave it out of sharded runs", t.Name, "persons_insert")
+		case w.YCSB:
+			def, err := p.YCSB.Definition(w.Name)
+			if err != nil {
+				return exitcode.Usagef("workload %s: %v", w.Name, err)
+			}
+			if def.Mix[ycsb.Update] > 0 || def.Mix[ycsb.ReadModifyWrite] > 0 {
+				return exitcode.Usagef("target %s: workload %s updates records: on a shared store another shard's updates would fail this shard's read checks; not supported yet (docs/shards.md)", t.Name, w.Name)
+			}
+			if def.Mix[ycsb.Scan] > 0 && def.Mix[ycsb.Insert] > 0 {
+				return exitcode.Usagef("target %s: workload %s scans and inserts: on a shared store a scan meets other shards' inserts, which its check cannot know; not supported yet (docs/shards.md)", t.Name, w.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// addLoadOnceFlags adds --load-only and --loaded.
+func addLoadOnceFlags(cmd *cobra.Command, opts *RunOptions) {
+	cmd.Flags().BoolVar(&opts.LoadOnly, "load-only", false, "only load the stores on servers you give (dsn, address), once, for the shards that share them")
+	cmd.Flags().StringVar(&opts.Loaded, "loaded", "", "the load-once marker `FILE`: --load-only writes it, shards on a shared store check it")
+}
+
+// runLoadOnly loads the plan's shared stores and writes the marker, one line per store.
+func runLoadOnly(cmd *cobra.Command, opts *RunOptions, plan *config.Plan) error {
+	if opts.shard != nil {
+		return exitcode.Usagef("--load-only loads for every shard: leave out --shard, --shards and --start-at")
+	}
+	if opts.Loaded == "" {
+		return exitcode.Usagef("--load-only needs --loaded FILE: the marker the shards check")
+	}
+	if _, err := os.Stat(opts.Loaded); err == nil && !opts.Force {
+		return exitcode.Usagef("--loaded %s exists: give --force to replace it", opts.Loaded)
+	}
+	runner := &engine.Runner{Plan: plan, TempDir: opts.f.TempDir}
+	if !opts.Quiet {
+		runner.Events = newProgressPrinter(plan.Secrets.Writer(opts.f.Err)).print
+	}
+	m, err := runner.LoadOnce(cmd.Context())
+	if err != nil {
+		return redactErr(err, plan.Secrets)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return exitcode.Infraf("load-once marker: %v", err)
+	}
+	tmp := opts.Loaded + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return exitcode.Infraf("write %s: %v", opts.Loaded, err)
+	}
+	if err := os.Rename(tmp, opts.Loaded); err != nil {
+		os.Remove(tmp)
+		return exitcode.Infraf("write %s: %v", opts.Loaded, err)
+	}
+	out := plan.Secrets.Writer(opts.f.Out)
+	for _, s := range m.Stores {
+		what := []string{}
+		if s.Persons > 0 {
+			what = append(what, fmt.Sprintf("%d persons", s.Persons))
+		}
+		if s.Records != nil {
+			what = append(what, fmt.Sprintf("%d records of workload %s", s.Records.Count, s.Records.Workload))
+		}
+		fmt.Fprintf(out, "loaded %s (%s): %s; marker %s\n", s.Target, s.Adapter, strings.Join(what, " and "), opts.Loaded)
+	}
+	return nil
+}
+
+// attachLoaded checks, for a shard with targets on a shared store, the marker --loaded names
+// against its plan, and takes the load's salt (the persons dataset the store holds).
+func attachLoaded(opts *RunOptions, plan *config.Plan) error {
+	if plan.Shard == nil || !engine.SharesStores(plan) {
+		if opts.Loaded != "" {
+			return exitcode.Usagef("--loaded is for shards of a config with a target on a server you give (a dsn, an address)")
+		}
+		return nil
+	}
+	if opts.Loaded == "" {
+		return exitcode.Usagef("shards share the stores on servers you give, loaded once: run dbbench run -c CONFIG --load-only --loaded FILE first, then give every shard --loaded FILE")
+	}
+	b, err := os.ReadFile(opts.Loaded)
+	if err != nil {
+		return exitcode.Usagef("--loaded: %v (write it with dbbench run --load-only --loaded FILE)", exitcode.OneLine(err.Error()))
+	}
+	var m engine.LoadMarker
+	if err := json.Unmarshal(b, &m); err != nil {
+		return exitcode.Usagef("--loaded %s: not a load-once marker: %v", opts.Loaded, exitcode.OneLine(err.Error()))
+	}
+	if err := engine.CheckLoaded(plan, &m); err != nil {
+		return err
+	}
+	plan.Salt = m.Salt
 	return nil
 }

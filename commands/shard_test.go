@@ -29,7 +29,7 @@ func TestShardFlagsRefused(t *testing.T) {
 		{"start not RFC 3339", "-", []string{"--shard", "0/2", "--start-at", "14:00"}, "want RFC 3339"},
 		{"several runs", "-", []string{"--shard", "0/2", "--runs", "3"}, "a shard is one run"},
 		{"process isolation", "-", []string{"--shard", "0/2", "--isolation", "process"}, "isolation: process is not supported"},
-		{"a server given by dsn", "-", []string{"-c", "testdata/dsn.yaml", "--shard", "0/2"}, "its dsn option"},
+		{"a server given by dsn without a schema of the user's", "-", []string{"-c", "testdata/dsn.yaml", "--shard", "0/2"}, "give schema"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -55,6 +55,9 @@ type Plan struct {
 	Secrets *redact.Set
 	// Shard is this process's share of a sharded run (nil: the whole run); docs/shards.md.
 	Shard *ShardPlan
+	// LoadOnly: this run only loads the stores on servers the user gives, for shards that then
+	// share them (dbbench run --load-only; docs/shards.md).
+	LoadOnly bool
 }
 
 // VerdictPlan is how a run decides its assertions: Runs runs (fresh processes) before the first look,

@@ -358,6 +358,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		DatasetFile: sh.datasetFile(ds),
 		PostgreSQL:  sh.postgreSQL,
 		Progress:    func() { s.loaded.Add(1) },
+		Store:       r.storeUse(s.plan),
 	}
 	if sec := r.Plan.Secrets; sec != nil {
 		env.Secret = sec.AddSecret
@@ -376,6 +377,9 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		return exitcode.AsInfra(fmt.Errorf("target %s: %w", s.plan.Name, err))
 	}
 	s.inst = inst
+	if env.Store == adapters.StoreAttach {
+		r.note(fmt.Sprintf("target %s: works on the store loaded once by --load-only, which it checked instead of loading", s.plan.Name))
+	}
 	if !r.loadsPersons(s) {
 		// Its workloads are all YCSB's, which load records of their own (the load phase).
 		s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size})

@@ -101,6 +101,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	var t *target
 	if err == nil {
+		s.use = env.Store
 		if t, err = newTarget(setup, s); err != nil {
 			err = errors.Join(err, s.close())
 		}
@@ -113,6 +114,23 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	}
 	return t, nil
 }
+
+// SharedStore accepts what shards can share loaded once: a postgres server the user gives (dsn)
+// and a schema of the user's, which every process names alike and none drops (adapters.StoreSharer).
+func (Adapter) SharedStore(opts adapters.Options) error {
+	c, err := parseConfig(opts)
+	switch {
+	case err != nil:
+		return err
+	case c.driver != DriverPostgres || c.dsn == "":
+		return errors.New("sql: only driver postgres with a dsn has a store other processes reach")
+	case c.schema == "":
+		return errors.New("sql: give schema (an existing schema of yours): without it every process makes a schema of its own")
+	}
+	return nil
+}
+
+var _ adapters.StoreSharer = Adapter{}
 
 // setupTimeout bounds opening a target: connecting, creating its schema and table, preparing.
 var setupTimeout = time.Minute // a variable for tests

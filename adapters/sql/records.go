@@ -77,6 +77,14 @@ func (t *target) LoadRecords(ctx context.Context, y dataset.YCSB, n int64) error
 	if n < 0 {
 		return exitcode.Usagef("sql: %d records to load", n)
 	}
+	if t.s.use == adapters.StoreAttach { // loaded once for every shard: check it, prepare
+		if err := t.checkCount(ctx, recordTable, n, true); err != nil {
+			return err
+		}
+		var err error
+		t.rec, err = t.prepareRecords(ctx, y.FieldCount)
+		return err
+	}
 	if err := t.dropRecords(ctx); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 )
 
@@ -43,6 +44,8 @@ type store struct {
 	// runCtx is the context the store was opened with (nil for SQLite): once it is done, cleaning
 	// up on the server gets a short deadline.
 	runCtx context.Context
+	// use is whose store it is (adapters.Env.Store): a kept or attached one keeps its tables.
+	use adapters.StoreUse
 }
 
 // cleanupContext bounds a drop on the server: dropTimeout, or interruptedDropTimeout once the run's

@@ -36,6 +36,9 @@ var (
 // newTarget creates the empty persons table (refusing one that exists: it is not ours) and prepares
 // the lookup statement once.
 func newTarget(ctx context.Context, s *store) (*target, error) {
+	if s.use == adapters.StoreAttach {
+		return attachTarget(ctx, s)
+	}
 	if _, err := s.db.ExecContext(ctx, fmt.Sprintf(s.createSQL, personsTable)); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42P07" { // duplicate_table
@@ -51,8 +54,48 @@ func newTarget(ctx context.Context, s *store) (*target, error) {
 	return t, nil
 }
 
-// Load stores the dataset with the driver's bulk path.
-func (t *target) Load(ctx context.Context, ds *dataset.Persons) error { return t.s.load(ctx, ds) }
+// Load stores the dataset with the driver's bulk path; attached to a loaded store, it checks that
+// the table holds the dataset's count instead.
+func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
+	if t.s.use == adapters.StoreAttach {
+		return t.checkCount(ctx, personsTable, int64(ds.Len()), false)
+	}
+	return t.s.load(ctx, ds)
+}
+
+// attachTarget is a target on the tables a load-only run left (adapters.StoreAttach): it makes
+// nothing, and prepares the lookup only when the persons table is there (a YCSB-only load has none).
+func attachTarget(ctx context.Context, s *store) (*target, error) {
+	t := &target{s: s, scan: s.bind(scanSQL)}
+	var reg sql.NullString
+	if err := s.db.QueryRowContext(ctx, "SELECT to_regclass($1)::text", personsTable).Scan(&reg); err != nil {
+		return nil, exitcode.Infraf("sql: look up table %s: %v", personsTable, exitcode.OneLine(err.Error()))
+	}
+	if reg.Valid {
+		var err error
+		if t.lookup, err = s.db.PrepareContext(ctx, s.bind(lookupSQL)); err != nil {
+			return nil, exitcode.Infraf("sql: prepare the lookup: %v", exitcode.OneLine(err.Error()))
+		}
+	}
+	return t, nil
+}
+
+// checkCount refuses a table of a loaded store that is missing or does not hold n rows (at least
+// n when atLeast: other shards may have inserted already).
+func (t *target) checkCount(ctx context.Context, table string, n int64, atLeast bool) error {
+	var got int64
+	err := t.s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&got)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table
+		return exitcode.Usagef("sql: the shared store has no table %s: load it with dbbench run --load-only first", table)
+	case err != nil:
+		return exitcode.Infraf("sql: count %s: %v", table, exitcode.OneLine(err.Error()))
+	case got < n || !atLeast && got != n:
+		return exitcode.Usagef("sql: the shared store's table %s holds %d rows, the load this run expects %d: load it again with dbbench run --load-only", table, got, n)
+	}
+	return nil
+}
 
 // ScansInKeyOrder is true: ORDER BY email is byte order (SQLite's BINARY, PostgreSQL's "C" collation).
 func (t *target) ScansInKeyOrder() bool { return true }
@@ -136,7 +179,16 @@ func (t *target) Close() error {
 		return nil
 	}
 	t.closed = true
-	err := t.lookup.Close()
+	var err error
+	if t.lookup != nil {
+		err = t.lookup.Close()
+	}
+	if t.s.use != adapters.StoreOwn { // loaded for the shards, or theirs: the tables stay
+		if t.rec != nil {
+			err = errors.Join(err, t.rec.close())
+		}
+		return errors.Join(err, t.s.close())
+	}
 	return errors.Join(err, t.dropTables(), t.s.close())
 }
 
