@@ -20,6 +20,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/schema"
 )
 
 // startShards starts n shards of the binary as a Kubernetes Indexed Job starts its pods: each with
@@ -197,6 +198,11 @@ func TestShardsExact(t *testing.T) {
 				}
 			}
 			checkMergedLog(t, filepath.Join(dir, "merged.hlog"), m, shardLogs(dir, n))
+			for _, f := range append(shardFiles(dir, n), merged) { // report/SCHEMA.md's run.shard, run.merge, ...
+				if b, err := os.ReadFile(f); err != nil || schema.Validate(schema.Report, b) != nil {
+					t.Errorf("%s does not match the report schema: %v %v", f, err, schema.Validate(schema.Report, b))
+				}
+			}
 			if len(m.Assertions) == 0 && strings.Contains(c.name, "closed") {
 				t.Error("the config's assertion was not decided on the merge")
 			}
