@@ -218,7 +218,7 @@ func writeMergedLog(opts *RunOptions, reportPath string, merged *report.Report, 
 	if err := hlog.Merge(all...).WriteTo(&buf, fmt.Sprintf("dbbench merge of %d shards of %s", len(logs), merged.Run.ConfigName)); err != nil {
 		return exitcode.Infraf("interval log %s: %v", path, err)
 	}
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+	if err := replaceFile(path, buf.Bytes()); err != nil { // no reader sees half a log
 		return exitcode.Infraf("interval log %s: %v", path, err)
 	}
 	for i := range merged.Results {
@@ -242,25 +242,4 @@ func sameFile(a, b string) bool {
 	absA, _ := filepath.Abs(a)
 	absB, _ := filepath.Abs(b)
 	return absA == absB
-}
-
-// writeFileAtomic writes b to a temporary file beside path and renames it over path, so that no
-// reader sees half a log.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // a no-op after the rename
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
