@@ -1,10 +1,12 @@
 package commands
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
+	"github.com/dbbench/dbbench/report/hlog"
 	"github.com/dbbench/dbbench/report/render"
 )
 
@@ -72,20 +75,29 @@ failed or an assertion had nothing to decide on; 4 inconclusive; 5 a shard's gen
 func runMerge(opts *MergeOptions) error {
 	var names []string
 	var parts []*report.Report
-	partial := map[string]string{} // a file that holds no shard's report: why
+	var logs []shardLog
+	partial := map[string]string{} // a file that holds no complete shard: why
 	for _, path := range opts.Files {
 		if why, ok := report.HeldReservation(path); ok {
-			partial[path] = why
+			partial[path] = path + " holds " + why
 			continue
 		}
 		r, err := report.ReadPart(path)
 		if err != nil {
 			return exitcode.Usagef("%v", err)
 		}
+		l, why := readShardLog(path, r)
+		if why != "" { // partial, as a report without its log: left out like a missing shard
+			partial[path] = why
+			continue
+		}
+		if l != nil {
+			logs = append(logs, *l)
+		}
 		names, parts = append(names, path), append(parts, r)
 	}
 	if len(parts) == 0 {
-		return &exitcode.Error{Code: exitcode.MissingShards, Err: fmt.Errorf("no shard wrote a report: %s", describePartial(partial))}
+		return &exitcode.Error{Code: exitcode.MissingShards, Err: fmt.Errorf("no shard is complete: %s", describePartial(partial))}
 	}
 	merged, missing, err := report.MergeShards(names, parts)
 	var refused *report.MergeRefused
@@ -115,6 +127,9 @@ func runMerge(opts *MergeOptions) error {
 		return exitcode.Usagef("%v", err)
 	}
 	defer res.Release()
+	if err := writeMergedLog(ro, res.Path, merged, parts, logs); err != nil {
+		return err
+	}
 	out := opts.f.Out
 	if opts.Quiet {
 		out = io.Discard
@@ -137,9 +152,94 @@ func missingLine(missing []int, total int) string {
 
 func describePartial(partial map[string]string) string {
 	var s []string
-	for path, why := range partial {
-		s = append(s, path+" holds "+why)
+	for _, why := range partial {
+		s = append(s, why)
 	}
 	slices.Sort(s)
 	return strings.Join(s, "; ")
+}
+
+// shardLog is a shard's interval log, read.
+type shardLog struct {
+	path string
+	log  *hlog.Log
+}
+
+// readShardLog reads the interval log a complete shard report names (load.hlog, relative to the
+// report's directory): nil when it names none. A log missing or unreadable makes the shard partial
+// (why says so in a few words); a partial report's log is not read (the report is left out anyway).
+func readShardLog(path string, r *report.Report) (*shardLog, string) {
+	if r.Run.Interrupted || len(r.Run.Errors) > 0 {
+		return nil, ""
+	}
+	for _, x := range r.Results {
+		if x.Load == nil || x.Load.Hlog == "" {
+			continue
+		}
+		p := filepath.Join(filepath.Dir(path), x.Load.Hlog)
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Sprintf("%s's interval log %s is missing", path, p)
+		}
+		if err != nil {
+			return nil, fmt.Sprintf("%s's interval log %s cannot be read: %v", path, p, err)
+		}
+		l, err := hlog.Read(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Sprintf("%s's interval log %s is not one: %v", path, p, err)
+		}
+		return &shardLog{path: p, log: l}, ""
+	}
+	return nil, ""
+}
+
+// writeMergedLog writes the shards' interval logs merged by time (hlog.Merge) beside the merged
+// report, as run writes its own (REPORT.json -> REPORT.hlog, under the same rules: an existing file
+// only with --force, and then only an earlier interval log, never a shard's being merged), and
+// names it in the results that had one.
+func writeMergedLog(opts *RunOptions, reportPath string, merged *report.Report, parts []*report.Report, logs []shardLog) error {
+	if len(logs) == 0 {
+		return nil
+	}
+	path, err := hlogPath(reportPath, opts)
+	if err != nil {
+		return err
+	}
+	for _, l := range logs {
+		if sameFile(path, l.path) {
+			return exitcode.Usagef("the merged interval log %s would replace %s, a shard's being merged: choose another --out", path, l.path)
+		}
+	}
+	all := make([]*hlog.Log, len(logs))
+	for i, l := range logs {
+		all[i] = l.log
+	}
+	var buf bytes.Buffer
+	if err := hlog.Merge(all...).WriteTo(&buf, fmt.Sprintf("dbbench merge of %d shards of %s", len(logs), merged.Run.ConfigName)); err != nil {
+		return exitcode.Infraf("interval log %s: %v", path, err)
+	}
+	if err := replaceFile(path, buf.Bytes()); err != nil { // no reader sees half a log
+		return exitcode.Infraf("interval log %s: %v", path, err)
+	}
+	for i := range merged.Results {
+		x := &merged.Results[i]
+		for _, p := range parts {
+			if o := p.Find(x.Target, x.Workload, x.Size); x.Load != nil && o != nil && o.Load != nil && o.Load.Hlog != "" {
+				x.Load.Hlog = filepath.Base(path)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile: the two paths name one file (or, when either does not exist, one cleaned absolute path).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	absA, _ := filepath.Abs(a)
+	absB, _ := filepath.Abs(b)
+	return absA == absB
 }

@@ -48,7 +48,7 @@ func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open, 
 		rep.Types = loadTypes(res)
 	}
 	a.repeats = append(a.repeats, rep)
-	a.last = loadReport(res, cfg, open)
+	a.last = loadReport(res, cfg, open, shard)
 }
 
 // loadFigures are a run phase's flat figures, so that assertions and the runs machinery read them
@@ -85,8 +85,8 @@ func clockFigures(f map[string]float64, prefix string, c load.Clocks[*hdrhistogr
 	report.ClockFigures(f, prefix, c.Response, c.Service, c.StartLag)
 }
 
-// loadReport is a run phase as report.Load holds it.
-func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
+// loadReport is a run phase as report.Load holds it (a shard's with its intervals' histograms).
+func loadReport(res *load.Result, cfg load.Config, open, shard bool) *report.Load {
 	interval := cfg.Interval
 	if interval <= 0 {
 		interval = load.DefaultInterval
@@ -128,10 +128,9 @@ func loadReport(res *load.Result, cfg load.Config, open bool) *report.Load {
 				c.Response.MergeInto(h)
 			}
 		}
-		if h.TotalCount() > 0 {
-			li.ResponseP50 = float64(h.ValueAtQuantile(50))
-			li.ResponseP99 = float64(h.ValueAtQuantile(99))
-			li.ResponseP999 = float64(h.ValueAtQuantile(99.9))
+		li.SetResponse(h)
+		if shard { // dbbench merge adds the shards' and takes the percentiles from the sum
+			li.Histogram, _ = report.EncodeHistogram(h)
 		}
 		l.Intervals = append(l.Intervals, li)
 	}

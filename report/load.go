@@ -1,5 +1,7 @@
 package report
 
+import "github.com/HdrHistogram/hdrhistogram-go"
+
 // The load model's part of a result (docs/load.md): an open-loop run of a workload against one target.
 // A Result with Load set is one open-loop workload (Unit "op"); its Repeats carry, per run, the flat
 // figures assertions read, named so that no clock is confused with another:
@@ -111,4 +113,18 @@ type LoadInterval struct {
 	ResponseP50  float64 `json:"response_p50"`
 	ResponseP99  float64 `json:"response_p99"`
 	ResponseP999 float64 `json:"response_p999"`
+	// Histogram (a shard's report only) is the interval's response times, all types, encoded as
+	// Result.Histogram: dbbench merge adds the shards' and takes the percentiles from the sum.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// SetResponse sets the interval's response percentiles from the histogram of what completed in
+// it (a run's interval, or the sum of the shards' in a merge); none when nothing completed.
+func (li *LoadInterval) SetResponse(h *hdrhistogram.Histogram) {
+	li.ResponseP50, li.ResponseP99, li.ResponseP999 = 0, 0, 0
+	if h.TotalCount() > 0 {
+		li.ResponseP50 = float64(h.ValueAtQuantile(50))
+		li.ResponseP99 = float64(h.ValueAtQuantile(99))
+		li.ResponseP999 = float64(h.ValueAtQuantile(99.9))
+	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -114,24 +115,35 @@ func mergeReports(got []*Report, total int, missing []int) *Report {
 	}
 	rep.Results = []Result{}
 	for _, x := range got[0].Results {
-		xs := []Result{}
+		xs, lates := []Result{}, []time.Duration{}
 		for _, p := range got {
 			if o := p.Find(x.Target, x.Workload, x.Size); o != nil {
 				xs = append(xs, *o)
+				lates = append(lates, startedLater(p.Run.Shard.StartedAt, firstStart))
 			}
 		}
-		rep.Results = append(rep.Results, mergeShardResults(xs))
+		rep.Results = append(rep.Results, mergeShardResults(xs, lates))
 	}
 	return &rep
 }
 
-// mergeShardResults merges one result's shares.
-func mergeShardResults(xs []Result) Result {
+// startedLater is how much later than the earliest shard a shard began (0 when either is unknown).
+func startedLater(at, first time.Time) time.Duration {
+	if at.IsZero() || first.IsZero() {
+		return 0
+	}
+	return at.Sub(first)
+}
+
+// mergeShardResults merges one result's shares; lates[i] is how much later than the earliest
+// shard xs[i]'s shard began.
+func mergeShardResults(xs []Result, lates []time.Duration) Result {
 	x := xs[0]
 	x.Repeats, x.Warnings = []Repeat{}, nil
 	all, errs := NewHistogram(), NewHistogram()
 	var loads []*Load
-	for _, o := range xs {
+	var loadLates []time.Duration
+	for i, o := range xs {
 		if o.Status != StatusOK && x.Status == StatusOK {
 			x.Status, x.Error = o.Status, o.Error
 		}
@@ -141,7 +153,7 @@ func mergeShardResults(xs []Result) Result {
 			}
 		}
 		if o.Load != nil {
-			loads = append(loads, o.Load)
+			loads, loadLates = append(loads, o.Load), append(loadLates, lates[i])
 		}
 		mergeEncoded(errs, o.ErrorHistogram)
 	}
@@ -176,7 +188,7 @@ func mergeShardResults(xs []Result) Result {
 	if errs.TotalCount() > 0 {
 		x.ErrorHistogram, _ = EncodeHistogram(errs)
 	}
-	x.Load = mergeLoads(loads)
+	x.Load = mergeLoads(loads, loadLates)
 	return x
 }
 
@@ -325,9 +337,13 @@ func mergeTypes(lists ...[]LoadType) []LoadType {
 
 // mergeLoads merges the shards' load sections (each its last run phase): counts, rates, workers
 // and the generator's CPU summed, spans the longest, the saturation the worst any shard showed,
-// the types merged, and the intervals added up by their start (rates and counts; their response
-// percentiles need the intervals' histograms, which the .hlog holds, and are left out).
-func mergeLoads(ls []*Load) *Load {
+// the types merged, and the time series added up interval by interval: the shards started
+// together, so interval k of each covers the same seconds, except that a shard that began lates[i]
+// after the earliest has its intervals moved on by that time in whole intervals (to the nearest,
+// as the merged .hlog places them: report/hlog.Merge). Rates and counts add; the response
+// percentiles are those of the sum of the intervals' histograms (SetResponse, as a run's), when
+// every shard's interval carries one.
+func mergeLoads(ls []*Load, lates []time.Duration) *Load {
 	if len(ls) == 0 {
 		return nil
 	}
@@ -340,9 +356,10 @@ func mergeLoads(ls []*Load) *Load {
 	var work float64
 	var lists [][]LoadType
 	ivs := map[int64]*LoadInterval{}
+	hists := map[int64]*hdrhistogram.Histogram{} // nil: a shard's interval had no histogram
 	var starts []int64
 	rank := map[string]int{"": 0, "generator stalled": 1, "target saturated": 2, "generator saturated": 3}
-	for _, l := range ls {
+	for i, l := range ls {
 		out.TargetRate += l.TargetRate
 		out.Achieved += l.Achieved
 		out.Workers += l.Workers
@@ -373,11 +390,23 @@ func mergeLoads(ls []*Load) *Load {
 		out.Checks.ReadBack += c.ReadBack
 		lists = append(lists, l.Types)
 		for _, iv := range l.Intervals {
-			m, ok := ivs[iv.StartNs]
+			at := iv.StartNs
+			if iv.LengthNs > 0 {
+				at += int64(math.Round(float64(lates[i])/float64(iv.LengthNs))) * iv.LengthNs
+			}
+			m, ok := ivs[at]
 			if !ok {
-				m = &LoadInterval{StartNs: iv.StartNs, LengthNs: iv.LengthNs}
-				ivs[iv.StartNs] = m
-				starts = append(starts, iv.StartNs)
+				m = &LoadInterval{StartNs: at, LengthNs: iv.LengthNs}
+				ivs[at] = m
+				starts = append(starts, at)
+				hists[at] = NewHistogram()
+			}
+			if h := hists[at]; h != nil {
+				if d, err := DecodeHistogram(iv.Histogram); err == nil && iv.Histogram != "" {
+					h.Merge(d)
+				} else {
+					hists[at] = nil
+				}
 			}
 			m.TargetRate += iv.TargetRate
 			m.Achieved += iv.Achieved
@@ -392,6 +421,9 @@ func mergeLoads(ls []*Load) *Load {
 	slices.Sort(starts)
 	out.Intervals = []LoadInterval{}
 	for _, s := range starts {
+		if h := hists[s]; h != nil {
+			ivs[s].SetResponse(h)
+		}
 		out.Intervals = append(out.Intervals, *ivs[s])
 	}
 	return &out

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +20,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/schema"
 )
 
 // startShards starts n shards of the binary as a Kubernetes Indexed Job starts its pods: each with
@@ -145,13 +150,24 @@ func TestShardsExact(t *testing.T) {
 						t.Errorf("repeat %d: achieved rate %v, the shards' sum %v", k, rep.Figures["achieved_rate"], achieved)
 					}
 				}
+				// interval k of each shard is second k of the merge, but for a shard that began later
+				// than the earliest: its intervals move on by that time, to the nearest interval
+				first := shards[0].Run.Shard.StartedAt
+				for _, s := range shards {
+					if s.Run.Shard.StartedAt.Before(first) {
+						first = s.Run.Shard.StartedAt
+					}
+				}
 				perSecond := map[int64]float64{}
+				secondHists := map[int64][]string{}
 				var completed int64
 				for _, s := range shards {
 					l := s.Find(x.Target, x.Workload, x.Size).Load
 					completed += l.Completed
 					for _, iv := range l.Intervals {
-						perSecond[iv.StartNs] += iv.Achieved
+						at := iv.StartNs + s.Run.Shard.StartedAt.Sub(first).Round(time.Duration(iv.LengthNs)).Nanoseconds()
+						perSecond[at] += iv.Achieved
+						secondHists[at] = append(secondHists[at], iv.Histogram)
 					}
 				}
 				if x.Load.Completed != completed {
@@ -160,6 +176,11 @@ func TestShardsExact(t *testing.T) {
 				for _, iv := range x.Load.Intervals {
 					if iv.Achieved != perSecond[iv.StartNs] {
 						t.Errorf("interval at %v: %v/s, the shards' sum %v/s", time.Duration(iv.StartNs), iv.Achieved, perSecond[iv.StartNs])
+					}
+					all := recorded(t, secondHists[iv.StartNs]...)
+					want := [3]float64{float64(all.ValueAtQuantile(50)), float64(all.ValueAtQuantile(99)), float64(all.ValueAtQuantile(99.9))}
+					if got := [3]float64{iv.ResponseP50, iv.ResponseP99, iv.ResponseP999}; got != want || (all.TotalCount() > 0 && want[1] == 0) {
+						t.Errorf("interval at %v: response p50/p99/p99.9 %v, those of the shards' %d values %v", time.Duration(iv.StartNs), got, all.TotalCount(), want)
 					}
 				}
 				for _, typ := range x.Load.Types {
@@ -176,10 +197,104 @@ func TestShardsExact(t *testing.T) {
 					sameBuckets(t, typ.Op+" start lag", typ.Histogram.StartLag, recorded(t, lag...))
 				}
 			}
+			checkMergedLog(t, filepath.Join(dir, "merged.hlog"), m, shardLogs(dir, n))
+			for _, f := range append(shardFiles(dir, n), merged) { // report/SCHEMA.md's run.shard, run.merge, ...
+				if b, err := os.ReadFile(f); err != nil || schema.Validate(schema.Report, b) != nil {
+					t.Errorf("%s does not match the report schema: %v %v", f, err, schema.Validate(schema.Report, b))
+				}
+			}
 			if len(m.Assertions) == 0 && strings.Contains(c.name, "closed") {
 				t.Error("the config's assertion was not decided on the merge")
 			}
 		})
+	}
+}
+
+func shardLogs(dir string, n int) []string {
+	var out []string
+	for _, f := range shardFiles(dir, n) {
+		out = append(out, strings.TrimSuffix(f, ".json")+".hlog")
+	}
+	return out
+}
+
+// logSeries reads an interval log with hdrhistogram-go's log reader: its start (ms) and, per tag
+// and second from the start given (rounded to the nearest: the reader truncates to whole ms), the
+// values recorded, as encoded histograms.
+func logSeries(t *testing.T, path string, base int64) (int64, map[string][]string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`#\[StartTime: ([0-9.]+)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s: no start time", path)
+	}
+	sec, _ := strconv.ParseFloat(string(m[1]), 64)
+	start := int64(math.Round(sec * 1000))
+	if base == 0 {
+		base = start
+	}
+	out := map[string][]string{}
+	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if h == nil {
+			return start, out
+		}
+		if h.EndTimeMs()-h.StartTimeMs() < 999 || h.EndTimeMs()-h.StartTimeMs() > 1001 {
+			t.Fatalf("%s: an interval of %d ms, want 1 s", path, h.EndTimeMs()-h.StartTimeMs())
+		}
+		key := fmt.Sprintf("%s@%d", h.Tag(), int64(math.Round(float64(h.StartTimeMs()-base)/1000)))
+		enc, err := report.EncodeHistogram(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[key] = append(out[key], enc)
+	}
+}
+
+// checkMergedLog: the merged report names its interval log, which hdrhistogram-go's log reader
+// decodes; it starts at the earliest shard's log start and holds, per series and second, exactly
+// the values the shards' logs hold for that second (one interval each), built value by value.
+func checkMergedLog(t *testing.T, merged string, m *report.Report, shardLogs []string) {
+	t.Helper()
+	for _, x := range m.Results {
+		if x.Load != nil && x.Load.Hlog != filepath.Base(merged) {
+			t.Errorf("%s %s: the merged report names the interval log %q, want %q", x.Target, x.Workload, x.Load.Hlog, filepath.Base(merged))
+		}
+	}
+	var base int64
+	for _, p := range shardLogs {
+		s, _ := logSeries(t, p, 0)
+		if base == 0 || s < base {
+			base = s
+		}
+	}
+	want := map[string][]string{}
+	for _, p := range shardLogs {
+		_, series := logSeries(t, p, base)
+		for k, v := range series {
+			want[k] = append(want[k], v...)
+		}
+	}
+	start, got := logSeries(t, merged, 0)
+	if start != base {
+		t.Errorf("the merged log starts at %d ms, the earliest shard's log at %d ms", start, base)
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Errorf("the merged log has %d series-seconds, the shards' logs %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if len(got[k]) != 1 {
+			t.Errorf("%s: %d intervals in the merged log, want 1", k, len(got[k]))
+			continue
+		}
+		sameBuckets(t, "merged log "+k, got[k][0], recorded(t, w...))
 	}
 }
 
@@ -225,6 +340,58 @@ func TestShardsFaults(t *testing.T) {
 	code, stdout, _ = dbbench(t, dir, "merge", "--out", filepath.Join(dir, "m2.json"), files[0], files[1], files[2], late)
 	if (code != 0 && code != 5) || !strings.Contains(stdout, "LATE by") {
 		t.Errorf("a late shard: exit %d, summary %q", code, stdout)
+	}
+
+	// A shard whose report is there but whose interval log is not is partial: named, exit 6; with
+	// --allow-missing left out of the report and of the merged log alike.
+	lost := filepath.Join(dir, "lost")
+	if err := os.Mkdir(lost, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var lostFiles []string
+	for _, f := range []string{files[0], files[1], files[2], late} {
+		for _, p := range []string{f, strings.TrimSuffix(f, ".json") + ".hlog"} {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p != strings.TrimSuffix(files[2], ".json")+".hlog" {
+				os.WriteFile(filepath.Join(lost, filepath.Base(p)), b, 0o644)
+			}
+		}
+		lostFiles = append(lostFiles, filepath.Join(lost, filepath.Base(f)))
+	}
+	code, _, stderr = dbbench(t, lost, append([]string{"merge", "--out", filepath.Join(lost, "m.json")}, lostFiles...)...)
+	if code != 6 || !strings.Contains(stderr, "shard 2 of 4 missing") || !strings.Contains(stderr, "shard-2.hlog is missing") ||
+		strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("a shard without its interval log: exit %d, %q; want 6 and one line naming shard 2 and its log", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(lost, "m.hlog")); err == nil {
+		t.Error("a merged interval log was written though the merge failed")
+	}
+	code, stdout, stderr = dbbench(t, lost, append([]string{"merge", "--allow-missing", "--out", filepath.Join(lost, "p.json")}, lostFiles...)...)
+	if m, err := report.Read(filepath.Join(lost, "p.json")); (code != 0 && code != 5) || err != nil || !slices.Equal(m.Run.Merge.Missing, []int{2}) {
+		t.Errorf("--allow-missing without shard 2's log: exit %d, %v, %s%s", code, err, stdout, stderr)
+	} else {
+		var logs []string
+		for _, f := range []string{lostFiles[0], lostFiles[1], lostFiles[3]} {
+			logs = append(logs, strings.TrimSuffix(f, ".json")+".hlog")
+		}
+		checkMergedLog(t, filepath.Join(lost, "p.hlog"), m, logs)
+	}
+
+	// The merged log never replaces a shard's, even with --force (--out shard-1.txt: shard-1.hlog).
+	before, _ := os.ReadFile(filepath.Join(lost, "shard-1.hlog"))
+	for _, force := range []bool{false, true} {
+		args := []string{"merge", "--allow-missing", "--out", filepath.Join(lost, "shard-1.txt")}
+		if force {
+			args = append(args, "--force")
+		}
+		code, _, stderr = dbbench(t, lost, append(args, lostFiles[0], lostFiles[1], lostFiles[3])...)
+		after, _ := os.ReadFile(filepath.Join(lost, "shard-1.hlog"))
+		if code != 2 || !bytes.Equal(before, after) || !strings.Contains(stderr, "shard-1.hlog") {
+			t.Errorf("--out over a shard's interval log (force %t): exit %d, %q, log unchanged %t", force, code, stderr, bytes.Equal(before, after))
+		}
 	}
 
 	// Refusals: each a shard report changed in one way.

@@ -162,7 +162,7 @@ func seriesText(l *report.Load) string {
 		}
 	}
 	text := fmt.Sprintf("%d intervals of %s; achieved %s to %s per interval", len(iv), Ns(float64(iv[0].LengthNs)), Rate(lo), Rate(hi))
-	if iv[worst].ResponseP99 == 0 { // a merge of shards: the intervals' percentiles are in their .hlog files
+	if iv[worst].ResponseP99 == 0 { // none: nothing completed, or old shard reports
 		return text
 	}
 	return text + fmt.Sprintf("; response p99 up to %s (in the interval at %s)", Ns(iv[worst].ResponseP99), secondsText(iv[worst].StartNs))

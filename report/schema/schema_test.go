@@ -104,3 +104,59 @@ func TestRejects(t *testing.T) {
 		t.Errorf("an added field is refused: %v", err)
 	}
 }
+
+// TestShardAndMerge: a shard's report and a merged one (testdata/shard-0.json and merged.json,
+// written by `dbbench run --shard 0/2` and `dbbench merge` on the memory store; the end-to-end
+// test in cmd/dbbench validates fresh ones the same way) match the schema, and the schema holds
+// run.shard, run.merge, repeats[].types and the intervals' histograms to their types.
+func TestShardAndMerge(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	shard, merged := read("shard-0.json"), read("merged.json")
+	for name, b := range map[string][]byte{"shard-0.json": shard, "merged.json": merged} {
+		if err := Validate(Report, b); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	mutate := func(base []byte, f func(map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(base, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	run := func(m map[string]any) map[string]any { return m["run"].(map[string]any) }
+	result := func(m map[string]any) map[string]any { return m["results"].([]any)[0].(map[string]any) }
+	for _, tt := range []struct {
+		name string
+		doc  []byte
+		want string
+	}{
+		{"shard index negative", mutate(shard, func(m map[string]any) { run(m)["shard"].(map[string]any)["index"] = -1 }), "index"},
+		{"shard without build hash", mutate(shard, func(m map[string]any) { delete(run(m)["shard"].(map[string]any), "build_hash") }), "build_hash"},
+		{"clock known not a boolean", mutate(shard, func(m map[string]any) { run(m)["shard"].(map[string]any)["clock"].(map[string]any)["known"] = "no" }), "known"},
+		{"repeat types not a list", mutate(shard, func(m map[string]any) {
+			result(m)["repeats"].([]any)[0].(map[string]any)["types"] = "read"
+		}), "types"},
+		{"interval histogram corrupt", mutate(shard, func(m map[string]any) {
+			result(m)["load"].(map[string]any)["intervals"].([]any)[0].(map[string]any)["histogram"] = "not base64!"
+		}), "histogram"},
+		{"merge without skew", mutate(merged, func(m map[string]any) { delete(run(m)["merge"].(map[string]any), "skew_ns") }), "skew_ns"},
+		{"missing shard not an index", mutate(merged, func(m map[string]any) { run(m)["merge"].(map[string]any)["missing"] = []any{"3"} }), "missing"},
+		{"merged shard record broken", mutate(merged, func(m map[string]any) {
+			run(m)["merge"].(map[string]any)["shards"].([]any)[0].(map[string]any)["total"] = 0
+		}), "total"},
+	} {
+		err := Validate(Report, tt.doc)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one naming %q", tt.name, err, tt.want)
+		}
+	}
+}
