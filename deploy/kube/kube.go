@@ -3,8 +3,9 @@
 // Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and two
 // suspended Jobs that merge their reports once released: one that fails naming a missing shard, one
 // that merges what there is into a report marked partial. A config whose store is on a server every
-// shard shares (LoadOnce) gets a Job that loads it once first, and its run Job waits suspended. Kubernetes runs the N copies, numbers them
-// (JOB_COMPLETION_INDEX) and replaces a failed one; dbbench adds no coordinator of its own.
+// shard shares (LoadOnce) gets a Job that loads it once first, and its run Job waits suspended.
+// Kubernetes runs the N copies, numbers them (JOB_COMPLETION_INDEX) and replaces a failed one;
+// dbbench adds no coordinator of its own.
 //
 // The manifests are rendered from small structs of this package (the few fields dbbench sets, in
 // the API's field names) with the YAML encoder dbbench already uses, not from k8s.io/api's types:
@@ -346,16 +347,17 @@ func (s *Spec) header() string {
 	if s.Namespace != "" {
 		ns = " -n " + s.Namespace
 	}
+	apply := fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns)
 	lines := []string{
 		fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s, starting at %s.", s.Name, s.Shards, s.ConfigName, s.StartAtText()),
 		"Apply before the start time; then, as the README's \"Sharded runs on Kubernetes\" shows:",
-		fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns),
+		apply,
 	}
-	if s.LoadOnce {
+	if s.LoadOnce { // the load first, then the run released with its start time
 		lines = []string{
 			fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s on a store every shard shares, loaded once.", s.Name, s.Shards, s.ConfigName),
 			"As the README's \"Sharded runs on Kubernetes\" shows:",
-			fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns),
+			apply,
 			fmt.Sprintf("  kubectl%s wait --for=condition=complete --timeout=1h job/%s   # the marker: %s", ns, s.LoadJobName(), s.LoadedPath()),
 			fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false,\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"TIME\"}}}}}'", ns, s.Name, StartAtAnnotation),
 			fmt.Sprintf("    TIME: when every shard starts, RFC 3339, e.g. a minute after the release; left as rendered (%s), a shard past it starts at once and reports itself late", s.StartAtText()),
