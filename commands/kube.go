@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/deploy/kube"
+	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -57,6 +59,12 @@ is into a report marked partial. The start time is computed once, now: every pod
 timed operation then (apply before it). Nothing is contacted; kubectl applies what this prints.
 README: "Sharded runs on Kubernetes".
 
+A config with a store on a server every shard shares (sql on PostgreSQL with dsn and schema) also
+gets a Job NAME-load that runs 'dbbench run --load-only --loaded /reports/RUN/loaded.json' once; the
+shards check that marker (--loaded), and the run Job starts suspended: release it once the load has
+completed, setting its start time then (the annotation dbbench/start-at; the file's first lines
+show the kubectl commands). A target a shard could not share is refused here.
+
 A failed shard is not retried unless --retries allows it (a retry starts late, and its report says
 by how much); a config or usage error (exit 2) fails the whole Job; a shard that ended with its
 report written (exit 1, 4, 5) is never run twice: the merge decides the verdict on the union.
@@ -66,8 +74,8 @@ config reads whose value holds a secret must come from a Kubernetes Secret (--se
 become the pods' environment), and the other ${NAME}s set here are passed on as they are, so the
 pods run what was validated.
 
-Exit codes: 0 rendered; 2 bad flags or config, a secret in clear, a start time in the past; 3 the
-manifests could not be written (stdout closed).`,
+Exit codes: 0 rendered; 2 bad flags or config (one a shard would refuse), a secret in clear, a start
+time in the past; 3 the manifests could not be written (stdout closed).`,
 		Example: `  dbbench kube -c memory --shards 4 --image registry.example/dbbench:1.0 > memory-4.yaml
   dbbench kube -c configs/lmdb.yaml --ci --shards 8 --image registry.example/dbbench:1.0 --start-in 5m
   dbbench kube -c ycsb-a --shards 4 --image registry.example/dbbench:1.0 --cpu 2 --memory 4Gi --retries 1`,
@@ -125,6 +133,13 @@ func runKube(opts *KubeOptions) error {
 	if err != nil {
 		return exitcode.AsUsage(err)
 	}
+	// What every shard would refuse (a store it cannot share, isolation: process) is refused here,
+	// before any pod starts; a store it shares is loaded once, as `run --load-only` would.
+	plan.Shard = &config.ShardPlan{Total: opts.Shards}
+	if err := checkShardedPlan(plan); err != nil {
+		return err
+	}
+	loadOnce := engine.SharesStores(plan)
 	now := opts.now()
 	start, err := opts.startTime(now)
 	if err != nil {
@@ -135,7 +150,7 @@ func runKube(opts *KubeOptions) error {
 		ConfigName: kube.ConfigFileName(opts.configRef()), Config: data, CI: opts.CI,
 		Shards: opts.Shards, StartAt: start, Retries: opts.Retries,
 		StorageClass: opts.StorageClass, StorageSize: opts.StorageSize, Claim: opts.Claim,
-		Secret: opts.Secret, Env: env, CPU: opts.CPU, Memory: opts.Memory,
+		Secret: opts.Secret, Env: env, CPU: opts.CPU, Memory: opts.Memory, LoadOnce: loadOnce,
 	}
 	if spec.Name == "" {
 		spec.Name = kube.DefaultName(plan.Name)
@@ -146,6 +161,11 @@ func runKube(opts *KubeOptions) error {
 	}
 	if _, err := opts.f.Out.Write(out); err != nil {
 		return exitcode.Infraf("writing the manifests: %v", err)
+	}
+	if spec.LoadOnce {
+		fmt.Fprintf(opts.f.Err, "dbbench: %d shards of %s on a store they share: apply, wait for job/%s to complete, then release job/%s with its start time (the file's first lines say how)\n",
+			spec.Shards, spec.ConfigName, spec.LoadJobName(), spec.Name)
+		return nil
 	}
 	fmt.Fprintf(opts.f.Err, "dbbench: %d shards of %s start at %s (in %s): apply before then\n",
 		spec.Shards, spec.ConfigName, spec.StartAtText(), start.Sub(now).Truncate(time.Second))

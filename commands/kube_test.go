@@ -21,23 +21,41 @@ var kubeBase = []string{"--image", "registry.example/dbbench:1.0", "--start-at",
 func kubeArgs(args ...string) []string { return append(append([]string{"kube"}, args...), kubeBase...) }
 
 // TestKubeGolden: the command prints deploy/kube's golden manifests for its small config and 4
-// shards (that package decodes them strictly into the Kubernetes API's types), and says on stderr
-// when the shards start.
+// shards, and for its small config on a PostgreSQL server every shard shares (with a load Job: the
+// command decides the store is shared, as the run does), and says on stderr when the shards start
+// or what to wait for. That package decodes the files strictly into the Kubernetes API's types.
 func TestKubeGolden(t *testing.T) {
-	small := filepath.Join(repoRoot, "deploy", "kube", "testdata", "small.yaml")
-	code, out, errOut := execute(t, kubeArgs("-c", small, "--shards", "4")...)
-	if code != exitcode.OK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	want, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kube", "testdata", "small-4.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("kube printed other manifests than deploy/kube/testdata/small-4.yaml:\n%s", out)
-	}
-	if !strings.HasPrefix(errOut, "dbbench: 4 shards of small.yaml start at 2099-01-01T00:00:00Z (in ") || strings.Count(errOut, "\n") != 1 {
-		t.Errorf("stderr %q: want one line saying when the shards start", errOut)
+	const pw = "golden-pw-77"
+	for _, tt := range []struct {
+		config, golden string
+		env            map[string]string
+		args           []string
+		stderr         string
+	}{
+		{"small.yaml", "small-4.yaml", nil, nil, "dbbench: 4 shards of small.yaml start at 2099-01-01T00:00:00Z (in "},
+		{"pg-shared.yaml", "pg-shared-4.yaml", map[string]string{"PG_DSN": "postgres://bench:" + pw + "@db.example:5432/bench", "PG_SCHEMA": "bench"},
+			[]string{"--secret", "pg-env"}, "dbbench: 4 shards of pg-shared.yaml on a store they share: apply, wait for job/dbbench-pg-shared-load to complete, then release job/dbbench-pg-shared"},
+	} {
+		t.Run(tt.config, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			cfg := filepath.Join(repoRoot, "deploy", "kube", "testdata", tt.config)
+			code, out, errOut := execute(t, kubeArgs(append([]string{"-c", cfg, "--shards", "4"}, tt.args...)...)...)
+			if code != exitcode.OK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			want, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kube", "testdata", tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != string(want) {
+				t.Errorf("kube printed other manifests than deploy/kube/testdata/%s:\n%s", tt.golden, out)
+			}
+			if !strings.HasPrefix(errOut, tt.stderr) || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, pw) {
+				t.Errorf("stderr %q: want one line starting %q", errOut, tt.stderr)
+			}
+		})
 	}
 }
 
@@ -159,6 +177,13 @@ func TestKubeSecrets(t *testing.T) {
 func TestKubeRefuses(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.yaml", "name: bad\ndataset: {persons: 100}\nworkloads: [scan, nosuch]\ntargets: [{name: m, adapter: memory}]\n")
+	// what every shard would refuse: a server's store without a schema of the user's, the insert
+	// transaction on a shared store
+	shared := func(workload, opts string) string {
+		return "name: pg\ndataset: {persons: 100}\nworkloads: [" + workload + "]\ntargets:\n  - {name: pg, adapter: sql, options: {driver: postgres, dsn: \"postgres://bench@db.example/bench\"" + opts + "}}\n"
+	}
+	noSchema := writeFile(t, dir, "noschema.yaml", shared("scan", ""))
+	insert := writeFile(t, dir, "insert.yaml", shared("insert", ", schema: bench"))
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -176,6 +201,8 @@ func TestKubeRefuses(t *testing.T) {
 		{[]string{"kube", "--shards", "2", "--image", "x", "--start-at", "2001-01-01T00:00:00Z"}, "--start-at 2001-01-01T00:00:00Z is in the past"},
 		{[]string{"kube", "--shards", "2", "--image", "x", "--start-in", "-5s"}, "--start-in -5s: want a positive duration"},
 		{[]string{"kube", "--shards", "2", "--image", "x", "extra"}, "unknown command"},
+		{kubeArgs("--shards", "2", "-c", noSchema), "shards share its store loaded once, and it cannot be shared: sql: give schema"},
+		{kubeArgs("--shards", "2", "-c", insert), "workload insert makes the table persons_insert on every shard"},
 	} {
 		code, out, errOut := execute(t, tt.args...)
 		if code != exitcode.Usage || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {

@@ -2,8 +2,10 @@
 // Kubernetes"): a ConfigMap holding the config's bytes, a ReadWriteMany claim for the reports, an
 // Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and two
 // suspended Jobs that merge their reports once released: one that fails naming a missing shard, one
-// that merges what there is into a report marked partial. Kubernetes runs the N copies, numbers them
-// (JOB_COMPLETION_INDEX) and replaces a failed one; dbbench adds no coordinator of its own.
+// that merges what there is into a report marked partial. A config whose store is on a server every
+// shard shares (LoadOnce) gets a Job that loads it once first, and its run Job waits suspended.
+// Kubernetes runs the N copies, numbers them (JOB_COMPLETION_INDEX) and replaces a failed one;
+// dbbench adds no coordinator of its own.
 //
 // The manifests are rendered from small structs of this package (the few fields dbbench sets, in
 // the API's field names) with the YAML encoder dbbench already uses, not from k8s.io/api's types:
@@ -41,6 +43,13 @@ const (
 	Container = "dbbench"
 	// MergeContainer is the merge Job's container.
 	MergeContainer = "merge"
+	// LoadContainer is the load Job's container.
+	LoadContainer = "load"
+	// StartAtAnnotation holds a LoadOnce run's start time on its pod template: a suspended Job's
+	// template annotations may still change, its containers may not, so the time is set when the run
+	// is released, after the load, and reaches the pods through the downward API as StartAtEnv.
+	StartAtAnnotation = "dbbench/start-at"
+	StartAtEnv        = "DBBENCH_START_AT"
 )
 
 // Limits the API server enforces, checked here so that a rendering it would refuse is refused now.
@@ -83,7 +92,13 @@ type Spec struct {
 	CI         bool // the pods run the config's CI form (run --ci)
 	Shards     int
 	// StartAt is when every shard starts its first timed operation: computed once, when rendering.
+	// With LoadOnce it is only the default of the run Job's StartAtAnnotation, which the release
+	// replaces with a time after the load.
 	StartAt time.Time
+	// LoadOnce says the config has a target on a server every shard shares (the commands decide,
+	// as the run does): a Job NAME-load loads it once and writes the marker LoadedPath, every shard
+	// checks it with --loaded, and the run Job starts suspended until the load has completed.
+	LoadOnce bool
 	// Retries is how often one shard may be retried after a failure that wrote no report (a lost
 	// node, exit 3); 0 fails the index at once, and the merge names it missing.
 	Retries int
@@ -112,6 +127,7 @@ type EnvVar struct {
 // Names of the objects a spec renders.
 func (s *Spec) ConfigMapName() string { return s.Name + "-config" }
 func (s *Spec) MergeJobName() string  { return s.Name + "-merge" }
+func (s *Spec) LoadJobName() string   { return s.Name + "-load" }
 
 // PartialJobName is the merge Job that goes on without missing shards.
 func (s *Spec) PartialJobName() string { return s.Name + "-merge-partial" }
@@ -137,16 +153,38 @@ func (s *Spec) ConfigPath() string { return path.Join(ConfigDir, s.ConfigName) }
 // StartAtText is StartAt as `dbbench run --start-at` takes it (RFC 3339, UTC).
 func (s *Spec) StartAtText() string { return s.StartAt.UTC().Format(time.RFC3339Nano) }
 
-// RunArgs is the command line of every run pod; Kubernetes replaces $(JOB_COMPLETION_INDEX) with the
-// pod's index. --force lets a retried shard replace what its failed attempt left at its own path
-// (never anything else: run --force replaces only dbbench reports and reservations).
-func (s *Spec) RunArgs() []string {
+// LoadedPath is the load-once marker on the claim: the load Job writes it, every shard checks it.
+func (s *Spec) LoadedPath() string { return path.Join(s.RunDir(), "loaded.json") }
+
+// runBase is `dbbench run` on the config, as every pod of a rendering reads it.
+func (s *Spec) runBase() []string {
 	args := []string{"run", "-c", s.ConfigPath()}
 	if s.CI {
 		args = append(args, "--ci")
 	}
-	return append(args, "--shards", strconv.Itoa(s.Shards), "--start-at", s.StartAtText(),
-		"--out", path.Join(s.RunDir(), "shard-$(JOB_COMPLETION_INDEX).json"), "--force")
+	return args
+}
+
+// RunArgs is the command line of every run pod; Kubernetes replaces $(JOB_COMPLETION_INDEX) with the
+// pod's index, and $(DBBENCH_START_AT) with the start time the release set. --force lets a retried
+// shard replace what its failed attempt left at its own path (never anything else: run --force
+// replaces only dbbench reports and reservations).
+func (s *Spec) RunArgs() []string {
+	start := s.StartAtText()
+	if s.LoadOnce {
+		start = "$(" + StartAtEnv + ")"
+	}
+	args := append(s.runBase(), "--shards", strconv.Itoa(s.Shards), "--start-at", start)
+	if s.LoadOnce {
+		args = append(args, "--loaded", s.LoadedPath())
+	}
+	return append(args, "--out", path.Join(s.RunDir(), "shard-$(JOB_COMPLETION_INDEX).json"), "--force")
+}
+
+// LoadScript is the load pod's shell command: the run's directory is made first (the marker's
+// writer makes none), and no --force: an earlier load's marker is never replaced.
+func (s *Spec) LoadScript() string {
+	return "mkdir -p " + s.RunDir() + " && exec dbbench " + strings.Join(s.runBase(), " ") + " --load-only --loaded " + s.LoadedPath()
 }
 
 // MergedPath is where a merge Job writes the merged report: merged.json, or merged-partial.json
@@ -230,6 +268,9 @@ func (s *Spec) Check() error {
 		if !envName.MatchString(e.Name) {
 			return fmt.Errorf("variable %q cannot be passed to a container", e.Name)
 		}
+		if s.LoadOnce && e.Name == StartAtEnv {
+			return fmt.Errorf("variable %s is the start time the run pods are given: rename it", e.Name)
+		}
 	}
 	return nil
 }
@@ -282,6 +323,9 @@ func Render(s *Spec) ([]byte, error) {
 	if s.Claim == "" {
 		docs = append(docs, s.claim())
 	}
+	if s.LoadOnce {
+		docs = append(docs, s.loadJob())
+	}
 	docs = append(docs, s.runJob(), s.mergeJob(false), s.mergeJob(true))
 	for _, d := range docs {
 		buf.WriteString("---\n")
@@ -303,15 +347,28 @@ func (s *Spec) header() string {
 	if s.Namespace != "" {
 		ns = " -n " + s.Namespace
 	}
+	apply := fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns)
 	lines := []string{
 		fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s, starting at %s.", s.Name, s.Shards, s.ConfigName, s.StartAtText()),
 		"Apply before the start time; then, as the README's \"Sharded runs on Kubernetes\" shows:",
-		fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns),
+		apply,
+	}
+	if s.LoadOnce { // the load first, then the run released with its start time
+		lines = []string{
+			fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s on a store every shard shares, loaded once.", s.Name, s.Shards, s.ConfigName),
+			"As the README's \"Sharded runs on Kubernetes\" shows:",
+			apply,
+			fmt.Sprintf("  kubectl%s wait --for=condition=complete --timeout=1h job/%s   # the marker: %s", ns, s.LoadJobName(), s.LoadedPath()),
+			fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false,\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"TIME\"}}}}}'", ns, s.Name, StartAtAnnotation),
+			fmt.Sprintf("    TIME: when every shard starts, RFC 3339, e.g. a minute after the release; left as rendered (%s), a shard past it starts at once and reports itself late", s.StartAtText()),
+		}
+	}
+	lines = append(lines,
 		fmt.Sprintf("  wait until job/%s is Complete or Failed (every shard ended, with or without its report)", s.Name),
 		fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false}}'", ns, s.MergeJobName()),
 		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath(false)),
 		fmt.Sprintf("  exit 6, a shard missing: release job/%s the same way for a report marked partial", s.PartialJobName()),
-	}
+	)
 	return "# " + strings.Join(lines, "\n# ") + "\n"
 }
 
@@ -354,20 +411,49 @@ func (s *Spec) reportsVolume() volume {
 	return volume{Name: "reports", PersistentVolumeClaim: &claimSource{ClaimName: s.ClaimName()}}
 }
 
-func (s *Spec) runJob() job {
-	n := int32(s.Shards)
-	retries := int32(s.Retries)
+// dbbenchContainer is a container running dbbench on the config: its variables, the Secret, the
+// config's and the reports' mounts (the run's and the load's, so that both run what was validated).
+func (s *Spec) dbbenchContainer(name string) container {
 	c := container{
-		Name: Container, Image: s.Image,
-		Command: []string{"dbbench"}, Args: s.RunArgs(),
+		Name: name, Image: s.Image,
 		VolumeMounts: []volumeMount{
 			{Name: "config", MountPath: ConfigDir, ReadOnly: true},
 			{Name: "reports", MountPath: ReportsDir},
 		},
 	}
-	c.Env = s.Env
+	for _, e := range s.Env {
+		c.Env = append(c.Env, envVar{Name: e.Name, Value: e.Value})
+	}
 	if s.Secret != "" {
 		c.EnvFrom = []envFromSource{{SecretRef: &secretEnvSource{Name: s.Secret}}}
+	}
+	return c
+}
+
+// dbbenchVolumes are the volumes dbbenchContainer mounts.
+func (s *Spec) dbbenchVolumes() []volume {
+	return []volume{
+		{Name: "config", ConfigMap: &configMapSource{Name: s.ConfigMapName()}},
+		s.reportsVolume(),
+	}
+}
+
+func (s *Spec) runJob() job {
+	n := int32(s.Shards)
+	retries := int32(s.Retries)
+	c := s.dbbenchContainer(Container)
+	c.Command, c.Args = []string{"dbbench"}, s.RunArgs()
+	meta := templateMeta{Labels: s.labels("run")}
+	var suspend *bool
+	if s.LoadOnce {
+		// Released by hand once the load has completed, with the start time then chosen (a time
+		// fixed now would be late by however long the load takes).
+		suspend = new(bool)
+		*suspend = true
+		meta.Annotations = map[string]string{StartAtAnnotation: s.StartAtText()}
+		c.Env = append([]envVar{{Name: StartAtEnv, ValueFrom: &envVarSource{
+			FieldRef: &fieldSelector{FieldPath: "metadata.annotations['" + StartAtAnnotation + "']"},
+		}}}, c.Env...)
 	}
 	if s.CPU != "" || s.Memory != "" {
 		r := map[string]string{}
@@ -379,10 +465,11 @@ func (s *Spec) runJob() job {
 		}
 		c.Resources = &resourceRequirements{Requests: r, Limits: r}
 	}
-	labels := s.labels("run")
+	labels := meta.Labels
 	return job{
 		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.Name, "run"),
 		Spec: jobSpec{
+			Suspend:        suspend,
 			CompletionMode: "Indexed", Completions: &n, Parallelism: &n,
 			BackoffLimitPerIndex: &retries,
 			PodFailurePolicy: &podFailurePolicy{Rules: []podFailurePolicyRule{
@@ -393,7 +480,7 @@ func (s *Spec) runJob() job {
 				{Action: "Ignore", OnPodConditions: []podConditionPattern{{Type: "DisruptionTarget", Status: "True"}}},
 			}},
 			Template: podTemplate{
-				Metadata: templateMeta{Labels: labels},
+				Metadata: meta,
 				Spec: podSpec{
 					RestartPolicy: "Never",
 					// One shard per node where the cluster allows it: shards exist to use more than
@@ -403,10 +490,30 @@ func (s *Spec) runJob() job {
 						LabelSelector: &labelSelector{MatchLabels: labels},
 					}},
 					Containers: []container{c},
-					Volumes: []volume{
-						{Name: "config", ConfigMap: &configMapSource{Name: s.ConfigMapName()}},
-						s.reportsVolume(),
-					},
+					Volumes:    s.dbbenchVolumes(),
+				},
+			},
+		},
+	}
+}
+
+// loadJob loads the shared store once and writes the marker the shards check: one pod, one attempt
+// (a load that failed half-way is for the user to read, and `run --load-only` refuses to replace a
+// marker), the run pods' image, variables, Secret and mounts.
+func (s *Spec) loadJob() job {
+	none := int32(0)
+	c := s.dbbenchContainer(LoadContainer)
+	c.Command = []string{"/bin/sh", "-c", s.LoadScript()}
+	return job{
+		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.LoadJobName(), "load"),
+		Spec: jobSpec{
+			BackoffLimit: &none,
+			Template: podTemplate{
+				Metadata: templateMeta{Labels: s.labels("load")},
+				Spec: podSpec{
+					RestartPolicy: "Never",
+					Containers:    []container{c},
+					Volumes:       s.dbbenchVolumes(),
 				},
 			},
 		},

@@ -39,27 +39,52 @@ func smallSpec(t *testing.T) *Spec {
 		Shards: 4, StartAt: start, StorageSize: "1Gi"}
 }
 
-// TestGolden: the manifests for a small config and 4 shards, as text.
-func TestGolden(t *testing.T) {
-	out, err := Render(smallSpec(t))
+// pgSharedSpec is what `PG_DSN=postgres://bench:PASSWORD@db.example:5432/bench PG_SCHEMA=bench
+// dbbench kube -c deploy/kube/testdata/pg-shared.yaml --shards 4 --secret pg-env --image
+// registry.example/dbbench:1.0 --start-at 2099-01-01T00:00:00Z` renders: a store every shard
+// shares, loaded once; the dsn from the Secret, the schema as it was set.
+func pgSharedSpec(t *testing.T) *Spec {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "pg-shared.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "small-4.yaml")
-	if *update {
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	return &Spec{Name: "dbbench-pg-shared", Image: "registry.example/dbbench:1.0", ConfigName: "pg-shared.yaml", Config: b,
+		Shards: 4, StartAt: start, Secret: "pg-env", Env: []EnvVar{{"PG_SCHEMA", "bench"}}, LoadOnce: true}
+}
+
+// TestGolden: the manifests for a small config and 4 shards, and for a small config on a shared
+// PostgreSQL server, as text.
+func TestGolden(t *testing.T) {
+	for _, tt := range []struct {
+		golden string
+		spec   func(*testing.T) *Spec
+	}{
+		{"small-4.yaml", smallSpec},
+		{"pg-shared-4.yaml", pgSharedSpec},
+	} {
+		t.Run(tt.golden, func(t *testing.T) {
+			out, err := Render(tt.spec(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tt.golden)
+			if *update {
+				if err := os.WriteFile(path, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(out, want) {
+				t.Errorf("the manifests differ from %s (go test -update rewrites it):\n%s", path, out)
+			}
+			// the golden file itself holds what matters, not only what Render happens to print
+			checkManifests(t, tt.spec(t), want)
+		})
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Errorf("the manifests differ from %s (go test -update rewrites it):\n%s", path, out)
-	}
-	// the golden file itself holds what matters, not only what Render happens to print
-	checkManifests(t, smallSpec(t), want)
 }
 
 // TestManifestsDecodeStrictly renders specs that use every flag and decodes each rendering strictly
@@ -81,6 +106,13 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		{"the default claim size", func(s *Spec) { s.StorageSize = "" }},
 		{"the most shards", func(s *Spec) { s.Shards = MaxShards }},
 		{"the longest name", func(s *Spec) { s.Name = strings.Repeat("n", MaxNameLen) }},
+		{"a store loaded once", func(s *Spec) { s.LoadOnce = true }},
+		{"a store loaded once, every option", func(s *Spec) {
+			s.LoadOnce, s.Name, s.Namespace, s.CI, s.Shards, s.Retries = true, strings.Repeat("n", MaxNameLen), "load-tests", true, 8, 1
+			s.Claim, s.StorageSize, s.Secret = "shared-reports", "", "bench-env"
+			s.Env = []EnvVar{{"PG_SCHEMA", "bench"}}
+			s.CPU, s.Memory = "2", "4Gi"
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := smallSpec(t)
@@ -151,13 +183,22 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	t.Helper()
 	m := decode(t, out)
 	want := []string{"v1 ConfigMap", "v1 PersistentVolumeClaim", "batch/v1 Job", "batch/v1 Job", "batch/v1 Job"}
+	if s.LoadOnce {
+		want = append(want, "batch/v1 Job")
+	}
 	if s.Claim != "" {
 		want = slices.Delete(want, 1, 2)
 	}
 	if !slices.Equal(m.kinds, want) {
 		t.Fatalf("objects %v, want %v", m.kinds, want)
 	}
-	run := m.jobs[0]
+	// the load Job, when there is one, comes first: kubectl apply creates it before the run
+	jobs := m.jobs
+	var load *batchv1.Job
+	if s.LoadOnce {
+		load, jobs = &m.jobs[0], m.jobs[1:]
+	}
+	run := jobs[0]
 
 	// every object: named, in the namespace, labelled with valid labels
 	metas := []metav1.ObjectMeta{m.configMap.ObjectMeta}
@@ -184,8 +225,11 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 			t.Errorf("job name %q: %v", j.Name, errs)
 		}
 	}
-	if names := []string{m.jobs[0].Name, m.jobs[1].Name, m.jobs[2].Name}; !slices.Equal(names, []string{s.Name, s.Name + "-merge", s.Name + "-merge-partial"}) {
+	if names := []string{jobs[0].Name, jobs[1].Name, jobs[2].Name}; !slices.Equal(names, []string{s.Name, s.Name + "-merge", s.Name + "-merge-partial"}) {
 		t.Errorf("jobs %v: want the run, the merge and the partial merge", names)
+	}
+	if load != nil && load.Name != s.Name+"-load" {
+		t.Errorf("the load Job is named %s, want %s-load", load.Name, s.Name)
 	}
 
 	// the ConfigMap holds the config's bytes, exactly, under the name the pods read
@@ -231,8 +275,9 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	if js.BackoffLimitPerIndex == nil || *js.BackoffLimitPerIndex != int32(s.Retries) {
 		t.Errorf("backoffLimitPerIndex %v, want %d", js.BackoffLimitPerIndex, s.Retries)
 	}
-	if js.Suspend != nil && *js.Suspend {
-		t.Error("the run Job is suspended")
+	// suspended exactly when a load must complete first
+	if suspended := js.Suspend != nil && *js.Suspend; suspended != s.LoadOnce {
+		t.Errorf("the run Job suspended: %v, want %v (a load Job: %v)", suspended, s.LoadOnce, s.LoadOnce)
 	}
 	pod := js.Template.Spec
 	if pod.RestartPolicy != corev1.RestartPolicyNever { // required by podFailurePolicy and the per-index limit
@@ -250,8 +295,13 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	if c.Args[0] != "run" || args["--shards"] != strconv.Itoa(s.Shards) {
 		t.Errorf("args %v: want run ... --shards %d", c.Args, s.Shards)
 	}
-	if at, err := time.Parse(time.RFC3339Nano, args["--start-at"]); err != nil || !at.Equal(s.StartAt) {
-		t.Errorf("--start-at %q (%v), want %s", args["--start-at"], err, s.StartAt)
+	startAt := args["--start-at"]
+	startEnv := ""
+	if s.LoadOnce {
+		startEnv, startAt = checkStartAnnotation(t, s, run, c, startAt, m.header)
+	}
+	if at, err := time.Parse(time.RFC3339Nano, startAt); err != nil || !at.Equal(s.StartAt) {
+		t.Errorf("--start-at %q (%v), want %s", startAt, err, s.StartAt)
 	}
 	if !strings.Contains(m.header, s.StartAt.UTC().Format(time.RFC3339Nano)) {
 		t.Errorf("the header does not say the start time %s:\n%s", s.StartAt, m.header)
@@ -270,6 +320,9 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	// environment: the plain variables as given, the Secret's keys when there is one
 	var env []EnvVar
 	for _, e := range c.Env {
+		if e.Name == startEnv {
+			continue // checked above
+		}
 		if e.ValueFrom != nil {
 			t.Errorf("env %s comes from elsewhere", e.Name)
 		}
@@ -318,11 +371,134 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		t.Errorf("topology spread %+v: want the shards spread over nodes, selecting the run's pods", spread)
 	}
 
+	// the marker: the shards check the one the load Job writes, in this run's directory on the claim
+	if _, has := args["--loaded"]; has != s.LoadOnce {
+		t.Errorf("--loaded in the shards' args: %v, want %v", has, s.LoadOnce)
+	}
+	if load != nil {
+		if filepath.Dir(args["--loaded"])+"/" != runDir {
+			t.Errorf("--loaded %s is not in the run's directory %s", args["--loaded"], runDir)
+		}
+		checkLoad(t, s, *load, c, pod.Volumes, args)
+	}
+
 	// the merge Jobs: suspended, one attempt, reading the same claim and directory; the second allows
 	// missing shards and writes a report of its own
-	for i, merge := range m.jobs[1:] {
+	for i, merge := range jobs[1:] {
 		checkMerge(t, s, merge, i == 1, claim, repVol.mount.MountPath, runDir)
 	}
+}
+
+// checkStartAnnotation checks a LoadOnce run's start time: --start-at names a variable the
+// downward API fills from an annotation of the pod template (which a suspended Job lets the release
+// change), the annotation holds the rendered time, and the header says how to set it. It returns
+// the variable and the time the pods get when nobody changes it.
+func checkStartAnnotation(t *testing.T, s *Spec, run batchv1.Job, c corev1.Container, arg, header string) (string, string) {
+	t.Helper()
+	name, ok := strings.CutPrefix(arg, "$(")
+	if name, ok = strings.CutSuffix(name, ")"); !ok || name == "" {
+		t.Fatalf("--start-at %q: want $(VARIABLE), set when the run is released", arg)
+	}
+	// Kubernetes expands $(VAR) only from a variable defined earlier in the container's env
+	i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
+	if i < 0 || c.Env[i].ValueFrom == nil || c.Env[i].ValueFrom.FieldRef == nil {
+		t.Fatalf("--start-at $(%s): no such variable from the pod's fields in %+v", name, c.Env)
+	}
+	key, ok := strings.CutPrefix(c.Env[i].ValueFrom.FieldRef.FieldPath, "metadata.annotations['")
+	if key, ok = strings.CutSuffix(key, "']"); !ok {
+		t.Fatalf("%s comes from %s, want an annotation", name, c.Env[i].ValueFrom.FieldRef.FieldPath)
+	}
+	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		t.Errorf("annotation key %q: %v", key, errs)
+	}
+	val, ok := run.Spec.Template.Annotations[key]
+	if !ok {
+		t.Fatalf("the pod template has no annotation %s: %v", key, run.Spec.Template.Annotations)
+	}
+	for _, want := range []string{"wait --for=condition=complete", "job/" + s.Name + "-load",
+		`"suspend":false`, `"annotations":{"` + key + `":"TIME"}`} {
+		if !strings.Contains(header, want) {
+			t.Errorf("the header does not say %q:\n%s", want, header)
+		}
+	}
+	return name, val
+}
+
+// checkLoad checks the load Job: one pod, one attempt, not suspended, running `run --load-only`
+// on the run's config with the run's environment, writing the marker the shards check (shardArgs)
+// on the same claim mounted at the same place.
+func checkLoad(t *testing.T, s *Spec, load batchv1.Job, run corev1.Container, runVolumes []corev1.Volume, shardArgs map[string]string) {
+	t.Helper()
+	ls := load.Spec
+	if ls.Suspend != nil && *ls.Suspend || ls.BackoffLimit == nil || *ls.BackoffLimit != 0 {
+		t.Errorf("%s: suspend %v, backoffLimit %v, want running, 0", load.Name, ls.Suspend, ls.BackoffLimit)
+	}
+	if ls.CompletionMode != nil && *ls.CompletionMode == batchv1.IndexedCompletion || ls.Completions != nil && *ls.Completions != 1 ||
+		ls.Parallelism != nil && *ls.Parallelism != 1 {
+		t.Errorf("%s runs more than once", load.Name)
+	}
+	pod := ls.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever || len(pod.Containers) != 1 {
+		t.Fatalf("%s: restartPolicy %q, %d containers", load.Name, pod.RestartPolicy, len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	if c.Image != s.Image || len(c.Command) != 3 || c.Command[0] != "/bin/sh" || c.Command[1] != "-c" {
+		t.Fatalf("%s: image %s, command %q", load.Name, c.Image, c.Command)
+	}
+	mkdir, cmd, ok := strings.Cut(c.Command[2], " && exec dbbench ")
+	if !ok {
+		t.Fatalf("%s: script %q, want mkdir -p DIR && exec dbbench run ...", load.Name, c.Command[2])
+	}
+	args := flagValues(t, strings.Fields(cmd))
+	marker := args["--loaded"]
+	if _, only := args["--load-only"]; !strings.HasPrefix(cmd, "run ") || !only || marker == "" || marker != shardArgs["--loaded"] {
+		t.Errorf("%s: %q, want run --load-only --loaded %s (the shards' marker)", load.Name, cmd, shardArgs["--loaded"])
+	}
+	if mkdir != "mkdir -p "+filepath.Dir(marker) {
+		t.Errorf("%s: %q does not make the marker's directory %s", load.Name, mkdir, filepath.Dir(marker))
+	}
+	_, loadCI := args["--ci"]
+	_, runCI := shardArgs["--ci"]
+	if args["-c"] != shardArgs["-c"] || loadCI != runCI {
+		t.Errorf("%s loads -c %s (--ci %v), the shards run -c %s (--ci %v)", load.Name, args["-c"], loadCI, shardArgs["-c"], runCI)
+	}
+	for _, f := range []string{"--force", "--shards", "--start-at", "--out"} {
+		if _, has := args[f]; has {
+			t.Errorf("%s: %s in %q", load.Name, f, cmd)
+		}
+	}
+	// the run's variables and Secret, less the start time
+	runEnv := slices.DeleteFunc(slices.Clone(run.Env), func(e corev1.EnvVar) bool { return e.ValueFrom != nil })
+	if !slices.EqualFunc(c.Env, runEnv, func(a, b corev1.EnvVar) bool { return a.Name == b.Name && a.Value == b.Value && a.ValueFrom == nil }) ||
+		!slices.EqualFunc(c.EnvFrom, run.EnvFrom, func(a, b corev1.EnvFromSource) bool {
+			return a.SecretRef != nil && b.SecretRef != nil && a.SecretRef.Name == b.SecretRef.Name
+		}) {
+		t.Errorf("%s: env %+v from %+v, want the run's %+v from %+v", load.Name, c.Env, c.EnvFrom, runEnv, run.EnvFrom)
+	}
+	// the same ConfigMap and claim, mounted where the run pods mount them
+	mounts := mountsByVolume(t, c.VolumeMounts, pod.Volumes)
+	runMounts := mountsByVolume(t, run.VolumeMounts, runVolumes)
+	for _, v := range []string{"config", "reports"} {
+		got, want := mounts[v], runMounts[v]
+		if got.mount.MountPath != want.mount.MountPath || got.mount.ReadOnly != want.mount.ReadOnly ||
+			!equalSources(got.volume.VolumeSource, want.volume.VolumeSource) {
+			t.Errorf("%s mounts %s as %+v, the run pods as %+v", load.Name, v, got, want)
+		}
+	}
+	if !strings.HasPrefix(marker, mounts["reports"].mount.MountPath+"/") {
+		t.Errorf("the marker %s is not on the reports' claim mounted at %s", marker, mounts["reports"].mount.MountPath)
+	}
+}
+
+// equalSources says whether two volumes are the same ConfigMap or the same claim.
+func equalSources(a, b corev1.VolumeSource) bool {
+	switch {
+	case a.ConfigMap != nil && b.ConfigMap != nil:
+		return a.ConfigMap.Name == b.ConfigMap.Name
+	case a.PersistentVolumeClaim != nil && b.PersistentVolumeClaim != nil:
+		return a.PersistentVolumeClaim.ClaimName == b.PersistentVolumeClaim.ClaimName
+	}
+	return false
 }
 
 // checkMerge checks a merge Job: suspended, one attempt, the dbbench image reading the run's
@@ -501,6 +677,7 @@ func TestCheck(t *testing.T) {
 		{func(s *Spec) { s.Config = []byte("name: \xff\n") }, "not UTF-8"},
 		{func(s *Spec) { s.StartAt = time.Time{} }, "no start time"},
 		{func(s *Spec) { s.Env = []EnvVar{{"A-B", "1"}} }, `variable "A-B"`},
+		{func(s *Spec) { s.LoadOnce, s.Env = true, []EnvVar{{StartAtEnv, "x"}} }, "variable " + StartAtEnv + " is the start time"},
 	} {
 		s := smallSpec(t)
 		tt.edit(s)

@@ -83,7 +83,8 @@ type podTemplate struct {
 }
 
 type templateMeta struct {
-	Labels map[string]string `yaml:"labels"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations,omitempty"`
 }
 
 type podSpec struct {
@@ -109,10 +110,25 @@ type container struct {
 	Image        string                `yaml:"image"`
 	Command      []string              `yaml:"command"`
 	Args         []string              `yaml:"args,omitempty"`
-	Env          []EnvVar              `yaml:"env,omitempty"`
+	Env          []envVar              `yaml:"env,omitempty"`
 	EnvFrom      []envFromSource       `yaml:"envFrom,omitempty"`
 	Resources    *resourceRequirements `yaml:"resources,omitempty"`
 	VolumeMounts []volumeMount         `yaml:"volumeMounts"`
+}
+
+// envVar is a container's variable: a value, or one the downward API fills in.
+type envVar struct {
+	Name      string        `yaml:"name"`
+	Value     string        `yaml:"value,omitempty"`
+	ValueFrom *envVarSource `yaml:"valueFrom,omitempty"`
+}
+
+type envVarSource struct {
+	FieldRef *fieldSelector `yaml:"fieldRef,omitempty"`
+}
+
+type fieldSelector struct {
+	FieldPath string `yaml:"fieldPath"`
 }
 
 type envFromSource struct {
