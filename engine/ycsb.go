@@ -330,8 +330,10 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 const maxRedraws = 64
 
 // next draws operation seq on the dispatcher goroutine. A read, update or scan only addresses
-// records whose insert has completed (YCSB's acknowledged counter): it draws again otherwise. A
-// shard draws its stripe of the sequence instead (ycsbStripe), which never draws again.
+// records whose insert has completed (YCSB's acknowledged counter): its record is drawn again
+// otherwise (Generator.Rekey, from that operation's own stream), which never changes the operations
+// that follow, so the sequence of types and inserts is the one a shard stripes. A shard draws its
+// stripe of the sequence instead (ycsbStripe), which never draws again.
 func (yr *ycsbRun) next(t *ycsbTarget) func(int64) (int, ycsb.Operation) {
 	if st := t.stripe; st != nil {
 		return func(seq int64) (int, ycsb.Operation) {
@@ -346,11 +348,7 @@ func (yr *ycsbRun) next(t *ycsbTarget) func(int64) (int, ycsb.Operation) {
 				op.Record = t.log.acked.Load() - 1
 				break
 			}
-			again := t.gen.Next()
-			if again.Type == ycsb.Insert {
-				return yr.opIndex[ycsb.Insert], again
-			}
-			op = again
+			t.gen.Rekey(&op)
 		}
 		return yr.opIndex[op.Type], op
 	}

@@ -86,8 +86,16 @@ type Operation struct {
 // Generator draws a workload's run phase: operation types in the mix's proportions, records from
 // the request distribution, scan lengths, and inserts numbered after the records that exist. It is
 // deterministic from its seed and safe for one goroutine (the dispatcher's).
+//
+// Operation k draws from a stream of its own, seeded from (seed, k): its type, and so the records
+// inserts take, and its scan length are a function of k alone, whatever earlier operations drew. A
+// record drawn again (Rekey, YCSB's nextKeynum loop) changes that operation's record and nothing
+// after it, so one process that redraws and a shard that never does follow one sequence.
 type Generator struct {
+	seed    uint64
+	src     rand.PCG // re-seeded for each operation
 	r       *rand.Rand
+	k       uint64 // the next operation's place in the sequence
 	ops     *OpChooser
 	keys    KeyChooser
 	scan    ScanLength
@@ -131,8 +139,17 @@ func NewGenerator(w Workload, records, operations int64, seed int64) (*Generator
 	if w.Mix[Scan] > 0 && w.MaxScanLength <= 0 {
 		return nil, fmt.Errorf("%s: maxscanlength must be positive, got %d", w.Name, w.MaxScanLength)
 	}
-	r := rand.New(rand.NewPCG(uint64(seed), 0x79c5b2a1d3e0f417))
-	return &Generator{r: r, ops: ops, keys: keys, scan: ScanLength{Max: w.MaxScanLength}, records: records}, nil
+	g := &Generator{seed: mix64(uint64(seed) ^ 0x79c5b2a1d3e0f417), ops: ops, keys: keys, scan: ScanLength{Max: w.MaxScanLength}, records: records}
+	g.r = rand.New(&g.src)
+	return g, nil
+}
+
+// mix64 is SplitMix64's finalizer: nearby inputs (seeds, consecutive operations) give unrelated
+// outputs, so the streams of operations k and k+1 are not correlated.
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // Records is the number of records that exist after the inserts drawn so far.
@@ -140,8 +157,11 @@ func (g *Generator) Records() int64 { return g.records }
 
 // Next draws the next operation. An insert takes the next record number; the records it adds are
 // counted from the draw on (an integration that verifies reads of them must let an insert finish
-// before a read can address it, as YCSB's acknowledged counter does).
+// before a read can address it, as YCSB's acknowledged counter does: Rekey).
 func (g *Generator) Next() Operation {
+	x := g.seed + g.k*0x9e3779b97f4a7c15
+	g.src.Seed(mix64(x), mix64(x^0x5851f42d4c957f2d))
+	g.k++
 	op := Operation{Type: g.ops.Next(g.r)}
 	switch op.Type {
 	case Insert:
@@ -154,4 +174,14 @@ func (g *Generator) Next() Operation {
 		op.Record = g.keys.Next(g.r, g.records)
 	}
 	return op
+}
+
+// Rekey draws the record of op, the operation Next has just drawn (a read, update, scan or
+// read-modify-write), again: YCSB's CoreWorkload draws a key again while it is beyond the last
+// acknowledged insert. It goes on with op's own stream, so the operations after op are the same
+// whether it is called or not; call it before the next Next.
+func (g *Generator) Rekey(op *Operation) {
+	if op.Type != Insert {
+		op.Record = g.keys.Next(g.r, g.records)
+	}
 }

@@ -114,3 +114,54 @@ func TestSequential(t *testing.T) {
 		t.Errorf("sequential = %v", got)
 	}
 }
+
+// TestGeneratorRekey: drawing a record again changes that operation's record only: the types, the
+// records inserts take, the scan lengths and every other operation's record are those of a
+// generator of the same seed that never redraws.
+func TestGeneratorRekey(t *testing.T) {
+	for _, w := range Core {
+		t.Run(w.Name, func(t *testing.T) {
+			a, err := NewGenerator(w, 100, 3000, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := NewGenerator(w, 100, 3000, 5)
+			var rekeyed, moved int
+			for k := range 3000 {
+				x, y := a.Next(), b.Next()
+				redraw := x.Type != Insert && k%3 == 0
+				if redraw {
+					before := x.Record
+					for range 1 + k%4 {
+						a.Rekey(&x)
+					}
+					rekeyed++
+					if x.Record != before {
+						moved++
+					}
+					if x.Record < 0 || x.Record >= a.Records() {
+						t.Fatalf("op %d: rekeyed to record %d with %d records", k, x.Record, a.Records())
+					}
+					x.Record = y.Record
+				}
+				if x != y {
+					t.Fatalf("op %d: %+v after redraws, %+v without (redrew op %d: %v)", k, x, y, k, redraw)
+				}
+			}
+			if rekeyed == 0 || moved < rekeyed/2 {
+				t.Errorf("%d redraws moved %d records: Rekey draws nothing new", rekeyed, moved)
+			}
+		})
+	}
+	// An insert keeps its record: it is the sequence's.
+	g, _ := NewGenerator(Core[3], 100, 3000, 5)
+	for range 3000 {
+		if op := g.Next(); op.Type == Insert {
+			want := op.Record
+			g.Rekey(&op)
+			if op.Record != want {
+				t.Fatalf("an insert rekeyed from %d to %d", want, op.Record)
+			}
+		}
+	}
+}

@@ -306,6 +306,70 @@ func TestMixes(t *testing.T) {
 	}
 }
 
+// TestGeneratorLaw: through the generator, whose operations each draw from a stream of their own,
+// a uniform workload's types keep their proportions and its records and scan lengths stay uniform
+// (10^6 operations); the same counts fail against a 1%-off mix and a skewed key law.
+func TestGeneratorLaw(t *testing.T) {
+	const n = 1000
+	w := Workload{Name: "law", Mix: Mix{Read: 0.45, Update: 0.25, Scan: 0.3}, RequestDistribution: DistUniform, MaxScanLength: 100}
+	g, err := NewGenerator(w, n, draws, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types [numOps]int64
+	keys := make([]int64, n)
+	scans := make([]int64, 100)
+	var scanned int64
+	for range draws {
+		op := g.Next()
+		types[op.Type]++
+		keys[op.Record]++
+		if op.Type == Scan {
+			scans[op.ScanLen-1]++
+			scanned++
+		}
+	}
+	mixP := func(m Mix) []float64 {
+		p := make([]float64, numOps)
+		for i := range m {
+			p[i] = m[i]
+		}
+		return p
+	}
+	uniform := func(k int) []float64 {
+		p := make([]float64, k)
+		for i := range p {
+			p[i] = 1 / float64(k)
+		}
+		return p
+	}
+	checks := []struct {
+		name     string
+		counts   []int64
+		p        []float64
+		n        int64
+		wantPass bool
+	}{
+		{"types", types[:], mixP(w.Mix), draws, true},
+		{"records", keys, uniform(n), draws, true},
+		{"scan lengths", scans, uniform(100), scanned, true},
+		{"types against a mix 1% off", types[:], mixP(Mix{Read: 0.44, Update: 0.26, Scan: 0.3}), draws, false},
+		{"records against a skewed law", keys, func() []float64 {
+			p := uniform(n)
+			for i := range p {
+				p[i] *= 0.9 + 0.2*float64(i)/n
+			}
+			return p
+		}(), draws, false},
+	}
+	for _, c := range checks {
+		stat, crit := chiSquare(c.counts, c.p, c.n)
+		if (stat < crit) != c.wantPass {
+			t.Errorf("%s: chi2 %.0f (critical %.0f), want pass %v", c.name, stat, crit, c.wantPass)
+		}
+	}
+}
+
 // TestScanLength: uniform over 1..100; 0..99 fails.
 func TestScanLength(t *testing.T) {
 	want := make([]float64, 101)
