@@ -435,6 +435,34 @@ func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
 // measure runs one execution; a timed one under instruction counting has its instructions counted.
 // The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
 func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
+	if r.Plan.Memory && timed {
+		return r.measureMemory(ctx, ex, name)
+	}
+	return r.count(ctx, ex, timed, name)
+}
+
+// measureMemory runs a timed execution between two memory samples (memory: true), each after a
+// forced GC, outside the timed operations; the measurement carries the repeat's memory figures. pad
+// stands for the measurement the run makes and returns (its histograms), which is allocated in the
+// window and live at the second sample: an empty one, allocated just before the window and live at
+// the first sample, cancels it out of the figures.
+func (r *Runner) measureMemory(ctx context.Context, ex *execution, name string) (*measurement, error) {
+	a0 := heapAllocs()
+	pad := newMeasurement()
+	padBytes := heapAllocs() - a0
+	before := sampleMemory(ex.target)
+	runtime.KeepAlive(pad)
+	m, err := r.count(ctx, ex, true, name)
+	if m != nil {
+		after := sampleMemory(ex.target)
+		after.allocs -= padBytes
+		m.memory = memoryFigures(before, after, m.ops)
+	}
+	return m, err
+}
+
+// count runs one execution, counting a timed one's instructions under instruction counting.
+func (r *Runner) count(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
 	if r.Instructions == nil || !timed {
 		return ex.run(ctx)
 	}

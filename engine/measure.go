@@ -30,6 +30,8 @@ type measurement struct {
 	readers []adapters.Tally
 	// instructions is what the process executed during the repeat (0: not counted).
 	instructions int64
+	// memory holds the repeat's memory figures (memory: true; docs/memory.md).
+	memory map[string]float64
 }
 
 func newMeasurement() *measurement {
@@ -103,10 +105,10 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 }
 
 func (e *execution) lookup(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
 	n := len(e.w.Keys)
-	m.ops = int64(n)
 	if tl, ok := e.target.(adapters.TimedPointReader); ok {
+		m := newMeasurement() // only here: the per-operation loop makes its own
+		m.ops = int64(n)
 		lat := make([]time.Duration, n)
 		t, err := tl.TimedLookups(ctx, e.w.DS, e.w.Keys, lat)
 		if err != nil {
