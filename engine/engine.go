@@ -442,21 +442,16 @@ func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name st
 }
 
 // measureMemory runs a timed execution between two memory samples (memory: true), each after a
-// forced GC, outside the timed operations; the measurement carries the repeat's memory figures. pad
-// stands for the measurement the run makes and returns (its histograms), which is allocated in the
-// window and live at the second sample: an empty one, allocated just before the window and live at
-// the first sample, cancels it out of the figures.
+// forced GC, outside the timed operations; the measurement carries the repeat's memory figures. The
+// measurement the run fills is made before the first sample: its histograms are live at both, and
+// allocated before either, so they count neither as allocated nor as retained.
 func (r *Runner) measureMemory(ctx context.Context, ex *execution, name string) (*measurement, error) {
-	a0 := heapAllocs()
-	pad := newMeasurement()
-	padBytes := heapAllocs() - a0
+	ex.ahead = newMeasurement()
 	before := sampleMemory(ex.target)
-	runtime.KeepAlive(pad)
 	m, err := r.count(ctx, ex, true, name)
+	ex.ahead = nil // a run that made no measurement (refused before it started) leaves it
 	if m != nil {
-		after := sampleMemory(ex.target)
-		after.allocs -= padBytes
-		m.memory = memoryFigures(before, after, m.ops)
+		m.memory = memoryFigures(before, sampleMemory(ex.target), m.ops)
 	}
 	return m, err
 }

@@ -24,13 +24,6 @@ type memSample struct {
 
 var memMetrics = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
 
-// heapAllocs is the Go heap bytes allocated so far (exact for large objects such as histograms).
-func heapAllocs() int64 {
-	ms := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(ms)
-	return int64(ms[0].Value.Uint64())
-}
-
 // sampleMemory collects the garbage and reads the memory of this process and of the target's
 // processes. It runs only between repeats, never inside a timed operation.
 func sampleMemory(t adapters.Target) memSample {
