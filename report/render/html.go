@@ -28,6 +28,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(string(r.Verdict))), esc(verdictText(r)))
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
+	htmlMemory(ew, r)
 	htmlLoads(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {
