@@ -124,12 +124,8 @@ func htmlMemory(w io.Writer, r *report.Report) {
 	}
 	fmt.Fprintln(w, "</tr>")
 	for i := range r.Results {
-		x := &r.Results[i]
-		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", esc(x.Target), esc(x.Workload))
-		if sweep {
-			fmt.Fprintf(w, "<td class=n>%s</td>", Grouped(int64(x.Size)))
-		}
-		for _, c := range memoryCells(x, cols) {
+		htmlResultRowStart(w, &r.Results[i], sweep)
+		for _, c := range memoryCells(&r.Results[i], cols) {
 			fmt.Fprintf(w, "<td class=n>%s</td>", esc(c))
 		}
 		fmt.Fprintln(w, "</tr>")
