@@ -306,3 +306,22 @@ type Verifier interface {
 type Describer interface {
 	Info() map[string]any
 }
+
+// Process is a process that does a target's work outside dbbench: a client (exec) or a server
+// dbbench started for it.
+type Process struct {
+	Role string // RoleClient or RoleServer
+	PID  int
+}
+
+// The roles of a target's processes.
+const (
+	RoleClient = "client"
+	RoleServer = "server"
+)
+
+// ProcessOwner is a target whose work runs in processes of its own: with memory figures asked for
+// (docs/memory.md), the engine reads their resident sets from /proc around each timed repeat.
+type ProcessOwner interface {
+	Processes() []Process
+}

@@ -138,6 +138,8 @@ func TestExitCodes(t *testing.T) {
 	broken := writeFile(t, dir, "broken.yaml", "name: x\ndataset: {persons: 10\n")
 	missing := writeFile(t, dir, "missing.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "adapter: memory}\n  - {name: b, adapter: memory}", "adapter: memory}\n  - {name: b, adapter: missing, workloads: [scan]}", 1))
 	notADir := writeFile(t, dir, "file", "")
+	memory := writeFile(t, dir, "memory.yaml", strings.Replace(tiny, "ASSERTION", "lookup.bytes_retained_per_op[a] <= 1000000", 1))
+	interleaved := writeFile(t, dir, "ops.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "targets:", "interleave: ops\ntargets:", 1))
 
 	tests := []struct {
 		name   string
@@ -171,6 +173,10 @@ func TestExitCodes(t *testing.T) {
 		{"slowdown caught", []string{"run", "-q", "-c", twins, "--slowdown", "a=800%", "--out", filepath.Join(dir, "slow.json")}, exitcode.Failed, "verdict: FAIL", ""},
 		{"unknown isolation", []string{"run", "-c", passing, "--isolation", "vm"}, exitcode.Usage, "", `--isolation "vm": want one of none, rewarm, process`},
 		{"instructions without a callgrind build", []string{"run", "-c", passing, "--instructions"}, exitcode.Usage, "", "--instructions: this dbbench was built without callgrind support"},
+		// the memory figures exist in every run's worker only if the workers get the flag too
+		{"memory figures", []string{"run", "-q", "-c", memory, "--memory", "--out", filepath.Join(dir, "mem.json")}, exitcode.OK, "verdict: PASS", ""},
+		{"memory figures not asked for", []string{"run", "-q", "-c", memory, "--out", filepath.Join(dir, "nomem.json")}, exitcode.Infra, "", "figure bytes_retained_per_op is missing"},
+		{"memory with interleave ops", []string{"run", "-c", interleaved, "--memory"}, exitcode.Usage, "", "--memory measures each target's repeat on its own: it does not combine with interleave: ops"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
 		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},

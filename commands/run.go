@@ -44,6 +44,8 @@ type RunOptions struct {
 	Isolation string
 	// Instructions counts instructions per operation under valgrind's callgrind.
 	Instructions bool
+	// Memory measures memory per operation around every timed repeat (docs/memory.md).
+	Memory bool
 	// Worker runs one target as a worker process of a run with isolation: process (hidden).
 	Worker string
 	// Runs is how many runs to make before the first look at the verdicts (0: the config's).
@@ -104,6 +106,9 @@ and every target in a worker process of its own, run one step at a time in the s
 noise disappears. dbbench restarts itself under valgrind (50-100x slower: use a small config); it
 needs a build with -tags callgrind and valgrind installed. Only this process is counted: the work of
 a server in another process (PostgreSQL, TypeDB) is not.
+--memory (or memory: true in the config) also measures memory per operation around every timed
+repeat, after a forced GC and outside the timed operations: Go heap allocated and retained, C malloc
+retained, resident set growth and peak of dbbench or of an exec client (docs/memory.md).
 
 Verdicts are decided over runs, each a fresh worker process with fresh stores (--runs, default 3, or
 the config's verdict: section): an assertion passes when the interval over the runs' values lies on
@@ -156,6 +161,7 @@ makes one report of the N shards' (docs/shards.md).`,
 	cmd.Flags().Uint64Var(&opts.Salt, "salt", 0, "the dataset salt of the run a worker belongs to")
 	_ = cmd.Flags().MarkHidden("salt")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
+	cmd.Flags().BoolVar(&opts.Memory, "memory", false, "also measure memory per operation around every timed repeat (as memory: true)")
 	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
 	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
 	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
@@ -293,6 +299,13 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	if opts.Runs > 0 {
 		plan.Verdict.Runs = opts.Runs
 	}
+	if opts.Memory {
+		if plan.Interleave == config.InterleaveOps {
+			return nil, exitcode.Usagef("--memory measures each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
+		}
+		plan.Memory = true
+		plan.AsRun["memory"] = true
+	}
 	if opts.Budget > 0 {
 		plan.Verdict.Budget = opts.Budget
 	}
@@ -400,6 +413,9 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		if opts.CI {
 			args = append(args, "--ci")
+		}
+		if opts.Memory {
+			args = append(args, "--memory")
 		}
 		for _, s := range opts.Slowdowns {
 			args = append(args, "--slowdown", s)

@@ -152,9 +152,11 @@ type Config struct {
 	// StallTimeout is how long a target may go without finishing an operation of a running workload
 	// (0: not given).
 	StallTimeout time.Duration
-	Workloads    []Workload
-	Targets      []Target
-	Assertions   []AssertionSpec
+	// Memory asks for memory figures per operation (docs/memory.md).
+	Memory     bool
+	Workloads  []Workload
+	Targets    []Target
+	Assertions []AssertionSpec
 	// Verdict is how the assertions are decided over runs (zero fields: not given).
 	Verdict VerdictSettings
 	CI      *CI
@@ -260,7 +262,7 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "memory", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
 	if err != nil {
 		return nil, err
 	}
@@ -346,8 +348,8 @@ func (c *Config) parseSettings(root *yaml.Node, fields map[string]field) error {
 	return nil
 }
 
-// parseIsolation reads how targets are kept apart and watched: isolation, interleave, rewarm and
-// stall_timeout.
+// parseIsolation reads how targets are kept apart and watched: isolation, interleave, rewarm,
+// stall_timeout and memory.
 func (c *Config) parseIsolation(fields map[string]field) error {
 	var err error
 	if f, ok := fields["isolation"]; ok {
@@ -377,6 +379,11 @@ func (c *Config) parseIsolation(fields map[string]field) error {
 	}
 	if f, ok := fields["stall_timeout"]; ok {
 		if c.StallTimeout, err = stallTimeout(f.value); err != nil {
+			return err
+		}
+	}
+	if f, ok := fields["memory"]; ok {
+		if c.Memory, err = boolValue(f.value, "memory"); err != nil {
 			return err
 		}
 	}

@@ -117,6 +117,16 @@ func TestResolveGood(t *testing.T) {
 	if p2.StallTimeout != 90*time.Second || p2.AsRun["stall_timeout"] != "1m30s" {
 		t.Errorf("stall_timeout: 90s resolved to %v (as run: %v)", p2.StallTimeout, p2.AsRun["stall_timeout"])
 	}
+	if p.Memory || p.AsRun["memory"] != nil {
+		t.Errorf("memory %v by default (as run: %v), want off", p.Memory, p.AsRun["memory"])
+	}
+	c3, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nmemory: true", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3, err := c3.Resolve(registry(t), false); err != nil || !p3.Memory || p3.AsRun["memory"] != true {
+		t.Errorf("memory: true resolved to %v (as run: %v, error %v)", p3 != nil && p3.Memory, p3 != nil && p3.AsRun["memory"] == true, err)
+	}
 	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
 		t.Errorf("mem workloads = %v", got)
 	}
@@ -312,6 +322,8 @@ func TestConfigErrors(t *testing.T) {
 		{"isolation", strings.Replace(good, "repeats: 3", "repeats: 3\nisolation: vm", 1), false, `x.yaml:7: isolation "vm": want one of none, rewarm, process`},
 		{"interleave", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: rows", 1), false, `x.yaml:7: interleave "rows": want one of repeats, ops`},
 		{"interleave ops with process isolation", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: ops\nisolation: process", 1), false, `x.yaml:7: interleave: ops does not combine with isolation: process`},
+		{"memory not a bool", strings.Replace(good, "repeats: 3", "repeats: 3\nmemory: lots", 1), false, `x.yaml:7: memory must be true or false, got "lots"`},
+		{"memory with interleave ops", strings.Replace(good, "repeats: 3", "repeats: 3\nmemory: true\ninterleave: ops", 1), false, `x.yaml:8: memory: true measures each target's repeat on its own: it does not combine with interleave: ops`},
 		{"interleave not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: [ops]", 1), false, `x.yaml:7: interleave must be a single value`},
 		{"stall_timeout not a duration", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 60", 1), false, `x.yaml:7: stall_timeout "60": want a duration such as 90s or 5m`},
 		{"stall_timeout too short", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 10ms", 1), false, `x.yaml:7: stall_timeout must be between 1s and 24h0m0s, got 10ms`},

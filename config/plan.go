@@ -39,6 +39,9 @@ type Plan struct {
 	Assertions   []assertion.Assertion
 	CI           bool
 	Relax        float64
+	// Memory asks for the memory figures of every timed repeat (memory: true or --memory;
+	// docs/memory.md): a forced GC and a reading of the processes' memory around each.
+	Memory bool
 	// Verdict is how the assertions are decided over runs (docs/verdicts.md).
 	Verdict VerdictPlan
 	// LeftOut are assertions the run does not decide, each with its reason (--targets left out a
@@ -224,7 +227,7 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
-		StallTimeout: c.StallTimeout, Interleave: c.Interleave,
+		StallTimeout: c.StallTimeout, Interleave: c.Interleave, Memory: c.Memory,
 	}
 	v := c.Verdict
 	if ci && c.CI != nil {
@@ -239,6 +242,9 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		p.LeftOut = append(p.LeftOut, LeftOutAssertion{Assertion: a, Reason: l.Reason})
 	}
 	p.Normalize()
+	if p.Memory && p.Interleave == InterleaveOps {
+		return nil, nil, &lineError{line: c.interleaveLine, msg: "memory: true measures each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)"}
+	}
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
 		return nil, nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
 	}
@@ -622,6 +628,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	}
 	if p.StallTimeout != DefaultStallTimeout {
 		out["stall_timeout"] = p.StallTimeout.String()
+	}
+	if p.Memory {
+		out["memory"] = true
 	}
 	if p.Baseline != "" {
 		out["baseline"] = p.Baseline

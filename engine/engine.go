@@ -439,6 +439,29 @@ func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
 // measure runs one execution; a timed one under instruction counting has its instructions counted.
 // The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
 func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
+	if r.Plan.Memory && timed {
+		return r.measureMemory(ctx, ex, name)
+	}
+	return r.count(ctx, ex, timed, name)
+}
+
+// measureMemory runs a timed execution between two memory samples (memory: true), each after a
+// forced GC, outside the timed operations; the measurement carries the repeat's memory figures. The
+// measurement the run fills is made before the first sample: its histograms are live at both, and
+// allocated before either, so they count neither as allocated nor as retained.
+func (r *Runner) measureMemory(ctx context.Context, ex *execution, name string) (*measurement, error) {
+	ex.ahead = newMeasurement()
+	before := sampleMemory(ex.target)
+	m, err := r.count(ctx, ex, true, name)
+	ex.ahead = nil // a run that made no measurement (refused before it started) leaves it
+	if m != nil {
+		m.memory = memoryFigures(before, sampleMemory(ex.target), m.ops)
+	}
+	return m, err
+}
+
+// count runs one execution, counting a timed one's instructions under instruction counting.
+func (r *Runner) count(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
 	if r.Instructions == nil || !timed {
 		return ex.run(ctx)
 	}

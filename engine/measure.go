@@ -29,6 +29,8 @@ type measurement struct {
 	readers []adapters.Tally
 	// instructions is what the process executed during the repeat (0: not counted).
 	instructions int64
+	// memory holds the repeat's memory figures (memory: true; docs/memory.md).
+	memory map[string]float64
 }
 
 func newMeasurement() *measurement {
@@ -51,6 +53,18 @@ type execution struct {
 	// done counts the operations finished so far, for the stall watchdog: bumped after each timed
 	// operation's clock has stopped (per operation where the engine times each one, else per run).
 	done atomic.Int64
+	// ahead is the measurement the next run fills, made before it (memory: true) so that its
+	// histograms are not counted as the target's memory; nil: the run makes its own.
+	ahead *measurement
+}
+
+// measurement returns the measurement made ahead for this run, or a new one.
+func (e *execution) measurement() *measurement {
+	if m := e.ahead; m != nil {
+		e.ahead = nil
+		return m
+	}
+	return newMeasurement()
 }
 
 func (e *execution) run(ctx context.Context) (*measurement, error) {
@@ -69,7 +83,7 @@ func (e *execution) run(ctx context.Context) (*measurement, error) {
 }
 
 func (e *execution) scan(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
+	m := e.measurement()
 	var (
 		t   adapters.Tally
 		d   time.Duration
@@ -99,10 +113,10 @@ func (e *execution) scan(ctx context.Context) (*measurement, error) {
 }
 
 func (e *execution) lookup(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
 	n := len(e.w.Keys)
-	m.ops = int64(n)
 	if tl, ok := e.target.(adapters.TimedPointReader); ok {
+		m := e.measurement() // only here: the per-operation loop takes its own
+		m.ops = int64(n)
 		lat := make([]time.Duration, n)
 		t, err := tl.TimedLookups(ctx, e.w.DS, e.w.Keys, lat)
 		if err != nil {
@@ -153,20 +167,20 @@ func (e *execution) stepper(ctx context.Context, done *atomic.Int64) *opStepper 
 		if !ok {
 			return nil // lookup reports the missing capability
 		}
-		return newOpStepper(ctx, len(e.w.Keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
+		return newOpStepper(ctx, e.measurement(), len(e.w.Keys), e.slowdown, done, "lookups", func(i int) (adapters.Tally, error) {
 			return pr.Lookup(ctx, e.w.Emails[i])
 		}, nil)
 	}
 	if e.timed != nil || e.op == nil {
 		return nil
 	}
-	return newOpStepper(ctx, e.w.Ops, e.slowdown, done, "operations", func(i int) (adapters.Tally, error) {
+	return newOpStepper(ctx, e.measurement(), e.w.Ops, e.slowdown, done, "operations", func(i int) (adapters.Tally, error) {
 		return e.op.Do(ctx, i)
 	}, e.verifier(ctx))
 }
 
 func (e *execution) insert(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
+	m := e.measurement()
 	n := len(e.w.Persons)
 	m.ops = int64(n)
 	if ti, ok := e.target.(adapters.TimedInserter); ok {
@@ -218,7 +232,7 @@ func timedInsert(ctx context.Context, sess adapters.InsertSession, persons []dat
 }
 
 func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
+	m := e.measurement()
 	lat := make([]time.Duration, e.w.Readers)
 	var (
 		tallies []adapters.Tally
@@ -278,7 +292,7 @@ func (e *execution) verifier(ctx context.Context) func(int) (adapters.Tally, err
 
 // timedCustom runs a self-timed custom workload: the target reports one latency per operation.
 func (e *execution) timedCustom(ctx context.Context) (*measurement, error) {
-	m := newMeasurement()
+	m := e.measurement()
 	lat := make([]time.Duration, e.w.Ops)
 	t, err := e.timed.TimedRun(ctx, e.w.Name, e.params, lat)
 	if err != nil {
@@ -317,8 +331,7 @@ type opStepper struct {
 	endErr error
 }
 
-func newOpStepper(ctx context.Context, n int, slowdown *slowdown, done *atomic.Int64, what string, op, verify func(i int) (adapters.Tally, error)) *opStepper {
-	m := newMeasurement()
+func newOpStepper(ctx context.Context, m *measurement, n int, slowdown *slowdown, done *atomic.Int64, what string, op, verify func(i int) (adapters.Tally, error)) *opStepper {
 	m.ops = int64(n)
 	return &opStepper{ctx: ctx, n: n, slowdown: slowdown, done: done, what: what, op: op, verify: verify, m: m}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -97,6 +98,7 @@ func (a *resultAcc) add(index int, m *measurement) {
 	a.errMerged.Merge(m.errHist)
 	enc, _ := report.EncodeHistogram(m.hist)
 	figs := report.RepeatFigures(m.hist, m.ops, m.rows, m.errors, m.elapsed, m.instructions)
+	maps.Copy(figs, m.memory)
 	a.repeats = append(a.repeats, report.Repeat{
 		Index: index, ElapsedNs: m.elapsed.Nanoseconds(), Ops: m.ops, Rows: m.rows, Errors: m.errors,
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,

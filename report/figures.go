@@ -36,7 +36,21 @@ var Figures = append([]FigureInfo{
 	{"errors", "count", false, "failed operations"},
 	{"instr_per_op", "count", false, "instructions per operation, counted by callgrind (dbbench run --instructions; this process only)"},
 	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
-}, loadFigures...)
+}, append(memoryFigures, loadFigures...)...)
+
+// memoryFigures are a repeat's memory figures, measured with memory: true or --memory outside the
+// timed operations (docs/memory.md). Per operation: the change over the repeat divided by its
+// operations.
+var memoryFigures = []FigureInfo{
+	{"bytes_allocated_per_op", "bytes", false, "Go heap bytes allocated per operation (in-process targets; dbbench run --memory)"},
+	{"bytes_retained_per_op", "bytes", false, "bytes still held per operation after the repeat: Go heap live after a GC plus C malloc in use (in process), or the client's resident set growth (exec) (--memory)"},
+	{"go_heap_retained_per_op", "bytes", false, "Go heap live after a GC, growth per operation (in-process targets; --memory)"},
+	{"c_heap_retained_per_op", "bytes", false, "C malloc bytes in use (glibc mallinfo2), growth per operation; not mmap, so not LMDB's map (in-process targets; --memory)"},
+	{"rss_growth_per_op", "bytes", false, "resident set growth per operation of the process doing the work: dbbench, or the client (--memory)"},
+	{"peak_rss_bytes", "bytes", false, "peak resident set of the process doing the work: dbbench, or the client with its children (--memory)"},
+	{"server_rss_growth_per_op", "bytes", false, "resident set growth per operation of the server dbbench started, all its processes (--memory)"},
+	{"server_peak_rss_bytes", "bytes", false, "peak resident set of the server dbbench started, its processes summed (--memory)"},
+}
 
 // loadFigures are an open-loop (or closed-loop YCSB) workload's (report/load.go, docs/load.md). The
 // three clocks are never one name: response time from the intended start, service time from the
@@ -55,6 +69,12 @@ var loadFigures = []FigureInfo{
 	{"service_p99", "ns", false, "99th percentile service time (from the actual start)"},
 	{"start_lag_p99", "ns", false, "99th percentile start lag: actual minus intended start"},
 	{"generator_work_per_op", "ns", false, "the dispatcher's work per operation, waiting excluded"},
+}
+
+// Signed reports whether a figure may be negative: a memory growth or retention per operation
+// (memory handed back during a repeat, such as a Go heap that shrank or pages the runtime returned).
+func Signed(name string) bool {
+	return strings.HasSuffix(name, "_retained_per_op") || strings.HasSuffix(name, "_growth_per_op")
 }
 
 // OpFigures are the figures an open-loop workload also carries per operation type, named

@@ -214,7 +214,7 @@ func check(r *Report, part bool) error {
 
 func checkFigures(m map[string]float64) error {
 	for k, v := range m {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) || (v < 0 && !Signed(k)) {
 			return fmt.Errorf("figure %s is %g", k, v)
 		}
 	}

@@ -202,7 +202,13 @@ const schemaPrefix = "dbbench_exec_"
 var (
 	_ adapters.SelfTimed         = (*target)(nil)
 	_ adapters.TimedCustomRunner = (*target)(nil)
+	_ adapters.ProcessOwner      = (*target)(nil)
 )
+
+// Processes is the client's process (with whatever it started: the engine reads the tree).
+func (t *target) Processes() []adapters.Process {
+	return []adapters.Process{{Role: adapters.RoleClient, PID: t.c.pid()}}
+}
 
 // target is one running client with its store open. Its requests go one at a time through one pipe,
 // so mu makes it safe for concurrent use (a Scanner must be); the engine sends one at a time anyway.

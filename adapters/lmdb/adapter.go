@@ -26,6 +26,9 @@ const Name = "lmdb"
 const (
 	optRawRead = "raw_read"
 	optBatch   = "batch"
+	// optLeak is a test aid (docs/memory.md): the target leaks this many bytes of C memory per
+	// read transaction, as a C library that keeps memory per transaction would.
+	optLeak = "leak_c_bytes_per_txn"
 )
 
 // Adapter opens LMDB targets driven from Go.
@@ -45,6 +48,9 @@ func (Adapter) Info() adapters.Info {
 			Help: fmt.Sprintf("0: the plain lmdb-go path, one cgo call per cursor step, Get or Put; N (1..%d): "+
 				"the batched variant, N cursor steps or puts per cgo call through a small C helper, and a "+
 				"lookup's renew+get+copy+reset in one cgo call", native.MaxBatch)},
+		adapters.OptionSpec{Name: optLeak, Kind: adapters.Int, Default: "0", Min: 0, HasMin: true,
+			Help: "TEST AID, never for a measurement: malloc this many bytes in C per read transaction and " +
+				"never free them, so that the leak check (docs/memory.md) has a leak to catch"},
 	)
 	return adapters.Info{
 		Name: Name,
@@ -63,6 +69,7 @@ type settings struct {
 	store   store.Config
 	rawRead bool
 	batch   int
+	leak    int
 }
 
 // Check reports the option mistakes Open would, and a map too small for the dataset, which Load
@@ -80,12 +87,15 @@ func parseSettings(o adapters.Options) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	s := settings{store: sc, rawRead: true, batch: int(o.Int(optBatch))}
+	s := settings{store: sc, rawRead: true, batch: int(o.Int(optBatch)), leak: int(o.Int(optLeak))}
 	if o.Has(optRawRead) {
 		s.rawRead = o.Bool(optRawRead)
 	}
 	if b := o.Int(optBatch); b < 0 || b > native.MaxBatch {
 		return s, exitcode.Usagef("lmdb option batch: want 0 (plain lmdb-go) or 1 to %d pairs per cgo call, got %d", native.MaxBatch, b)
+	}
+	if s.leak < 0 || s.leak > 1<<20 {
+		return s, exitcode.Usagef("lmdb option %s: want 0 to %d bytes per read transaction, got %d", optLeak, 1<<20, s.leak)
 	}
 	return s, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/procmem"
 	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/ycsb"
 )
@@ -146,6 +147,8 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"batch too large", map[string]any{"batch": 1 << 20}, "lmdb option batch: want 0 (plain lmdb-go) or 1 to 65536"},
 		{"negative batch", map[string]any{"batch": -1}, "at least 0"},
+		{"negative leak", map[string]any{"leak_c_bytes_per_txn": -1}, "at least 0"},
+		{"leak too large", map[string]any{"leak_c_bytes_per_txn": 1 << 21}, "lmdb option leak_c_bytes_per_txn: want 0 to 1048576 bytes"},
 		{"raw_read not a bool", map[string]any{"raw_read": "maybe"}, "true or false"},
 		{"unknown option", map[string]any{"mapsize": "1GiB"}, "unknown option"},
 		{"path not empty", map[string]any{"path": nonEmpty}, "exists and is not empty; dbbench never deletes your data"},
@@ -305,5 +308,38 @@ func TestInfoDescribesPath(t *testing.T) {
 	tg := mustOpen(t, map[string]any{"durable": true})
 	if f := tg.Info()["env_flags"]; f != "NoTLS" {
 		t.Errorf("durable env flags %v", f)
+	}
+}
+
+// TestLeakAid: the test aid leak_c_bytes_per_txn keeps that many C bytes per read transaction,
+// which malloc's count sees, and the target says so in its info; without it, lookups keep none.
+func TestLeakAid(t *testing.T) {
+	ds := generate(t, 1000)
+	for _, tt := range []struct {
+		leak     int
+		min, max int64
+	}{{600, 600 * 1000, 2 * 600 * 1000}, {0, -64 * 1024, 64 * 1024}} {
+		tg := mustOpen(t, map[string]any{"leak_c_bytes_per_txn": tt.leak})
+		if err := tg.Load(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+		var pr adapters.PointReader = tg
+		before, ok := procmem.CHeap()
+		if !ok {
+			t.Skip("malloc's count cannot be read here")
+		}
+		for i := range 1000 {
+			if _, err := pr.Lookup(context.Background(), ds.Email(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after, _ := procmem.CHeap()
+		if grew := after - before; grew < tt.min || grew > tt.max {
+			t.Errorf("leak %d: malloc's bytes in use grew by %d over 1000 lookups, want %d to %d", tt.leak, grew, tt.min, tt.max)
+		}
+		_, warned := tg.Info()["warnings"]
+		if warned != (tt.leak > 0) {
+			t.Errorf("leak %d: info warns %v", tt.leak, warned)
+		}
 	}
 }

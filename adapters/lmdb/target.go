@@ -17,6 +17,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/procmem"
 )
 
 // checkEvery is how many rows a scan reads between looks at its context.
@@ -33,7 +34,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err != nil {
 		return nil, err
 	}
-	t := &target{st: st, rawRead: s.rawRead, batch: s.batch, tempDir: env.TempDir, persons: env.Size}
+	t := &target{st: st, rawRead: s.rawRead, batch: s.batch, leak: s.leak, tempDir: env.TempDir, persons: env.Size}
 	if s.batch > 0 {
 		if t.layout, err = native.Bind(st.Env, st.DBI); err != nil {
 			return nil, errors.Join(exitcode.Infraf("lmdb batch helpers: %v", err), st.Close())
@@ -49,6 +50,8 @@ type target struct {
 	layout  *native.Layout // set when batch > 0
 	rawRead bool
 	batch   int
+	// leak is the test aid leak_c_bytes_per_txn: C bytes never freed per read transaction.
+	leak    int
 	tempDir string
 	// persons is the dataset size and need the map size it needs, for the insert workload's errors.
 	persons int
@@ -87,6 +90,7 @@ func (t *target) takeIdle() (*lmdbgo.Txn, error) {
 	if t.closed.Load() {
 		return nil, errors.New("lmdb target is closed")
 	}
+	procmem.LeakC(t.leak)
 	if txn := t.idle.Swap(nil); txn != nil {
 		return txn, nil
 	}
@@ -267,6 +271,9 @@ func (t *target) Info() map[string]any {
 	m := t.st.Info()
 	m["raw_read"] = t.rawRead
 	m["batch"] = t.batch
+	if t.leak > 0 {
+		m["warnings"] = []string{fmt.Sprintf("test aid leak_c_bytes_per_txn: leaks %d bytes of C memory per read transaction", t.leak)}
+	}
 	if t.batch > 0 {
 		m["scan_path"] = fmt.Sprintf("C helper: %d cursor steps per cgo call, zero-copy", t.batch)
 		m["insert_path"] = fmt.Sprintf("C helper: %d mdb_put per cgo call from Go-packed buffers", t.batch)

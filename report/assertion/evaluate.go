@@ -87,8 +87,9 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int, rule Rule
 		return out
 	}
 	// Ratios and a positive figure's values vary by factors (a machine state scales them): their
-	// interval is taken on log scale. Differences can be negative and stay linear.
-	log := a.Form != Difference
+	// interval is taken on log scale. Differences can be negative and stay linear, and so do the
+	// signed figures (memory growth per operation: a difference of two readings, often near 0).
+	log := a.Form != Difference && !(a.Form == Absolute && report.Signed(a.Left.Key()))
 	for _, v := range values {
 		if !(v > 0) {
 			log = false

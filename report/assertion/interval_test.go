@@ -239,3 +239,32 @@ func TestEvaluateOverRuns(t *testing.T) {
 		t.Errorf("unpaired run: run values %v, want [1 2]", g.RunValues)
 	}
 }
+
+// TestEvaluateSignedFigureIsLinear: a memory growth per operation is a difference of two readings,
+// near 0 when nothing leaks: its interval is linear even when every run value is positive (on log
+// scale, run values of 6 to 21 bytes per operation spread by a factor of 3.5, and <= 32 stays undecided).
+func TestEvaluateSignedFigureIsLinear(t *testing.T) {
+	r := runsReport(map[string][][]float64{
+		"client/bytes_retained_per_op": {{28, 7, 5}, {40, 6, -1}, {24, 9, 3}, {38, 21, 2}},
+		"leaky/bytes_retained_per_op":  {{635, 614, 629}, {648, 624, 584}, {673, 604, 623}, {612, 590, 605}},
+		"client/rows_per_s":            {{28, 7, 5}, {40, 6, -1}, {24, 9, 3}, {38, 21, 2}},
+	})
+	rule := Rule{Confidence: 0.95, Tests: 4}
+	for _, tt := range []struct {
+		expr, method string
+		verdict      report.Verdict
+	}{
+		{"scan.bytes_retained_per_op[client] <= 32", "t", report.VerdictPass},
+		{"scan.bytes_retained_per_op[leaky] <= 64", "t", report.VerdictFail},
+		{"scan.rows_per_s[client] <= 32", "t-log", report.VerdictInconclusive}, // the same values as a rate: by factors
+	} {
+		a, err := Parse(tt.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := a.Evaluate(r, 0, rule)[0]
+		if g.Interval == nil || g.Interval.Method != tt.method || g.Verdict != tt.verdict {
+			t.Errorf("%s: %s on %+v, want %s by method %s", tt.expr, g.Verdict, g.Interval, tt.verdict, tt.method)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(string(r.Verdict))), esc(verdictText(r)))
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
+	htmlMemory(ew, r)
 	htmlLoads(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {
@@ -334,6 +335,14 @@ func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 	fmt.Fprintln(w, "</table>")
 }
 
+// htmlResultRowStart opens a table row of a result: its target, workload and (in a sweep) size.
+func htmlResultRowStart(w io.Writer, x *report.Result, sweep bool) {
+	fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", esc(x.Target), esc(x.Workload))
+	if sweep {
+		fmt.Fprintf(w, "<td class=n>%s</td>", Grouped(int64(x.Size)))
+	}
+}
+
 func htmlResults(w io.Writer, r *report.Report) {
 	sweep := len(r.Run.Sizes) > 1
 	fmt.Fprintln(w, "<h2>Results</h2>\n<table>\n<tr><th>target</th><th>workload</th>")
@@ -343,10 +352,7 @@ func htmlResults(w io.Writer, r *report.Report) {
 	fmt.Fprintln(w, "<th class=n>ops</th><th class=n>rows/s</th><th class=n>ns/row</th><th class=n>p50</th><th class=n>p90</th><th class=n>p99</th><th class=n>p99.9 (merged)</th><th class=n>max (merged)</th><th class=n>errors</th><th></th></tr>")
 	for i := range r.Results {
 		x := &r.Results[i]
-		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", esc(x.Target), esc(x.Workload))
-		if sweep {
-			fmt.Fprintf(w, "<td class=n>%s</td>", Grouped(int64(x.Size)))
-		}
+		htmlResultRowStart(w, x, sweep)
 		cells := resultCells(x)
 		for _, c := range cells[:len(cells)-1] {
 			fmt.Fprintf(w, "<td class=n>%s</td>", esc(c))

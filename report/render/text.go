@@ -55,6 +55,7 @@ func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	ew := NewErrWriter(w)
 	Shards(ew, r, st)
 	Results(ew, r, st)
+	Memory(ew, r, st)
 	Loads(ew, r, st)
 	Assertions(ew, r, st)
 	VerdictLine(ew, r, st)
@@ -354,6 +355,8 @@ func FigureValue(figure string, v float64) string {
 		return Ns(v)
 	case "1/s":
 		return Rate(v)
+	case "bytes":
+		return BytesPerOp(v)
 	}
 	return Count(v)
 }

@@ -135,7 +135,7 @@ func TestLibraries(t *testing.T) {
 		options []string // offered in hello
 		pg      bool
 	}{
-		{"lmdb", []string{"path", "map_size", "durable", "max_readers", "txn_size", "keep", "raw_read", "batch"}, false},
+		{"lmdb", []string{"path", "map_size", "durable", "max_readers", "txn_size", "keep", "raw_read", "batch", "leak_c_bytes_per_txn"}, false},
 		{"sqlite", []string{"storage", "path"}, false},
 		{"postgres", []string{}, true},
 	}
