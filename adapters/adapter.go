@@ -13,6 +13,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/workloads/ycsb"
@@ -319,6 +320,15 @@ const (
 	RoleClient = "client"
 	RoleServer = "server"
 )
+
+// Profiler is a target (or an Op) that can split its timed operations into phases (dbbench run
+// --profile, docs/profile.md). Before each timed repeat the engine profiles, it calls Profile with a
+// fresh recorder, and after it Profile(nil); the target marks its phases' boundaries on whatever
+// it was last given (phase.Recorder's methods do nothing on nil, so an unprofiled run reads no extra
+// clock). Profile is never called during a repeat.
+type Profiler interface {
+	Profile(r *phase.Recorder)
+}
 
 // ProcessOwner is a target whose work runs in processes of its own: with memory figures asked for
 // (docs/memory.md), the engine reads their resident sets from /proc around each timed repeat.

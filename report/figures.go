@@ -115,6 +115,9 @@ func LookupFigure(name string) (FigureInfo, bool) {
 			return f, true
 		}
 	}
+	if f, ok := profileFigure(name); ok {
+		return f, true
+	}
 	op, fig, ok := strings.Cut(name, ".")
 	if !ok || op == "" || strings.Trim(op, "abcdefghijklmnopqrstuvwxyz") != "" {
 		return FigureInfo{}, false

@@ -223,7 +223,9 @@ type Result struct {
 	Verification Verification `json:"verification"`
 	// Load is set for an open-loop workload (a rate or a duration; docs/load.md): its schedule, rates,
 	// clocks per operation type and time series.
-	Load     *Load          `json:"load,omitempty"`
+	Load *Load `json:"load,omitempty"`
+	// Profile says how the phase figures were read, with --profile (docs/profile.md).
+	Profile  *Profile       `json:"profile,omitempty"`
 	Info     map[string]any `json:"info,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 }
