@@ -124,6 +124,10 @@ type Env struct {
 	// run left, which the target only attaches to (StoreAttach). Only an adapter whose SharedStore
 	// accepts the options is given anything but StoreOwn.
 	Store StoreUse
+	// Profile says the run profiles phases (dbbench run --profile): a target whose client in another
+	// process times its phases only when asked asks it at Open. The recorder itself comes through
+	// Profiler.
+	Profile bool
 }
 
 // StoreUse is how a target treats its store: made, loaded and dropped by it (StoreOwn); made and
