@@ -114,6 +114,9 @@ func runClientTest(cmd *cobra.Command, opts *ClientTestOptions) error {
 	if res.Failed > 0 {
 		return &silentError{code: exitcode.Failed}
 	}
+	if res.Undecided > 0 {
+		return &silentError{code: exitcode.Inconclusive}
+	}
 	return nil
 }
 

@@ -285,6 +285,12 @@ func (t *target) Info() map[string]any {
 		// region (an insert's fresh store and read-back, a scan's reply encoding).
 		proto["round_trip_minus_reported_p50_ns"] = cost
 	}
+	if j, n := t.c.Judged(); n > 0 {
+		// How many timed replies showed enough work beyond the protocol's cost for their times to be
+		// judged (verify.go): the rest were let through unjudged, not found plausible.
+		proto["replies_judged"] = j
+		proto["replies_timed"] = n
+	}
 	info["protocol"] = proto
 	if t.pg != nil {
 		info["postgres_schema"] = t.pg.Schema

@@ -47,10 +47,26 @@ const (
 	shortAfter   = 3
 )
 
-// shortCount counts one kind of reply: all of them, and those whose time was implausibly short.
+// shortCount counts one kind of reply: all of them, those whose work stood out from the protocol's
+// cost so that their time could be judged at all, and those judged implausibly short.
 type shortCount struct {
-	n, short int
+	n, judged, short int
 }
+
+// Judged returns how many timed replies so far showed enough work beyond the protocol's cost for
+// their times to be judged, and how many were timed replies at all. A check that judged none has
+// seen nothing: on a loaded machine the protocol's cost can hide a small request's work entirely.
+func (c *Client) Judged() (judged, replies int) {
+	for _, sc := range c.short {
+		judged += sc.judged
+		replies += sc.n
+	}
+	return judged, replies
+}
+
+// ProtocolCost is the protocol's own cost a reply's round trip is judged against (0 before
+// Calibrate).
+func (c *Client) ProtocolCost() time.Duration { return c.pingP99 }
 
 // Cold pings measure what the protocol costs a request that finds the client idle (woken from its
 // read, as a workload's request does after the other targets' turns), which back-to-back pings do not.
@@ -111,6 +127,7 @@ func (c *Client) plausible(op, field string, d, rtt time.Duration) error {
 	req := c.last // the request of this reply, before the recheck pings replace it
 	rtt -= c.waited + fixed
 	if !tooShort(d, rtt, cost, share) {
+		sc.judge(rtt, cost)
 		return nil
 	}
 	now, err := c.pingNow()
@@ -118,17 +135,22 @@ func (c *Client) plausible(op, field string, d, rtt time.Duration) error {
 		return err
 	}
 	if cost = max(cost, now); !tooShort(d, rtt, cost, share) {
+		sc.judge(rtt, cost)
 		return nil
 	}
 	if ok, err := c.again(req, share, cost); ok || err != nil {
+		if ok {
+			sc.judged++
+		}
 		return err
 	}
+	sc.judged++
 	sc.short++
-	if sc.short < shortAfter || 2*sc.short <= sc.n {
+	if sc.short < shortAfter || 2*sc.short <= sc.judged { // replies too small to judge are no evidence either way
 		return nil
 	}
-	return c.fail("%s reply: %s %s is implausibly short: the round trip was %s and the protocol's own cost (pings) %s, so the work took about %s, and a client's time must be at least %.0f%% of it (%d of %d %s replies so far were this short)",
-		op, field, d, rtt, cost, rtt-cost, share*100, sc.short, sc.n, op)
+	return c.fail("%s reply: %s %s is implausibly short: the round trip was %s and the protocol's own cost (pings) %s, so the work took about %s, and a client's time must be at least %.0f%% of it (%d of the %d %s replies so far whose work could be judged were this short)",
+		op, field, d, rtt, cost, rtt-cost, share*100, sc.short, sc.judged, op)
 }
 
 // A read that still looks short after the recheck pings is asked again, up to askAgain times, and
@@ -192,6 +214,14 @@ func (c *Client) readAgain(req protocol.Request) (time.Duration, time.Duration, 
 func visibleWork(rtt, cost time.Duration) (time.Duration, bool) {
 	work := rtt - cost
 	return work, work >= max(minVisible, visibleCosts*cost)
+}
+
+// judge counts a reply found plausible as judged when its work stood out from the protocol's cost;
+// one whose work did not was let through unjudged.
+func (sc *shortCount) judge(rtt, cost time.Duration) {
+	if _, ok := visibleWork(rtt, cost); ok {
+		sc.judged++
+	}
 }
 
 // plausibleOnce says whether a repeat shows the reported time plausible: its work visible, and the

@@ -43,7 +43,15 @@ type Options struct {
 type Result struct {
 	Passed, Failed int
 	Failures       []string // "name: reason"
+	// Undecided counts the checks whose evidence could not decide within their budget (a loaded
+	// machine hides a client's work behind the protocol's cost): not a pass.
+	Undecided int
 }
+
+// undecidedError is a check that saw too little to decide: it neither passes nor fails.
+type undecidedError struct{ why string }
+
+func (e *undecidedError) Error() string { return e.why }
 
 // ErrStart is returned (wrapped) when the client could not be started at all.
 var ErrStart = errors.New("the client could not be started")
@@ -90,6 +98,11 @@ func (k *checker) fail(name string, err error) {
 
 func (k *checker) skip(name, why string) { k.line("skip ", name, why) }
 
+func (k *checker) undecided(name, why string) {
+	k.res.Undecided++
+	k.line("INCONCLUSIVE ", name, why)
+}
+
 // check runs one check on the client, unless an earlier check already ended it.
 func (k *checker) check(c *exec.Client, name string, f func() (string, error)) bool {
 	if c.Err() != nil {
@@ -97,6 +110,10 @@ func (k *checker) check(c *exec.Client, name string, f func() (string, error)) b
 		return false
 	}
 	detail, err := f()
+	if u := (*undecidedError)(nil); errors.As(err, &u) {
+		k.undecided(name, u.why)
+		return false
+	}
 	if err != nil {
 		k.fail(name, err)
 		return false
@@ -148,7 +165,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := k.endOfInput(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(opts.Out, "%d passed, %d failed\n", k.res.Passed, k.res.Failed)
+	if k.res.Undecided > 0 {
+		fmt.Fprintf(opts.Out, "%d passed, %d failed, %d inconclusive\n", k.res.Passed, k.res.Failed, k.res.Undecided)
+	} else {
+		fmt.Fprintf(opts.Out, "%d passed, %d failed\n", k.res.Passed, k.res.Failed)
+	}
 	return &k.res, nil
 }
 
@@ -279,30 +300,55 @@ func (s *clientSession) verification() {
 }
 
 // plausibleTimes repeats scans and lookups, so that a client whose times are far shorter than the
-// work dbbench sees it do is refused (it takes a few replies of a kind; docs/protocol.md).
+// work dbbench sees it do is refused (it takes a few replies of a kind; docs/protocol.md). Only a
+// reply whose work stands out from the protocol's cost can be judged, and on a loaded machine that
+// cost grows: so the lookups grow (doubling their keys) until enough replies were judged, within a
+// budget; a check that judged too few says so (inconclusive, exit 4), never "ok".
 func (s *clientSession) plausibleTimes() {
 	ds, n := s.ds, s.ds.Len()
 	s.check(s.c, "plausible times", func() (string, error) {
-		const repeats = 5
-		var replies int
-		for range repeats {
+		judged0, replies0 := s.c.Judged()
+		keys := min(1000, n)
+		deadline := time.Now().Add(plausibleBudget)
+		var judged, replies int
+		for round := 0; ; round++ {
 			if slices.Contains(s.hello.Workloads, workloads.Scan) {
 				if _, _, err := s.c.Scan(s.ctx, n); err != nil {
 					return "", err
 				}
-				replies++
 			}
 			if slices.Contains(s.hello.Workloads, workloads.Lookup) {
-				keys := ds.Sample(min(1000, n), int64(replies))
-				if _, err := s.c.Lookup(s.ctx, keys, make([]time.Duration, len(keys))); err != nil {
+				idx := ds.Sample(keys, int64(round))
+				if _, err := s.c.Lookup(s.ctx, idx, make([]time.Duration, len(idx))); err != nil {
 					return "", err
 				}
-				replies++
 			}
+			j, r := s.c.Judged()
+			judged, replies = j-judged0, r-replies0
+			if judged >= plausibleJudged || replies == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return "", &undecidedError{fmt.Sprintf("%d of %d replies (lookups of up to %d keys) showed enough work beyond the protocol's cost (%s) to judge their times, %d wanted within %s: run it on a quieter machine",
+					judged, replies, keys, render.Duration(s.c.ProtocolCost()), plausibleJudged, plausibleBudget)}
+			}
+			keys = min(2*keys, maxPlausibleKeys)
 		}
-		return fmt.Sprintf("%d more replies, each time positive, within its round trip and not far below the work dbbench saw", replies), nil
+		if replies == 0 {
+			return "", &undecidedError{"the client declares neither scan nor lookup: no time to judge"}
+		}
+		return fmt.Sprintf("%d of %d more replies judged (lookups of up to %d keys): each time positive, within its round trip and not far below the work dbbench saw", judged, replies, keys), nil
 	})
 }
+
+// How long plausibleTimes may grow its requests, how many judged replies it wants (enough for a
+// client that under-reports to be refused: exec refuses one whose judged replies are mostly
+// short, from three on), and how large a lookup request may grow.
+const (
+	plausibleBudget  = 20 * time.Second
+	plausibleJudged  = 5
+	maxPlausibleKeys = 1 << 16
+)
 
 // builtins checks each common workload the client declares, and says which it skips.
 func (s *clientSession) builtins() {
