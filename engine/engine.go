@@ -98,6 +98,23 @@ type targetState struct {
 	stalled *StallError
 	// loaded counts the progress its adapter reports while loading (adapters.Env.Progress).
 	loaded atomic.Int64
+	// usesServer is set once the target asked for the run's PostgreSQL server (Env.PostgreSQL):
+	// memory figures then include the server's processes.
+	usesServer atomic.Bool
+	// server returns the run's server's main process (0: none readable).
+	server func() int
+}
+
+// servers are the processes of the run's PostgreSQL server when the target uses it: their memory
+// is measured with the target's (memory: true). Nil when it does not, or they cannot be read.
+func (s *targetState) servers() []adapters.Process {
+	if s.server == nil || !s.usesServer.Load() {
+		return nil
+	}
+	if pid := s.server(); pid > 0 {
+		return []adapters.Process{{Role: adapters.RoleServer, PID: pid}}
+	}
+	return nil
 }
 
 // resultKey identifies one result.
@@ -348,6 +365,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		return exitcode.Infraf("cannot create a temporary directory: %v", err)
 	}
 	s.dir = dir
+	s.server = sh.serverPID
 	env := adapters.Env{
 		TempDir: dir,
 		Logf:    prog.logf(s.plan.Name),
@@ -356,7 +374,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 
 		Workloads:   s.plan.Workloads,
 		DatasetFile: sh.datasetFile(ds),
-		PostgreSQL:  sh.postgreSQL,
+		PostgreSQL:  sh.postgreSQLFor(&s.usesServer),
 		Progress:    func() { s.loaded.Add(1) },
 		Store:       r.storeUse(s.plan),
 	}
@@ -451,11 +469,11 @@ func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name st
 // allocated before either, so they count neither as allocated nor as retained.
 func (r *Runner) measureMemory(ctx context.Context, ex *execution, name string) (*measurement, error) {
 	ex.ahead = newMeasurement()
-	before := sampleMemory(ex.target)
+	before := sampleMemory(ex.target, ex.servers)
 	m, err := r.count(ctx, ex, true, name)
 	ex.ahead = nil // a run that made no measurement (refused before it started) leaves it
 	if m != nil {
-		m.memory = memoryFigures(before, sampleMemory(ex.target), m.ops)
+		m.memory = memoryFigures(before, sampleMemory(ex.target, ex.servers), m.ops)
 	}
 	return m, err
 }

@@ -56,6 +56,9 @@ type execution struct {
 	// ahead is the measurement the next run fills, made before it (memory: true) so that its
 	// histograms are not counted as the target's memory; nil: the run makes its own.
 	ahead *measurement
+	// servers are processes of a server the run started that the target uses (the shared
+	// PostgreSQL), measured with it (memory: true).
+	servers []adapters.Process
 }
 
 // measurement returns the measurement made ahead for this run, or a new one.

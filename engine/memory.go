@@ -25,8 +25,9 @@ type memSample struct {
 var memMetrics = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
 
 // sampleMemory collects the garbage and reads the memory of this process and of the target's
-// processes. It runs only between repeats, never inside a timed operation.
-func sampleMemory(t adapters.Target) memSample {
+// processes (its own, and those of a server the run started for it). It runs only between repeats,
+// never inside a timed operation.
+func sampleMemory(t adapters.Target, servers []adapters.Process) memSample {
 	runtime.GC()
 	s := memSample{procs: map[string]procmem.Resident{}}
 	ms := append([]metrics.Sample(nil), memMetrics...)
@@ -36,17 +37,19 @@ func sampleMemory(t adapters.Target) memSample {
 	s.self, _ = procmem.ReadResident(os.Getpid())
 	po, ok := t.(adapters.ProcessOwner)
 	s.inProcess = !ok
+	procs := servers
 	if ok {
-		for _, p := range po.Processes() {
-			r, err := procmem.ReadTree(p.PID)
-			if err != nil {
-				continue
-			}
-			sum := s.procs[p.Role]
-			sum.RSS += r.RSS
-			sum.Peak += r.Peak
-			s.procs[p.Role] = sum
+		procs = append(po.Processes(), servers...)
+	}
+	for _, p := range procs {
+		r, err := procmem.ReadTree(p.PID)
+		if err != nil {
+			continue
 		}
+		sum := s.procs[p.Role]
+		sum.RSS += r.RSS
+		sum.Peak += r.Peak
+		s.procs[p.Role] = sum
 	}
 	return s
 }
@@ -55,8 +58,8 @@ func sampleMemory(t adapters.Target) memSample {
 // (docs/memory.md). In-process: bytes_allocated_per_op and go_heap_retained_per_op from the Go
 // heap, c_heap_retained_per_op from malloc, bytes_retained_per_op their sum, rss_growth_per_op and
 // peak_rss_bytes this process's. A target with a client process: bytes_retained_per_op is the
-// client's resident set growth (its rss_growth_per_op), peak_rss_bytes the client's peak; a server
-// it started adds server_rss_growth_per_op and server_peak_rss_bytes.
+// client's resident set growth (its rss_growth_per_op), peak_rss_bytes the client's peak. Either
+// kind adds server_rss_growth_per_op and server_peak_rss_bytes for a server the run started for it.
 func memoryFigures(before, after memSample, ops int64) map[string]float64 {
 	if ops <= 0 {
 		return nil
@@ -77,7 +80,6 @@ func memoryFigures(before, after memSample, ops int64) map[string]float64 {
 			figs["rss_growth_per_op"] = per(after.self.RSS - before.self.RSS)
 			figs["peak_rss_bytes"] = float64(after.self.Peak)
 		}
-		return figs
 	}
 	for role, prefix := range map[string]string{adapters.RoleClient: "", adapters.RoleServer: "server_"} {
 		b, okb := before.procs[role]

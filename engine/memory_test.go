@@ -64,6 +64,10 @@ func TestMemoryFiguresFromSamples(t *testing.T) {
 			memSample{procs: map[string]procmem.Resident{"client": res(1<<20+600*1024, 3<<20), "server": res(4<<20, 6<<20)}}, 1024,
 			map[string]float64{"rss_growth_per_op": 600, "bytes_retained_per_op": 600, "peak_rss_bytes": 3 << 20,
 				"server_rss_growth_per_op": 0, "server_peak_rss_bytes": 6 << 20}},
+		{"in process, on the run's server", memSample{inProcess: true, self: res(8192, 9000), procs: map[string]procmem.Resident{"server": res(40<<20, 41<<20)}},
+			memSample{inProcess: true, self: res(8192, 9000), procs: map[string]procmem.Resident{"server": res(40<<20+4096, 42<<20)}}, 4,
+			map[string]float64{"bytes_allocated_per_op": 0, "go_heap_retained_per_op": 0, "bytes_retained_per_op": 0,
+				"rss_growth_per_op": 0, "peak_rss_bytes": 9000, "server_rss_growth_per_op": 1024, "server_peak_rss_bytes": 42 << 20}},
 		{"client unreadable", memSample{procs: map[string]procmem.Resident{}}, memSample{procs: map[string]procmem.Resident{}}, 5,
 			map[string]float64{}},
 		{"no operations", memSample{inProcess: true}, memSample{inProcess: true}, 0, nil},
@@ -81,3 +85,4 @@ func TestMemoryFiguresFromSamples(t *testing.T) {
 		})
 	}
 }
+

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/postgres"
@@ -53,6 +54,24 @@ func (s *shared) postgreSQL(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return srv.DSN("postgres"), nil
+}
+
+// postgreSQLFor is postgreSQL for one target, noting in uses that the target asked for the server, so
+// that its memory figures include the server's (docs/memory.md).
+func (s *shared) postgreSQLFor(uses *atomic.Bool) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		uses.Store(true)
+		return s.postgreSQL(ctx)
+	}
+}
+
+// serverPID is the main process of the run's PostgreSQL server, 0 when none runs or its processes
+// cannot be read (a container).
+func (s *shared) serverPID() int {
+	if srv := s.pg.Started(); srv != nil {
+		return srv.PID()
+	}
+	return 0
 }
 
 // stop stops the shared server and removes the person files.

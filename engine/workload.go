@@ -77,7 +77,7 @@ func (wr *workloadRun) enter(s *targetState, results *[]*resultAcc) error {
 	acc := newResultAcc(resultKey{s.plan.Name, w.Name, wr.size}, workloads.Unit(w.Name, w.Custom), wr.params)
 	*results = append(*results, acc)
 	acc.verification = wr.run.Expect(scansInKeyOrder(s.inst), w.CrossCheck)
-	ex := &execution{w: wr.run, target: s.inst, slowdown: s.slow}
+	ex := &execution{w: wr.run, target: s.inst, slowdown: s.slow, servers: s.servers()}
 	if tc, ok := s.inst.(adapters.TimedCustomRunner); ok && w.Custom {
 		ex.timed, ex.params = tc, s.plan.Params[w.Name].Values()
 	} else if w.Custom {

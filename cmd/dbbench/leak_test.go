@@ -66,3 +66,39 @@ func TestLeakCheck(t *testing.T) {
 		t.Errorf("go-client-leak grows by %v bytes per lookup, want about 600", x.Figures)
 	}
 }
+
+// TestServerMemory: a target on the run's PostgreSQL server has the server's memory figures; one
+// that never asked for the server has none.
+func TestServerMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	dir, tmp := t.TempDir(), t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	if code, stdout, stderr := dbbench(t, tmp, "run", "-q", "-c", "testdata/server-memory.yaml", "--out", out); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	pg, mem := rep.Find("pg", "lookup", 0), rep.Find("mem", "lookup", 0)
+	if pg == nil || mem == nil {
+		t.Fatal("a result is missing")
+	}
+	if v, ok := pg.Figures["server_peak_rss_bytes"]; !ok || v < 1<<20 {
+		t.Errorf("pg: server_peak_rss_bytes %v (present %v): a PostgreSQL server holds more than 1 MiB", v, ok)
+	}
+	if _, ok := pg.Figures["server_rss_growth_per_op"]; !ok {
+		t.Errorf("pg: server_rss_growth_per_op missing: %v", pg.Figures)
+	}
+	for _, f := range []string{"server_peak_rss_bytes", "server_rss_growth_per_op"} {
+		if _, ok := mem.Figures[f]; ok {
+			t.Errorf("mem, which never asked for the server, has %s", f)
+		}
+	}
+}

@@ -205,6 +205,15 @@ func (s *Server) VersionNum() int { return s.versionNum }
 // Mode returns ModeLocal or ModeContainer.
 func (s *Server) Mode() string { return s.mode }
 
+// PID is the server's main process (the postmaster), whose children are its backends; 0 when the
+// server runs in a container, whose processes this one cannot read.
+func (s *Server) PID() int {
+	if b, ok := s.backend.(*localBackend); ok {
+		return b.proc.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Port returns the TCP port the server listens on (on the host, in container mode).
 func (s *Server) Port() int { return s.port }
 
@@ -356,6 +365,13 @@ func (l *Lazy) Server(ctx context.Context) (*Server, error) {
 		l.tried = l.err == nil || ctx.Err() == nil
 	}
 	return l.srv, l.err
+}
+
+// Started returns the server if one is running, without starting it.
+func (l *Lazy) Started() *Server {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.srv
 }
 
 // Stop stops the server if one was started; the next Server starts a new one.
