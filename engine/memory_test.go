@@ -85,4 +85,3 @@ func TestMemoryFiguresFromSamples(t *testing.T) {
 		})
 	}
 }
-
