@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
@@ -33,6 +34,27 @@ func memoryShown(r *report.Report) []memoryColumn {
 				out = append(out, c)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// memoryHeadlineFigures are the memory figures the HTML results table shows beside the times (issue
+// 23: "the memory figures in the results table"): what an operation allocates and keeps, and the
+// process's peak, the three an assertion on a leak or a footprint reads first. All eight would make
+// the table twenty columns wide, so the Memory table below it keeps the breakdown (Go heap, C heap,
+// resident set, server).
+var memoryHeadlineFigures = []string{"bytes_allocated_per_op", "bytes_retained_per_op", "peak_rss_bytes"}
+
+// memoryHeadlineNote says where the rest of the memory figures are.
+const memoryHeadlineNote = "alloc/op, retained/op, peak rss: memory per operation and the process's peak; the Memory table below breaks them down"
+
+// memoryHeadline are the headline memory columns some result of the report has.
+func memoryHeadline(r *report.Report) []memoryColumn {
+	var out []memoryColumn
+	for _, c := range memoryShown(r) {
+		if slices.Contains(memoryHeadlineFigures, c.figure) {
+			out = append(out, c)
 		}
 	}
 	return out
