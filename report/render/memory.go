@@ -97,17 +97,32 @@ func roundTo3(v float64) float64 {
 	return math.Round(v*p) / p
 }
 
+// resultHeads are the columns that name a result in a table: TARGET, WORKLOAD and, in a size
+// sweep, SIZE.
+func resultHeads(r *report.Report) (head []string, sweep bool) {
+	sweep = len(r.Run.Sizes) > 1
+	head = []string{"TARGET", "WORKLOAD"}
+	if sweep {
+		head = append(head, "SIZE")
+	}
+	return head, sweep
+}
+
+// resultLead are a result's cells in the resultHeads columns.
+func resultLead(x *report.Result, sweep bool) []string {
+	if sweep {
+		return []string{x.Target, x.Workload, fmt.Sprint(x.Size)}
+	}
+	return []string{x.Target, x.Workload}
+}
+
 // Memory writes the memory figures, one row per result, when the run measured them (memory: true).
 func Memory(w io.Writer, r *report.Report, st Style) {
 	cols := memoryShown(r)
 	if len(cols) == 0 {
 		return
 	}
-	sweep := len(r.Run.Sizes) > 1
-	head := []string{"TARGET", "WORKLOAD"}
-	if sweep {
-		head = append(head, "SIZE")
-	}
+	head, sweep := resultHeads(r)
 	first := len(head)
 	for _, c := range cols {
 		head = append(head, c.head)
@@ -118,11 +133,7 @@ func Memory(w io.Writer, r *report.Report, st Style) {
 	}
 	for i := range r.Results {
 		x := &r.Results[i]
-		row := []string{x.Target, x.Workload}
-		if sweep {
-			row = append(row, fmt.Sprint(x.Size))
-		}
-		t.add(append(row, memoryCells(x, cols)...)...)
+		t.add(append(resultLead(x, sweep), memoryCells(x, cols)...)...)
 	}
 	fmt.Fprintln(w)
 	t.fit(st.width(), 0, 1)

@@ -125,11 +125,7 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 	if !anyProfile(r) {
 		return
 	}
-	sweep := len(r.Run.Sizes) > 1
-	head := []string{"TARGET", "WORKLOAD"}
-	if sweep {
-		head = append(head, "SIZE")
-	}
+	head, sweep := resultHeads(r)
 	first := len(head)
 	head = append(head, "PHASE", "NS/OP", "SHARE", "HOW")
 	t := newTable(head...)
@@ -139,10 +135,7 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 		if len(x.Repeats) == 0 {
 			continue
 		}
-		lead := []string{x.Target, x.Workload}
-		if sweep {
-			lead = append(lead, fmt.Sprint(x.Size))
-		}
+		lead := resultLead(x, sweep)
 		blank := make([]string, len(lead))
 		row := func(cells ...string) {
 			t.add(append(append([]string(nil), lead...), cells...)...)

@@ -78,6 +78,13 @@ func TestPhasesTableRows(t *testing.T) {
 	if !strings.Contains(text, "get~") || !strings.Contains(text, "sampled 1 in 64") || !strings.Contains(text, "txn*") {
 		t.Errorf("the sampled and client phases are not marked:\n%s", text)
 	}
+	// in a size sweep each result's rows name its size
+	r.Run.Sizes = []int{1000, 10000}
+	b.Reset()
+	Phases(&b, r, Style{Width: 200})
+	if !regexp.MustCompile(`(?m)^TARGET +WORKLOAD +SIZE +PHASE`).MatchString(b.String()) || !regexp.MustCompile(`(?m)^lmdb-go +lookup +10000 +txn `).MatchString(b.String()) {
+		t.Errorf("a sweep's phases table does not name the size:\n%s", b.String())
+	}
 	b.Reset()
 	Phases(&b, readReport(t, "sweep.json"), Style{})
 	if b.Len() != 0 {
