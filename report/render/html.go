@@ -29,6 +29,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
 	htmlMemory(ew, r)
+	htmlPhases(ew, r)
 	htmlLoads(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {

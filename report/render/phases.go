@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dbbench/dbbench/report"
 )
@@ -411,9 +412,14 @@ func (b *PhaseBars) writeBar(w io.Writer, xa axis, k, y int, bar PhaseBar) {
 	}
 	fmt.Fprintf(w, "<text class=\"total\" x=\"%s\" y=\"%s\" dominant-baseline=\"central\">%s</text>\n", f1(x0+4), mid, esc(Ns(bar.Total())))
 	if bar.RoundTrip > 0 {
-		ty := f1(float64(y + barH + 3))
+		ty, end := float64(y+barH+3), xa.px(bar.RoundTrip)
 		fmt.Fprintf(w, "<line class=\"trip\" x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"><title>%s: round trip %s per request (%s)</title></line>\n",
-			f1(zero), f1(xa.px(bar.RoundTrip)), ty, ty, esc(bar.Target), Ns(bar.RoundTrip), roundTripHow)
+			f1(zero), f1(end), f1(ty), f1(ty), esc(bar.Target), Ns(bar.RoundTrip), roundTripHow)
+		// its value beside its end, where that is past the bar's total and inside the figure
+		label := "round trip " + Ns(bar.RoundTrip)
+		if end > x0+float64(len(Ns(bar.Total())))*barLabelChar+8 && end+4+float64(utf8.RuneCountInString(label))*barLabelChar <= chartW {
+			fmt.Fprintf(w, "<text class=\"triplabel\" x=\"%s\" y=\"%s\" dominant-baseline=\"central\">%s</text>\n", f1(end+4), f1(ty), esc(label))
+		}
 	}
 	fmt.Fprintln(w, "</g>")
 }
@@ -423,15 +429,20 @@ func (b *PhaseBars) writeBar(w io.Writer, xa axis, k, y int, bar PhaseBar) {
 func (b *PhaseBars) writeLegend(w io.Writer, panels bool) {
 	var names []string
 	sampled, client, trip := false, false, false
+	other := false
 	for _, bar := range b.Bars {
 		for _, s := range bar.Segments {
-			if !slices.Contains(names, s.Phase) {
+			other = other || s.Phase == otherPhase && s.Method == ""
+			if !slices.Contains(names, s.Phase) && !(s.Phase == otherPhase && s.Method == "") {
 				names = append(names, s.Phase)
 			}
 			sampled = sampled || s.Method == "sampled"
 			client = client || s.Method == "client"
 		}
 		trip = trip || bar.RoundTrip > 0
+	}
+	if other { // the time no phase covers ends every bar, and the legend
+		names = append(names, otherPhase)
 	}
 	fmt.Fprint(w, "<p class=\"legend\">")
 	for _, n := range names {
@@ -456,4 +467,51 @@ func (b *PhaseBars) writeLegend(w io.Writer, panels bool) {
 	}
 	notes = append(notes, "hover over a segment for its value")
 	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(strings.Join(notes, "; ")))
+}
+
+// htmlPhases is the phases table of the HTML report: per result its phases in operation order with
+// their values, so that the page states every value in text (printed, or a segment too narrow to
+// hover), beside the bars that show them.
+func htmlPhases(w io.Writer, r *report.Report) {
+	if !anyProfile(r) {
+		return
+	}
+	sweep := len(r.Run.Sizes) > 1
+	fmt.Fprint(w, "<h2>Phases</h2>\n<table class=\"phases\">\n<tr><th>target</th><th>workload</th>")
+	if sweep {
+		fmt.Fprint(w, "<th class=n>size</th>")
+	}
+	fmt.Fprintln(w, "<th>phases per operation, in order (share)</th><th class=n>other</th><th class=n>round trip</th><th class=n>profile cost</th></tr>")
+	for i := range r.Results {
+		x := &r.Results[i]
+		if len(x.Repeats) == 0 {
+			continue
+		}
+		htmlResultRowStart(w, x, sweep)
+		segs := PhaseSegments(x)
+		if segs == nil {
+			fmt.Fprintln(w, "<td>not profiled</td><td class=n>-</td><td class=n>-</td><td class=n>-</td></tr>")
+			continue
+		}
+		var phases []string
+		other := "-"
+		for _, s := range segs {
+			v := fmt.Sprintf("%s (%s)", Ns(s.Ns), shareText(s.Share))
+			if s.Phase == otherPhase && s.Method == "" {
+				other = v
+				continue
+			}
+			phases = append(phases, s.Label()+" "+v)
+		}
+		cell := func(fig string) string {
+			if v, ok := x.Figures[fig]; ok {
+				return Ns(v)
+			}
+			return "-"
+		}
+		fmt.Fprintf(w, "<td>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>\n",
+			esc(strings.Join(phases, " · ")), esc(other), esc(cell(report.RoundTrip)), esc(cell(report.ProfileOverhead)))
+	}
+	fmt.Fprintln(w, "</table>")
+	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(phasesLegend))
 }

@@ -178,6 +178,43 @@ func TestPhaseColours(t *testing.T) {
 	}
 }
 
+// TestHTMLPhasesTable: the page states every phase's value in text too, in the profile's order, with
+// other, the round trip and the profile cost in their columns.
+func TestHTMLPhasesTable(t *testing.T) {
+	r := readReport(t, "profile.json")
+	var b bytes.Buffer
+	htmlPhases(&b, r)
+	page := b.String()
+	for _, x := range r.Results {
+		row := "<tr><td>" + x.Target + "</td><td>" + x.Workload + "</td><td>not profiled</td><td class=n>-</td><td class=n>-</td><td class=n>-</td></tr>"
+		if x.Profile != nil {
+			var phases []string
+			for _, p := range x.Profile.Phases {
+				mark := map[string]string{"sampled": "~", "client": "*"}[p.Method]
+				phases = append(phases, p.Name+mark+" "+Ns(x.Figures[report.PhaseFigure(p.Name)])+" ("+shareText(x.Figures[report.PhaseShareFigure(p.Name)])+")")
+			}
+			cell := func(fig string) string {
+				if v, ok := x.Figures[fig]; ok {
+					return Ns(v)
+				}
+				return "-"
+			}
+			segs := PhaseSegments(&x)
+			other := segs[len(segs)-1]
+			row = "<tr><td>" + x.Target + "</td><td>" + x.Workload + "</td><td>" + esc(strings.Join(phases, " · ")) + "</td><td class=n>" +
+				Ns(x.Figures[report.PhaseOther]) + " (" + shareText(other.Share) + ")</td><td class=n>" + cell(report.RoundTrip) + "</td><td class=n>" + cell(report.ProfileOverhead) + "</td></tr>"
+		}
+		if !strings.Contains(page, row) {
+			t.Errorf("%s %s: no row %s in\n%s", x.Target, x.Workload, row, page)
+		}
+	}
+	b.Reset()
+	htmlPhases(&b, readReport(t, "lmdb.json"))
+	if b.Len() != 0 {
+		t.Error("a report without a profile has a phases table")
+	}
+}
+
 // TestHTMLResultsMemory: the results table shows the headline memory figures of each result
 // beside its times ("-" where it has none); the Memory table still has the breakdown.
 func TestHTMLResultsMemory(t *testing.T) {

@@ -540,7 +540,7 @@ svg{width:100%;height:auto;display:block}svg text{font:11px system-ui,sans-serif
 .series circle{fill:currentColor}.series .ci{stroke:currentColor;stroke-width:2;opacity:.6}
 .mark{stroke:#666;stroke-dasharray:4 3}.mark.bad{stroke:#b00020;stroke-width:1.5}.marklabel{fill:#b00020}
 .legend{margin:.2em 0 0 70px;font-size:12px}
-.bar .seg{stroke:#fff;stroke-width:.5}.bar .seglabel{font-size:10px}.bar .none{fill:#777;font-style:italic}.bar .trip{stroke:#222;stroke-width:2}
+.bar .seg{stroke:#fff;stroke-width:.5}.bar .seglabel{font-size:10px}.bar .none{fill:#777;font-style:italic}.bar .trip{stroke:#222;stroke-width:2}.bar .triplabel{font-size:10px}
 .results td:first-child{white-space:nowrap}.results th.n{white-space:normal}.legend .phase{margin-right:.8em;white-space:nowrap}.legend .swatch{font-size:14px}.note{color:#555;font-size:12px}code{font-size:12px}
 @media print{body{max-width:none;margin:0}h2{break-after:avoid}}`
 
