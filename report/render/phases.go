@@ -52,6 +52,8 @@ func (s PhaseSegment) how() string {
 		return "timed by the client"
 	case s.Phase == otherPhase && s.Method == "":
 		return "no phase covers it"
+	case s.Method != "timed":
+		return s.Method // a method this dbbench does not know: say it as it is
 	}
 	return ""
 }

@@ -111,6 +111,9 @@ func TestPhaseSegments(t *testing.T) {
 	if bar := (PhaseBar{Segments: segs}); bar.Total() != 1000 {
 		t.Errorf("total %v, want 1000 (a phase without a figure adds nothing)", bar.Total())
 	}
+	if s := (PhaseSegment{Phase: "io", Method: "batched"}); s.how() != "batched" || s.Label() != "io" {
+		t.Errorf("a method this dbbench does not know reads %q %q, want it said as it is", s.Label(), s.how())
+	}
 	if PhaseSegments(&report.Result{Figures: x.Figures}) != nil {
 		t.Error("a result without a profile has segments")
 	}
