@@ -275,3 +275,31 @@ func barExpectations(secs []Section) []browsertest.BarsExpect {
 	}
 	return out
 }
+
+// TestPhasesWithoutFigures: a profile whose figures are missing (an engine that wrote none, a
+// merged report) draws an empty bar and dashes, never NaN.
+func TestPhasesWithoutFigures(t *testing.T) {
+	r := readReport(t, "profile.json")
+	for i := range r.Results {
+		for k := range r.Results[i].Figures {
+			if strings.HasPrefix(k, "phase_") || k == report.RoundTrip || k == report.ProfileOverhead {
+				delete(r.Results[i].Figures, k)
+			}
+		}
+	}
+	var page, text bytes.Buffer
+	if err := HTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := Summary(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"page": page.String(), "text": text.String()} {
+		if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") {
+			t.Errorf("the %s shows NaN or Inf", name)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^lmdb-go +lookup +txn +- +-$`).MatchString(text.String()) {
+		t.Errorf("a phase without figures is not a row of dashes:\n%s", text.String())
+	}
+}
