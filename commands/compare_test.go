@@ -325,6 +325,9 @@ func TestReportCommand(t *testing.T) {
 		{"text", []string{p["base"]}, exitcode.OK, []string{"TARGET", "verdict: PASS"}, ""},
 		// the page shows a size option in bytes: the adapters' specs say map_size is one (txn_size is not)
 		{"html", []string{filepath.Join("..", "report", "render", "testdata", "lmdb.json"), "--format", "html"}, exitcode.OK, []string{"map_size=1 GiB max_readers=126 txn_size=0;", "<td>100,000 persons</td>"}, ""},
+		// a profiled report: its phases as a table and as bars, the memory figures in the results table
+		{"text with phases", []string{filepath.Join("..", "report", "render", "testdata", "profile.json")}, exitcode.OK, []string{"PHASE          NS/OP  SHARE  HOW", "get~", "sampled 1 in 64", "txn*", "round trip", "not profiled"}, ""},
+		{"html with phases", []string{filepath.Join("..", "report", "render", "testdata", "profile.json"), "--format", "html"}, exitcode.OK, []string{`<figure class="bars" id="phases-lookup-10000"`, `<rect class="seg" data-phase="wait"`, `<span class="phase" data-phase="decode">`, "<th class=n>retained/op</th>"}, ""},
 		{"benchstat", []string{p["base"], "--format", "benchstat"}, exitcode.OK, []string{"pkg: dbbench/gate", "BenchmarkScan/target=sut/size=1000\t1\t"}, ""},
 		{"hgrm needs a directory", []string{lat, "--format", "hgrm"}, exitcode.Usage, nil, "dbbench: --format hgrm writes one file per result: give the directory with --out-dir"},
 		{"hgrm", []string{lat, "--format", "hgrm", "--out-dir", outDir}, exitcode.OK, []string{filepath.Join(outDir, "a_lookup.hgrm"), filepath.Join(outDir, "b_lookup.hgrm")}, ""},

@@ -44,7 +44,9 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
   html       one self-contained page (charts drawn as inline SVG, nothing fetched, prints well):
              the environment and verdict, the assertions with their inputs, per workload every
              target's latency by percentile (HdrHistogram's 1/(1-p) axis) and every repeat as a
-             point; for a size sweep each figure against size with the growth assertions' limits
+             point; for a size sweep each figure against size with the growth assertions' limits;
+             for a run with --profile each target's phases as a stacked bar per workload; with
+             memory figures, alloc/op, retained/op and peak rss in the results table
   benchstat  Go benchmark lines, one per measured repeat, named like
              BenchmarkScan/target=lmdb-go/size=20000, with ns/op, ns/row, rows/s, ops/s and
              p50-ns ... p99.9-ns; 'benchstat -col /target FILE' compares the targets of one run,

@@ -29,12 +29,16 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
 	htmlMemory(ew, r)
+	htmlPhases(ew, r)
 	htmlLoads(ew, r)
 	htmlAssertions(ew, r)
 	for _, sec := range charts {
 		fmt.Fprintf(ew, "<h2>%s</h2>\n", esc(sec.Title))
 		if sec.Note != "" {
 			fmt.Fprintf(ew, "<p class=\"note\">%s</p>\n", esc(sec.Note))
+		}
+		if sec.Bars != nil {
+			sec.Bars.WriteSVG(ew)
 		}
 		for i := range sec.Charts {
 			sec.Charts[i].WriteSVG(ew)
@@ -44,9 +48,10 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	return ew.Err()
 }
 
-// Section is a titled group of charts.
+// Section is a titled group of charts: a workload's phases as bars (with --profile), then its charts.
 type Section struct {
 	Title, Note string
+	Bars        *PhaseBars
 	Charts      []Chart
 }
 
@@ -55,12 +60,13 @@ type Section struct {
 func ReportCharts(r *report.Report) ([]Section, error) {
 	var secs []Section
 	sweep := len(r.Run.Sizes) > 1
+	colours := PhaseColours(r)
 	for _, g := range groupResults(r) {
 		title := g.workload
 		if sweep {
 			title += fmt.Sprintf(" at %s persons", Grouped(int64(g.size)))
 		}
-		sec := Section{Title: title}
+		sec := Section{Title: title, Bars: phaseBars(g, colours)}
 		if c, err := distributionChart(g, sweep); err != nil {
 			return nil, err
 		} else if c != nil {
@@ -74,7 +80,7 @@ func ReportCharts(r *report.Report) ([]Section, error) {
 				sec.Charts = append(sec.Charts, loadCharts(r, x)...)
 			}
 		}
-		if len(sec.Charts) > 0 {
+		if len(sec.Charts) > 0 || sec.Bars != nil {
 			secs = append(secs, sec)
 		}
 	}
@@ -345,23 +351,31 @@ func htmlResultRowStart(w io.Writer, x *report.Result, sweep bool) {
 
 func htmlResults(w io.Writer, r *report.Report) {
 	sweep := len(r.Run.Sizes) > 1
-	fmt.Fprintln(w, "<h2>Results</h2>\n<table>\n<tr><th>target</th><th>workload</th>")
+	fmt.Fprintln(w, "<h2>Results</h2>\n<table class=\"results\">\n<tr><th>target</th><th>workload</th>")
 	if sweep {
 		fmt.Fprint(w, "<th class=n>size</th>")
 	}
-	fmt.Fprintln(w, "<th class=n>ops</th><th class=n>rows/s</th><th class=n>ns/row</th><th class=n>p50</th><th class=n>p90</th><th class=n>p99</th><th class=n>p99.9 (merged)</th><th class=n>max (merged)</th><th class=n>errors</th><th></th></tr>")
+	fmt.Fprint(w, "<th class=n>ops</th><th class=n>rows/s</th><th class=n>ns/row</th><th class=n>p50</th><th class=n>p90</th><th class=n>p99</th><th class=n>p99.9 (merged)</th><th class=n>max (merged)</th><th class=n>errors</th>")
+	mem := memoryHeadline(r)
+	for _, c := range mem {
+		fmt.Fprintf(w, "<th class=n>%s</th>", esc(strings.ToLower(c.head)))
+	}
+	fmt.Fprintln(w, "<th></th></tr>")
 	for i := range r.Results {
 		x := &r.Results[i]
 		htmlResultRowStart(w, x, sweep)
 		cells := resultCells(x)
-		for _, c := range cells[:len(cells)-1] {
+		st := cells[len(cells)-1]
+		for _, c := range append(cells[:len(cells)-1], memoryCells(x, mem)...) {
 			fmt.Fprintf(w, "<td class=n>%s</td>", esc(c))
 		}
-		st := cells[len(cells)-1]
 		fmt.Fprintf(w, "<td class=\"%s\">%s</td></tr>\n", esc(strings.ToLower(st)), esc(st))
 	}
 	fmt.Fprintln(w, "</table>")
 	fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(resultsLegend(r)))
+	if len(mem) > 0 {
+		fmt.Fprintf(w, "<p class=\"note\">%s</p>\n", esc(memoryHeadlineNote))
+	}
 	var notes []string
 	for _, x := range r.Results {
 		if x.Status != report.StatusOK {

@@ -20,8 +20,9 @@ import (
 
 // htmlReports are the pages checked: a real four-target LMDB run (dbbench run -c configs/lmdb.yaml),
 // a two-size sweep with a failed result, a skipped target and a growth assertion, and an open-loop
-// run of two targets, one saturated (testdata/genload.go).
-var htmlReports = []string{"lmdb.json", "sweep.json", "load.json"}
+// run of two targets, one saturated (testdata/genload.go), and a profiled run with memory figures
+// (testdata/genprofile.go).
+var htmlReports = []string{"lmdb.json", "sweep.json", "load.json", "profile.json"}
 
 // testKinds are the option kinds of the adapters the test reports use, from their own specs.
 func testKinds(t *testing.T) OptionKinds {
@@ -104,6 +105,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("title %q", page.Title)
 			}
 			browsertest.Check(t, page, expectations(secs))
+			browsertest.CheckBars(t, page, barExpectations(secs))
 			browsertest.SaveArtifact(t, "report-"+strings.TrimSuffix(name, ".json")+".png", page.Screenshot)
 		})
 	}

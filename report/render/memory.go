@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
@@ -33,6 +34,27 @@ func memoryShown(r *report.Report) []memoryColumn {
 				out = append(out, c)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// memoryHeadlineFigures are the memory figures the HTML results table shows beside the times (issue
+// 23: "the memory figures in the results table"): what an operation allocates and keeps, and the
+// process's peak, the three an assertion on a leak or a footprint reads first. All eight would make
+// the table twenty columns wide, so the Memory table below it keeps the breakdown (Go heap, C heap,
+// resident set, server).
+var memoryHeadlineFigures = []string{"bytes_allocated_per_op", "bytes_retained_per_op", "peak_rss_bytes"}
+
+// memoryHeadlineNote says where the rest of the memory figures are.
+const memoryHeadlineNote = "alloc/op, retained/op, peak rss: memory per operation and the process's peak; the Memory table below breaks them down"
+
+// memoryHeadline are the headline memory columns some result of the report has.
+func memoryHeadline(r *report.Report) []memoryColumn {
+	var out []memoryColumn
+	for _, c := range memoryShown(r) {
+		if slices.Contains(memoryHeadlineFigures, c.figure) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -75,17 +97,32 @@ func roundTo3(v float64) float64 {
 	return math.Round(v*p) / p
 }
 
+// resultHeads are the columns that name a result in a table: TARGET, WORKLOAD and, in a size
+// sweep, SIZE.
+func resultHeads(r *report.Report) (head []string, sweep bool) {
+	sweep = len(r.Run.Sizes) > 1
+	head = []string{"TARGET", "WORKLOAD"}
+	if sweep {
+		head = append(head, "SIZE")
+	}
+	return head, sweep
+}
+
+// resultLead are a result's cells in the resultHeads columns.
+func resultLead(x *report.Result, sweep bool) []string {
+	if sweep {
+		return []string{x.Target, x.Workload, fmt.Sprint(x.Size)}
+	}
+	return []string{x.Target, x.Workload}
+}
+
 // Memory writes the memory figures, one row per result, when the run measured them (memory: true).
 func Memory(w io.Writer, r *report.Report, st Style) {
 	cols := memoryShown(r)
 	if len(cols) == 0 {
 		return
 	}
-	sweep := len(r.Run.Sizes) > 1
-	head := []string{"TARGET", "WORKLOAD"}
-	if sweep {
-		head = append(head, "SIZE")
-	}
+	head, sweep := resultHeads(r)
 	first := len(head)
 	for _, c := range cols {
 		head = append(head, c.head)
@@ -96,11 +133,7 @@ func Memory(w io.Writer, r *report.Report, st Style) {
 	}
 	for i := range r.Results {
 		x := &r.Results[i]
-		row := []string{x.Target, x.Workload}
-		if sweep {
-			row = append(row, fmt.Sprint(x.Size))
-		}
-		t.add(append(row, memoryCells(x, cols)...)...)
+		t.add(append(resultLead(x, sweep), memoryCells(x, cols)...)...)
 	}
 	fmt.Fprintln(w)
 	t.fit(st.width(), 0, 1)

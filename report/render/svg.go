@@ -534,12 +534,14 @@ table{border-collapse:collapse;margin:.6em 0;font-size:12px}td,th{padding:2px 6p
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}table.nowrap td{white-space:nowrap}
 .pass{color:#0a7a2f;font-weight:600}.fail,.error,.worse{color:#b00020;font-weight:600}.skipped,.left_out{color:#777}.inconclusive{color:#9a6700;font-weight:600}.better{color:#0a7a2f}
 .verdict{font-size:1.2em;padding:.3em .6em;border:2px solid currentColor;display:inline-block}
-figure.chart{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figcaption{font-weight:600;margin-bottom:.2em}
+figure.chart,figure.bars{margin:1em 0;break-inside:avoid;page-break-inside:avoid}figcaption{font-weight:600;margin-bottom:.2em}
 svg{width:100%;height:auto;display:block}svg text{font:11px system-ui,sans-serif;fill:#333}
 .frame{fill:none;stroke:#999}.grid{stroke:#eee}.series path{fill:none;stroke:currentColor;stroke-width:1.5}
 .series circle{fill:currentColor}.series .ci{stroke:currentColor;stroke-width:2;opacity:.6}
 .mark{stroke:#666;stroke-dasharray:4 3}.mark.bad{stroke:#b00020;stroke-width:1.5}.marklabel{fill:#b00020}
-.legend{margin:.2em 0 0 70px;font-size:12px}.note{color:#555;font-size:12px}code{font-size:12px}
+.legend{margin:.2em 0 0 70px;font-size:12px}
+.bar .seg{stroke:#fff;stroke-width:.5}.bar .seglabel{font-size:10px}.bar .none{fill:#777;font-style:italic}.bar .trip{stroke:#222;stroke-width:2}.bar .triplabel{font-size:10px}
+.results td:first-child{white-space:nowrap}.results th.n{white-space:normal}.legend .phase{margin-right:.8em;white-space:nowrap}.legend .swatch{font-size:14px}.note{color:#555;font-size:12px}code{font-size:12px}
 @media print{body{max-width:none;margin:0}h2{break-after:avoid}}`
 
 // WritePageStart writes the document head of an HTML page: a strict content security policy (nothing

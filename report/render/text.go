@@ -55,6 +55,7 @@ func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 	ew := NewErrWriter(w)
 	Shards(ew, r, st)
 	Results(ew, r, st)
+	Phases(ew, r, st)
 	Memory(ew, r, st)
 	Loads(ew, r, st)
 	Assertions(ew, r, st)

@@ -83,10 +83,42 @@ type ChartSeen struct {
 	Data   Extent       `json:"data"`
 }
 
+// SegmentSeen is one segment of a stacked bar (<rect class="seg" data-phase>) as drawn: X and Width
+// in the svg's viewBox units, Screen its width on the page in CSS pixels, Fill its computed colour.
+type SegmentSeen struct {
+	Phase  string  `json:"phase"`
+	X      float64 `json:"x"`
+	Width  float64 `json:"width"`
+	Screen float64 `json:"screen"`
+	Fill   string  `json:"fill"`
+}
+
+// BarSeen is one stacked bar (<g class="bar" data-target data-panel>) as drawn.
+type BarSeen struct {
+	Target   string        `json:"target"`
+	Panel    int           `json:"panel"`
+	Segments []SegmentSeen `json:"segments"`
+}
+
+// LegendSeen is one legend entry of a bars figure (.legend [data-phase]) and its swatch's colour.
+type LegendSeen struct {
+	Phase  string `json:"phase"`
+	Colour string `json:"colour"`
+	Text   string `json:"text"`
+}
+
+// BarsSeen is one <figure class="bars"> as drawn.
+type BarsSeen struct {
+	ID     string       `json:"id"`
+	Bars   []BarSeen    `json:"bars"`
+	Legend []LegendSeen `json:"legend"`
+}
+
 // Page is what the browser made of a page.
 type Page struct {
 	Title  string
 	Charts []ChartSeen
+	Bars   []BarsSeen
 	// Requests are the URLs the page asked for, the page itself excepted.
 	Requests []string
 	// Console holds console and CSP messages (a blocked load shows here).
@@ -128,6 +160,21 @@ const measure = `Array.from(document.querySelectorAll('figure.chart')).map(f => 
       return {name: g.dataset.name || '', points: cs.length, drawn: drawn.length};
     })};
 })`
+
+// measureBars reads every stacked-bar figure: each bar's segments where the browser laid them out
+// and in the colour it filled them with, and the legend's entries with their swatches' colour.
+const measureBars = `Array.from(document.querySelectorAll('figure.bars')).map(f => ({
+  id: f.id,
+  bars: Array.from(f.querySelectorAll('g.bar')).map(g => ({
+    target: g.dataset.target || '', panel: parseInt(g.dataset.panel || '0', 10),
+    segments: Array.from(g.querySelectorAll('rect.seg')).map(r => {
+      const b = r.getBBox();
+      return {phase: r.dataset.phase || '', x: b.x, width: b.width, screen: r.getBoundingClientRect().width, fill: getComputedStyle(r).fill};
+    })})),
+  legend: Array.from(f.querySelectorAll('.legend [data-phase]')).map(e => {
+    const sw = e.querySelector('.swatch');
+    return {phase: e.dataset.phase, colour: sw ? getComputedStyle(sw).color : '', text: e.textContent.trim()};
+  })}))`
 
 // Open loads the HTML file at path in a fresh headless Chromium (its own profile directory, no
 // network services), waits for it to load, and returns what it drew and requested, with a screenshot
@@ -193,13 +240,17 @@ func Open(t testing.TB, path string) Page {
 	if err != nil {
 		t.Fatalf("measure the charts: %v", err)
 	}
+	bars, err := chromedp.Run(step, chromedp.Evaluate[[]BarsSeen](measureBars))
+	if err != nil {
+		t.Fatalf("measure the bars: %v", err)
+	}
 	shot, err := chromedp.Run(step, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	page.Title, page.Charts, page.Screenshot = title, charts, shot
+	page.Title, page.Charts, page.Bars, page.Screenshot = title, charts, bars, shot
 	return page
 }
 
@@ -341,5 +392,140 @@ func Check(t testing.TB, p Page, want []Expect) {
 				t.Errorf("chart %s: the x axis has no label %q (labels %s)", got.ID, l, tickLabels(got, "x"))
 			}
 		}
+	}
+}
+
+// BarExpect is what one stacked bar should be: its target, its panel (bars on one axis), and its
+// segments' phases in order with their times (ns).
+type BarExpect struct {
+	Target string
+	Panel  int
+	Phases []string
+	Ns     []float64
+}
+
+// BarsExpect is what one bars figure should hold, in order.
+type BarsExpect struct {
+	ID   string
+	Bars []BarExpect
+}
+
+// barTolerance is how far, in viewBox units, segments may sit off where their times put them: the
+// pages round coordinates to 0.1.
+const barTolerance = 0.25
+
+// BarsProblems returns what is wrong with a bars figure as drawn: a bar or segment missing, out of
+// order or of a phase not expected; a segment of a positive time without width on the screen;
+// segments that do not meet end to end from one start; within a panel, a bar whose length is not in
+// proportion to its time as the panel's others are (the longest bar's scale is the panel's); a
+// phase the legend does not name, or whose swatch is not the colour of its segments.
+func BarsProblems(got BarsSeen, want BarsExpect) []string {
+	var out []string
+	if len(got.Bars) != len(want.Bars) {
+		return []string{fmt.Sprintf("%d bars drawn, want %d", len(got.Bars), len(want.Bars))}
+	}
+	legend := map[string]string{}
+	for _, l := range got.Legend {
+		legend[l.Phase] = l.Colour
+	}
+	scale := map[int]float64{} // viewBox units per ns, from each panel's longest bar
+	longest := map[int]float64{}
+	start := map[int]float64{}
+	for i, b := range got.Bars {
+		w := want.Bars[i]
+		if b.Target != w.Target || b.Panel != w.Panel {
+			out = append(out, fmt.Sprintf("bar %d is %q in panel %d, want %q in panel %d", i, b.Target, b.Panel, w.Target, w.Panel))
+			continue
+		}
+		var phases []string
+		for _, s := range b.Segments {
+			phases = append(phases, s.Phase)
+		}
+		if !slices.Equal(phases, w.Phases) {
+			out = append(out, fmt.Sprintf("%s: segments %v, want %v", b.Target, phases, w.Phases))
+			continue
+		}
+		total, length := 0.0, 0.0
+		for j, s := range b.Segments {
+			total += w.Ns[j]
+			length += s.Width
+			if w.Ns[j] > 0 && (s.Width <= 0 || s.Screen <= 0) {
+				out = append(out, fmt.Sprintf("%s %s: %v ns drawn %.2f wide (%.2f px on the screen)", b.Target, s.Phase, w.Ns[j], s.Width, s.Screen))
+			}
+			if j > 0 {
+				if end := b.Segments[j-1].X + b.Segments[j-1].Width; math.Abs(s.X-end) > barTolerance {
+					out = append(out, fmt.Sprintf("%s %s: starts at %.2f, the segment before ends at %.2f", b.Target, s.Phase, s.X, end))
+				}
+			}
+			if c, ok := legend[s.Phase]; !ok {
+				out = append(out, fmt.Sprintf("%s %s: the legend does not name the phase", b.Target, s.Phase))
+			} else if c != s.Fill {
+				out = append(out, fmt.Sprintf("%s %s: filled %s, its legend swatch is %s", b.Target, s.Phase, s.Fill, c))
+			}
+		}
+		if len(b.Segments) == 0 {
+			continue
+		}
+		if x, ok := start[b.Panel]; ok && math.Abs(b.Segments[0].X-x) > barTolerance {
+			out = append(out, fmt.Sprintf("%s: starts at %.2f, the panel's other bars at %.2f", b.Target, b.Segments[0].X, x))
+		}
+		start[b.Panel] = b.Segments[0].X
+		if total > longest[b.Panel] {
+			longest[b.Panel], scale[b.Panel] = total, length/total
+		}
+	}
+	for i, b := range got.Bars {
+		w := want.Bars[i]
+		if len(b.Segments) == 0 || len(b.Segments) != len(w.Ns) {
+			continue
+		}
+		total, length := 0.0, 0.0
+		for j, s := range b.Segments {
+			total += w.Ns[j]
+			length += s.Width
+		}
+		if want := total * scale[b.Panel]; math.Abs(length-want) > barTolerance*float64(len(b.Segments)) {
+			out = append(out, fmt.Sprintf("%s: %.2f long for %v ns, want %.2f as its panel's longest bar scales", b.Target, length, total, want))
+		}
+	}
+	return out
+}
+
+// ColourProblems returns the phases drawn in more than one colour across a page's bars figures.
+func ColourProblems(p Page) []string {
+	seen := map[string]string{}
+	var out []string
+	for _, f := range p.Bars {
+		for _, b := range f.Bars {
+			for _, s := range b.Segments {
+				if c, ok := seen[s.Phase]; !ok {
+					seen[s.Phase] = s.Fill
+				} else if c != s.Fill {
+					out = append(out, fmt.Sprintf("%s %s: phase %s filled %s, elsewhere %s", f.ID, b.Target, s.Phase, s.Fill, c))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// CheckBars compares the page's bars figures with the expected ones (every one, in page order) and
+// checks that each phase has one colour on the page.
+func CheckBars(t testing.TB, p Page, want []BarsExpect) {
+	t.Helper()
+	if len(p.Bars) != len(want) {
+		t.Errorf("the browser shows %d bars figures, want %d", len(p.Bars), len(want))
+	}
+	for i := 0; i < min(len(p.Bars), len(want)); i++ {
+		if p.Bars[i].ID != want[i].ID {
+			t.Errorf("bars figure %d is %q, want %q", i, p.Bars[i].ID, want[i].ID)
+			continue
+		}
+		for _, e := range BarsProblems(p.Bars[i], want[i]) {
+			t.Errorf("bars %s: %s", want[i].ID, e)
+		}
+	}
+	for _, e := range ColourProblems(p) {
+		t.Error(e)
 	}
 }

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,65 @@ func TestBracketSeesTicksThatMissTheData(t *testing.T) {
 	}
 	if got := Bracket(p.Charts[4], true); len(got) != 0 {
 		t.Errorf("a category x axis needs no ticks: %q", got)
+	}
+}
+
+// TestBarsProblems: a stacked bar whose segment has no width, leaves a gap, is not in proportion to
+// its time, is filled in another colour than its legend swatch or is missing from the legend is
+// reported, and a phase in two colours on one page too; a bar drawn as its times say is not.
+func TestBarsProblems(t *testing.T) {
+	seg := func(phase string, x, w float64, colour string) string {
+		return fmt.Sprintf(`<rect class="seg" data-phase="%s" x="%v" y="0" width="%v" height="10" style="fill:%s"/>`, phase, x, w, colour)
+	}
+	bar := func(target string, panel int, segs ...string) string {
+		return fmt.Sprintf(`<g class="bar" data-target="%s" data-panel="%d">%s</g>`, target, panel, strings.Join(segs, ""))
+	}
+	legend := func(phases ...string) string {
+		var b strings.Builder
+		for i := 0; i < len(phases); i += 2 {
+			fmt.Fprintf(&b, `<span data-phase="%s"><span class="swatch" style="color:%s">&#9632;</span> %s</span>`, phases[i], phases[i+1], phases[i])
+		}
+		return `<p class="legend">` + b.String() + `</p>`
+	}
+	figure := func(id string, bars, leg string) string {
+		return `<figure class="bars" id="` + id + `"><svg viewBox="0 0 200 100" width="400" height="200">` + bars + `</svg>` + leg + `</figure>`
+	}
+	page := `<!DOCTYPE html><html><head><title>t</title></head><body>` +
+		figure("good", bar("a", 0, seg("send", 10, 20, "red"), seg("wait", 30, 10, "blue"))+bar("b", 0, seg("send", 10, 10, "red"))+
+			bar("c", 1, seg("wait", 10, 100, "blue")), legend("send", "red", "wait", "blue")) +
+		figure("bad", bar("a", 0, seg("send", 10, 20, "red"), seg("wait", 32, 0, "blue"))+bar("b", 0, seg("send", 10, 40, "green")),
+			legend("send", "red")) +
+		`</body></html>`
+	path := filepath.Join(t.TempDir(), "p.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Open(t, path)
+	if len(p.Bars) != 2 {
+		t.Fatalf("%d bars figures, want 2: %+v", len(p.Bars), p.Bars)
+	}
+	want := BarsExpect{ID: "good", Bars: []BarExpect{
+		{Target: "a", Phases: []string{"send", "wait"}, Ns: []float64{200, 100}},
+		{Target: "b", Phases: []string{"send"}, Ns: []float64{100}},
+		{Target: "c", Panel: 1, Phases: []string{"wait"}, Ns: []float64{5000}},
+	}}
+	if got := BarsProblems(p.Bars[0], want); len(got) != 0 {
+		t.Errorf("good: %q", got)
+	}
+	want.ID, want.Bars = "bad", want.Bars[:2]
+	got := strings.Join(BarsProblems(p.Bars[1], want), "\n")
+	for _, w := range []string{
+		"a wait: 100 ns drawn 0.00 wide (0.00 px on the screen)",
+		"a wait: starts at 32.00, the segment before ends at 30.00",
+		"a wait: the legend does not name the phase",
+		"b send: filled rgb(0, 128, 0), its legend swatch is rgb(255, 0, 0)",
+		"b: 40.00 long for 100 ns, want 6.67 as its panel's longest bar scales",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("bad: the problems lack %q:\n%s", w, got)
+		}
+	}
+	if got := strings.Join(ColourProblems(p), "\n"); !strings.Contains(got, "bad b: phase send filled rgb(0, 128, 0), elsewhere rgb(255, 0, 0)") {
+		t.Errorf("colour problems: %q", got)
 	}
 }
