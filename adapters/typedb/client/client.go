@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbbench/dbbench/adapters/phase"
 )
 
 // Config configures a Client. Zero values get the defaults documented on each field.
@@ -242,6 +244,10 @@ func (c *Client) renewToken(ctx context.Context, gen uint64) error {
 // again and retries once (a rejected request was not executed). On success the caller reads and
 // closes resp.Body, then calls done; on error there is nothing to release.
 func (c *Client) call(ctx context.Context, op, method, path string, body any, auth bool) (resp *http.Response, done func(), err error) {
+	var l *laps
+	if r := phasesFrom(ctx); r != nil {
+		l = startLaps(r)
+	}
 	var payload []byte
 	switch b := body.(type) {
 	case nil:
@@ -257,7 +263,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		var token string
 		var gen uint64
 		if auth {
-			if token, gen, err = c.currentToken(ctx); err != nil {
+			if token, gen, err = c.currentToken(withoutPhases(ctx)); err != nil {
 				cancel()
 				return nil, nil, err
 			}
@@ -266,7 +272,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		if payload != nil {
 			rd = bytes.NewReader(payload)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+		rctx := ctx
+		if l != nil {
+			rctx = l.trace(ctx)
+		}
+		req, err := http.NewRequestWithContext(rctx, method, c.base+path, rd)
 		if err != nil {
 			cancel()
 			return nil, nil, fmt.Errorf("typedb %s: %w", op, err)
@@ -284,7 +294,14 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			return nil, nil, c.transportError(ctx, op, err)
 		}
 		if resp.StatusCode < 400 {
+			if l != nil {
+				l.lap(phase.Drain) // the header
+				resp.Body = &timedBody{resp.Body, l}
+			}
 			return resp, func() {
+				if l != nil {
+					l.lap(phase.Decode)
+				}
 				// Drain what is left (normally nothing) so the connection can be reused.
 				_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 				resp.Body.Close()
@@ -298,7 +315,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			err = fmt.Errorf("typedb %s: %s: %w", op, c.base, ErrTLSRequired)
 		}
 		if auth && attempt == 0 && resp.StatusCode == http.StatusUnauthorized && e != nil && (e.Has(CodeInvalidToken) || e.Has(CodeMissingToken)) {
-			if rerr := c.renewToken(ctx, gen); rerr != nil {
+			if rerr := c.renewToken(withoutPhases(ctx), gen); rerr != nil {
 				cancel()
 				return nil, nil, rerr
 			}
