@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/dbbench/dbbench/adapters/phase"
 )
 
 // PhaseNs is one phase of a client's timed region: its name and its time in ns.
@@ -44,7 +46,6 @@ func (p *Phases) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
 		return errors.New("phases_ns is not an object")
 	}
@@ -56,13 +57,13 @@ func (p *Phases) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("phases_ns: %w", err)
 		}
 		name := t.(string) // an object's keys are strings
-		var n json.Number
-		if err := d.Decode(&n); err != nil {
-			return fmt.Errorf("phases_ns: phase %q: not a number", name)
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			return fmt.Errorf("phases_ns: %w", err)
 		}
-		ns, err := n.Int64()
+		ns, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil {
-			return fmt.Errorf("phases_ns: phase %q: %s is not a whole number of ns", name, n)
+			return fmt.Errorf("phases_ns: phase %q: %s is not a whole number of ns", name, raw)
 		}
 		if seen[name] {
 			return fmt.Errorf("phases_ns: phase %q twice", name)
@@ -81,4 +82,84 @@ func (p Phases) Sum() int64 {
 		s += ph.Ns
 	}
 	return s
+}
+
+// PhaseBackend is a Backend that can split its timed regions into phases (protocol 2, capability
+// phases): Serve offers them when OffersPhases says so and, once open asked for them, hands it a
+// fresh recorder before each timed request (Profile) and takes it back after (Profile(nil)). The
+// backend gives the recorder to what it measures only around its timed regions, so that the
+// phases fall inside the time it reports, and Serve puts their totals in the reply's phases_ns.
+type PhaseBackend interface {
+	Backend
+	// OffersPhases says whether the backend's timed regions mark phases (asked at hello, before
+	// open: it may depend on the library, not on the store open makes).
+	OffersPhases() bool
+	Profile(r *phase.Recorder)
+}
+
+func offersPhases(b Backend, version int) bool {
+	pb, ok := b.(PhaseBackend)
+	return ok && version >= 2 && pb.OffersPhases()
+}
+
+// profiled runs one timed request with a recorder lent to the backend and puts what it recorded
+// in the reply's phases_ns.
+func (s *server) profiled(work func() (any, error)) (any, error) {
+	pb := s.b.(PhaseBackend) // open refused profile otherwise
+	r := phase.New()
+	pb.Profile(r)
+	reply, err := work()
+	pb.Profile(nil)
+	if err != nil {
+		return reply, err
+	}
+	tt := r.Totals()
+	switch x := reply.(type) {
+	case TimedReply:
+		x.PhasesNs = fit(tt, x.ElapsedNs)
+		return x, nil
+	case KeptReply:
+		x.PhasesNs = fit(tt, x.ElapsedNs)
+		return x, nil
+	case LatenciesReply:
+		var own int64
+		for _, ns := range x.LatenciesNs {
+			own += ns
+		}
+		x.PhasesNs = fit(tt, own)
+		return x, nil
+	case ConcurrentReply:
+		var own int64
+		for _, rd := range x.Readers {
+			own += rd.ElapsedNs
+		}
+		x.PhasesNs = fit(tt, own)
+		return x, nil
+	case DoReply:
+		x.PhasesNs = fit(tt, x.Ns)
+		return x, nil
+	}
+	return reply, nil
+}
+
+// fit turns a recorder's totals into phases_ns for a reply whose own time is own ns. A sampled
+// phase is an estimate (one occurrence in Every timed, scaled up) and may overshoot: where the
+// phases would sum to more than the reply's time, the sampled ones are cut back first, so that the
+// client never claims more time than it reports. Timed phases are left as measured.
+func fit(tt phase.Totals, own int64) Phases {
+	out := Phases{}
+	var sum int64
+	for _, p := range tt.Phases {
+		out = append(out, PhaseNs{p.Name, p.Ns})
+		sum += p.Ns
+	}
+	for i := len(out) - 1; i >= 0 && sum > own; i-- {
+		if tt.Phases[i].Method != phase.Sampled {
+			continue
+		}
+		cut := min(sum-own, out[i].Ns)
+		out[i].Ns -= cut
+		sum -= cut
+	}
+	return out
 }

@@ -124,5 +124,8 @@ func capabilities(b Backend) []string {
 	if _, ok := b.(RecordBackend); ok {
 		caps = append(caps, CapOps)
 	}
+	if offersPhases(b, 2) {
+		caps = append(caps, CapPhases)
+	}
 	return caps
 }
