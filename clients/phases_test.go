@@ -32,11 +32,7 @@ func TestReferenceClientsPhases(t *testing.T) {
 	ctx := context.Background()
 	for _, r := range refclient.All {
 		t.Run(r.Name, func(t *testing.T) {
-			var bin string
-			if r.Go != "" {
-				bin = goClient(t)
-			}
-			argv := r.Command(t, bin)
+			argv := command(t, r)
 			for _, profile := range []bool{true, false} {
 				raw := map[string]any{"command": toAny(argv), "dir": root, "timeout": "1m", "startup_timeout": "1m", "postgres": r.Postgres}
 				if r.Options != nil {

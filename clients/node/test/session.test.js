@@ -62,20 +62,27 @@ const libraries = [
   { library: 'pg', options: {}, skip: !pgDSN && 'DBBENCH_TEST_PG_DSN is not set' },
 ];
 
+// started starts a client on library with a fresh temp dir and, for pg, a fresh schema named after
+// tag, all removed once t ends.
+async function started(t, library, tag) {
+  const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
+  let postgres;
+  if (library === 'pg') {
+    postgres = { dsn: pgDSN, schema: `dbbench_node_${tag}_${process.pid}` };
+    await admin(postgres, (c) => c.query(`CREATE SCHEMA ${postgres.schema}`));
+  }
+  const c = new Client(library);
+  t.after(async () => {
+    c.proc.kill();
+    rmSync(tempDir, { recursive: true, force: true });
+    if (postgres) await admin(postgres, (c) => c.query(`DROP SCHEMA IF EXISTS ${postgres.schema} CASCADE`));
+  });
+  return { c, tempDir, postgres };
+}
+
 for (const { library, options, skip } of libraries) {
   test(`session: ${library}`, { skip }, async (t) => {
-    const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
-    let postgres;
-    if (library === 'pg') {
-      postgres = { dsn: pgDSN, schema: `dbbench_node_test_${process.pid}` };
-      await admin(postgres, (c) => c.query(`CREATE SCHEMA ${postgres.schema}`));
-    }
-    const c = new Client(library);
-    t.after(async () => {
-      c.proc.kill();
-      rmSync(tempDir, { recursive: true, force: true });
-      if (postgres) await admin(postgres, (c) => c.query(`DROP SCHEMA IF EXISTS ${postgres.schema} CASCADE`));
-    });
+    const { c, tempDir, postgres } = await started(t, library, 'test');
 
     const hello = await c.ok({ op: 'hello', protocol: 1, dbbench: 'test' });
     assert.equal(hello.protocol, 1);
@@ -264,22 +271,15 @@ test('protocol 2: lmdb takes the challenge', async (t) => {
 
 // Capability phases: asked in open, scans and lookups carry their phases in order, tiling their own
 // time; unasked, and on other replies, there are none; protocol 1 offers none and refuses profile.
-const phaseNames = { lmdb: ['get', 'decode', 'txn'], 'better-sqlite3': ['execute', 'decode'], pg: ['execute', 'decode'] };
+const phaseNames = {
+  lmdb: { scan: ['get', 'decode', 'txn'], lookup: ['get', 'decode', 'txn'] },
+  'better-sqlite3': { scan: ['fetch', 'decode'], lookup: ['execute', 'decode'] },
+  pg: { scan: ['execute', 'decode'], lookup: ['execute', 'decode'] },
+};
 for (const { library, options, skip } of libraries) {
   test(`phases: ${library}`, { skip }, async (t) => {
     for (const profile of [true, false]) {
-      const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
-      let postgres;
-      if (library === 'pg') {
-        postgres = { dsn: pgDSN, schema: `dbbench_node_phases_${process.pid}_${profile}` };
-        await admin(postgres, (c) => c.query(`CREATE SCHEMA ${postgres.schema}`));
-      }
-      const c = new Client(library);
-      t.after(async () => {
-        c.proc.kill();
-        rmSync(tempDir, { recursive: true, force: true });
-        if (postgres) await admin(postgres, (c) => c.query(`DROP SCHEMA IF EXISTS ${postgres.schema} CASCADE`));
-      });
+      const { c, tempDir, postgres } = await started(t, library, `phases_${profile}`);
       const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
       assert.ok(hello.capabilities.includes('phases'));
       await c.ok({ op: 'open', options, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath, postgres, profile });
@@ -294,8 +294,8 @@ for (const { library, options, skip } of libraries) {
         assert.equal(lookup.phases_ns, undefined);
         continue;
       }
-      const scanNames = library === 'better-sqlite3' ? ['fetch', 'decode'] : library === 'pg' ? ['execute', 'decode'] : ['get', 'decode', 'txn'];
-      for (const [reply, own, names] of [[scan, scan.elapsed_ns, scanNames], [lookup, lookup.latencies_ns.reduce((a, b) => a + b, 0), phaseNames[library]]]) {
+      const { scan: scanNames, lookup: lookupNames } = phaseNames[library];
+      for (const [reply, own, names] of [[scan, scan.elapsed_ns, scanNames], [lookup, lookup.latencies_ns.reduce((a, b) => a + b, 0), lookupNames]]) {
         assert.deepEqual(Object.keys(reply.phases_ns), names);
         const values = Object.values(reply.phases_ns);
         assert.ok(values.every((ns) => Number.isInteger(ns) && ns >= 0), JSON.stringify(reply.phases_ns));
