@@ -210,8 +210,8 @@ var (
 	_ adapters.Profiler          = (*target)(nil)
 )
 
-// Profile hands the client's phases (phases_ns, when it offers them) and dbbench's round trips of
-// the next repeat's requests to r; nil after it.
+// Profile hands the client's phases (phases_ns, when it offers them) of the next repeat's requests,
+// with dbbench's round trips of those requests, to r; nil after it.
 func (t *target) Profile(r *phase.Recorder) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -300,7 +300,7 @@ func (t *target) Info() map[string]any {
 		proto["round_trip_minus_reported_p50_ns"] = cost
 	}
 	if t.profile {
-		proto["phases"] = "none: the client does not offer capability phases (only dbbench's round trips are profiled)"
+		proto["phases"] = "none: the client does not offer capability phases"
 		if t.c.askedPhases {
 			proto["phases"] = "the client's own (phases_ns), asked for in open"
 		}

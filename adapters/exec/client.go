@@ -640,7 +640,8 @@ func (c *Client) EndInput() bool { return c.p.shutdown() }
 
 // phases checks a timed reply's phases_ns (capability phases) against the reply's own time (own ns:
 // its elapsed time, the sum of its latencies or of its readers' times) and, in a profiled repeat,
-// adds them to the recorder with dbbench's own round trip beside them. Phases open did not ask
+// adds them to the recorder with dbbench's own round trip beside them (a reply without phases, a
+// client's that offers none, adds nothing: a result without phases has no profile). Phases open did not ask
 // for are refused: a client times its phases only when asked, so that its timed regions are
 // otherwise those of a run without --profile.
 func (c *Client) phases(op string, ph protocol.Phases, own int64, rtt time.Duration) error {
@@ -659,8 +660,8 @@ func (c *Client) phases(op string, ph protocol.Phases, own int64, rtt time.Durat
 		}
 		sum += p.Ns
 	}
-	if c.prof == nil {
-		return nil
+	if c.prof == nil || len(ph) == 0 {
+		return nil // a reply without phases adds nothing: no round trip beside no phase
 	}
 	for _, p := range ph {
 		_ = c.prof.AddClient(p.Name, time.Duration(p.Ns)) // checked above
