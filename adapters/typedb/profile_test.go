@@ -149,3 +149,38 @@ func TestProfileConcurrentAndInsert(t *testing.T) {
 		t.Errorf("insert: phases %v summing to %v in %v", got, sum, took)
 	}
 }
+
+// TestProfileReSignIn: a token the server rejects mid-run is renewed inside the profiled request;
+// the sign-in adds no phase of its own and the request's phases still fit in its time.
+func TestProfileReSignIn(t *testing.T) {
+	srv := typedbtest.NewServer(typedbtest.Config{})
+	defer srv.Close()
+	ds, _ := dataset.Generate(50, 3)
+	ctx := context.Background()
+	tg := mustOpen(t, map[string]any{"address": srv.URL})
+	if err := tg.Load(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	signIns := srv.SignIns()
+	srv.ExpireTokens()
+	r := phase.New()
+	tg.(adapters.Profiler).Profile(r)
+	t0 := time.Now()
+	_, err := tg.(adapters.PointReader).Lookup(ctx, ds.Email(3))
+	took := time.Since(t0)
+	tg.(adapters.Profiler).Profile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.SignIns() != signIns+1 {
+		t.Fatalf("sign-ins %d, want %d: the token was not renewed in the profiled request", srv.SignIns(), signIns+1)
+	}
+	got := phaseNs(r.Totals())
+	var sum time.Duration
+	for _, d := range got {
+		sum += d
+	}
+	if len(got) != 4 || sum > took {
+		t.Errorf("phases %v summing to %v in %v", got, sum, took)
+	}
+}

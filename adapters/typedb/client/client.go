@@ -245,8 +245,10 @@ func (c *Client) renewToken(ctx context.Context, gen uint64) error {
 // closes resp.Body, then calls done; on error there is nothing to release.
 func (c *Client) call(ctx context.Context, op, method, path string, body any, auth bool) (resp *http.Response, done func(), err error) {
 	var l *laps
+	signCtx := ctx // a sign-in inside this request stays out of its phases
 	if r := phasesFrom(ctx); r != nil {
 		l = startLaps(r)
+		signCtx = withoutPhases(ctx)
 	}
 	var payload []byte
 	switch b := body.(type) {
@@ -263,7 +265,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		var token string
 		var gen uint64
 		if auth {
-			if token, gen, err = c.currentToken(withoutPhases(ctx)); err != nil {
+			if token, gen, err = c.currentToken(signCtx); err != nil {
 				cancel()
 				return nil, nil, err
 			}
@@ -315,7 +317,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			err = fmt.Errorf("typedb %s: %s: %w", op, c.base, ErrTLSRequired)
 		}
 		if auth && attempt == 0 && resp.StatusCode == http.StatusUnauthorized && e != nil && (e.Has(CodeInvalidToken) || e.Has(CodeMissingToken)) {
-			if rerr := c.renewToken(withoutPhases(ctx), gen); rerr != nil {
+			if rerr := c.renewToken(signCtx, gen); rerr != nil {
 				cancel()
 				return nil, nil, rerr
 			}

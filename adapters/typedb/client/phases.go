@@ -30,9 +30,6 @@ func WithPhases(ctx context.Context, r *phase.Recorder) context.Context {
 // withoutPhases keeps a request made inside another (a sign-in to renew the token) out of the
 // phases: its time shows in the outer request's send.
 func withoutPhases(ctx context.Context) context.Context {
-	if ctx.Value(phasesKey{}) == nil {
-		return ctx
-	}
 	return context.WithValue(ctx, phasesKey{}, (*phase.Recorder)(nil))
 }
 
