@@ -49,6 +49,16 @@ func goClient(t *testing.T) string {
 	return goBin
 }
 
+// command is the argv of a reference client, the Go client built first (or the test skipped, as
+// refclient says).
+func command(t *testing.T, r refclient.Client) []string {
+	var bin string
+	if r.Go != "" {
+		bin = goClient(t)
+	}
+	return r.Command(t, bin)
+}
+
 func TestReferenceClientsConform(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -56,11 +66,7 @@ func TestReferenceClientsConform(t *testing.T) {
 	}
 	for _, r := range refclient.All {
 		t.Run(r.Name, func(t *testing.T) {
-			var bin string
-			if r.Go != "" {
-				bin = goClient(t)
-			}
-			argv := r.Command(t, bin)
+			argv := command(t, r)
 			var out bytes.Buffer
 			opts := clienttest.Options{
 				Command: argv, Dir: root, Size: 500, Timeout: time.Minute, TempDir: t.TempDir(), Client: r.Options,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
@@ -103,7 +104,10 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	if err := checkDeclared(tg.hello, env.Workloads, opts.Map("client")); err != nil {
 		return nil, err
 	}
-	req := protocol.Open{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir}
+	// A client times its phases only when asked, and only one that offers them is.
+	tg.profile = env.Profile
+	req := protocol.Open{Options: opts.Map("client"), Size: env.Size, Seed: env.Seed, TempDir: env.TempDir,
+		Profile: env.Profile && c.Has(protocol.CapPhases)}
 	if env.DatasetFile == nil {
 		return nil, fmt.Errorf("no person file outside the engine")
 	}
@@ -203,7 +207,16 @@ var (
 	_ adapters.SelfTimed         = (*target)(nil)
 	_ adapters.TimedCustomRunner = (*target)(nil)
 	_ adapters.ProcessOwner      = (*target)(nil)
+	_ adapters.Profiler          = (*target)(nil)
 )
+
+// Profile hands the client's phases (phases_ns, when it offers them) of the next repeat's requests,
+// with dbbench's round trips of those requests, to r; nil after it.
+func (t *target) Profile(r *phase.Recorder) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.c.Profile(r)
+}
 
 // Processes is the client's process (with whatever it started: the engine reads the tree).
 func (t *target) Processes() []adapters.Process {
@@ -222,6 +235,7 @@ type target struct {
 	// dropSchema drops that schema, created by dbbench, at Close.
 	dropSchema func() error
 	closed     bool
+	profile    bool // the run profiles (Env.Profile)
 }
 
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -290,6 +304,12 @@ func (t *target) Info() map[string]any {
 		// judged (verify.go): the rest were let through unjudged, not found plausible.
 		proto["replies_judged"] = j
 		proto["replies_timed"] = n
+	}
+	if t.profile {
+		proto["phases"] = "none: the client does not offer capability phases"
+		if t.c.askedPhases {
+			proto["phases"] = "the client's own (phases_ns), asked for in open"
+		}
 	}
 	info["protocol"] = proto
 	if t.pg != nil {

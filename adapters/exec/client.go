@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
@@ -61,6 +62,10 @@ type Client struct {
 	wait     waitClock // the client's main thread's wait for a CPU (waited.go)
 	// doWin holds, per do kind, the times to judge together (records.go).
 	doWin map[string]*doWindowTimes
+	// askedPhases: open asked the client to time its phases (capability phases). prof is the
+	// profiled repeat's recorder (the target's Profile), nil between them.
+	askedPhases bool
+	prof        *phase.Recorder
 }
 
 // ReplyError is a client's {"error": ...} reply: the request failed, the client is still usable.
@@ -415,6 +420,7 @@ func (c *Client) Open(ctx context.Context, r protocol.Open) (*protocol.Opened, e
 		return nil, err
 	}
 	c.pg = r.Postgres
+	c.askedPhases = r.Profile
 	return &o.Opened, nil
 }
 
@@ -502,6 +508,9 @@ func (c *Client) timedRows(ctx context.Context, op string, rows int) (adapters.T
 	if err != nil {
 		return t, 0, err
 	}
+	if err := c.phases(op, r.PhasesNs, r.ElapsedNs, rtt); err != nil {
+		return t, 0, err
+	}
 	d := time.Duration(r.ElapsedNs)
 	c.cost(op, rtt, d)
 	return t, d, nil
@@ -538,6 +547,9 @@ func (c *Client) perOpReply(op string, r protocol.LatenciesReply, rtt time.Durat
 	if err != nil {
 		return t, err
 	}
+	if err := c.phases(op, r.PhasesNs, total, rtt); err != nil {
+		return t, err
+	}
 	c.cost(op, rtt, time.Duration(total))
 	return t, nil
 }
@@ -567,13 +579,18 @@ func (c *Client) Concurrent(ctx context.Context, readers, rows int, lat []time.D
 		return nil, 0, err
 	}
 	tallies := make([]adapters.Tally, readers)
+	var own int64
 	for i, rd := range r.Readers {
 		if tallies[i], err = c.readerTally(op, rd, rtt); err != nil {
 			return nil, 0, err
 		}
 		lat[i] = time.Duration(rd.ElapsedNs)
+		own += rd.ElapsedNs
 	}
 	if err := c.wallCoversReaders(r.WallNs, r.Readers); err != nil {
+		return nil, 0, err
+	}
+	if err := c.phases(op, r.PhasesNs, own, rtt); err != nil {
 		return nil, 0, err
 	}
 	wall := time.Duration(r.WallNs)
@@ -620,3 +637,38 @@ func (c *Client) Close(ctx context.Context) error {
 // EndInput closes the client's input without a close request and reports whether it exited within
 // 5 s (its process group is killed either way).
 func (c *Client) EndInput() bool { return c.p.shutdown() }
+
+// phases checks a timed reply's phases_ns (capability phases) against the reply's own time (own ns:
+// its elapsed time, the sum of its latencies or of its readers' times) and, in a profiled repeat,
+// adds them to the recorder with dbbench's own round trip beside them (a reply without phases, a
+// client's that offers none, adds nothing: a result without phases has no profile). Phases open did not ask
+// for are refused: a client times its phases only when asked, so that its timed regions are
+// otherwise those of a run without --profile.
+func (c *Client) phases(op string, ph protocol.Phases, own int64, rtt time.Duration) error {
+	if ph != nil && !c.askedPhases {
+		return c.fail("%s reply carries phases_ns, which open did not ask for (profile): a client times its phases only when asked", op)
+	}
+	var sum int64
+	for _, p := range ph {
+		switch {
+		case !phase.ValidName(p.Name):
+			return c.fail("%s reply: phase name %q: want lower-case letters, digits and '_', starting with a letter, at most 32 bytes", op, p.Name)
+		case p.Ns < 0:
+			return c.fail("%s reply: phase %s: negative time %d ns", op, p.Name, p.Ns)
+		case p.Ns > own-sum:
+			return c.fail("%s reply: phases_ns sum to more than the reply's own time %s (at phase %s, %d ns)", op, time.Duration(own), p.Name, p.Ns)
+		}
+		sum += p.Ns
+	}
+	if c.prof == nil || len(ph) == 0 {
+		return nil // a reply without phases adds nothing: no round trip beside no phase
+	}
+	for _, p := range ph {
+		_ = c.prof.AddClient(p.Name, time.Duration(p.Ns)) // checked above
+	}
+	c.prof.AddRoundTrip(rtt)
+	return nil
+}
+
+// Profile hands the client the recorder of a profiled repeat (nil after it).
+func (c *Client) Profile(r *phase.Recorder) { c.prof = r }

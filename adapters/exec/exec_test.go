@@ -67,7 +67,7 @@ func openLogged(t *testing.T, ds *dataset.Persons, behaviour, at string, extra m
 	t.Helper()
 	raw := map[string]any{"command": toAny(exectest.Command()), "env": exectest.Env(behaviour, at), "timeout": "3s", "startup_timeout": "3s"}
 	for k, v := range extra {
-		if k != "pg" && k != "workloads" {
+		if k != "pg" && k != "workloads" && k != "profile" {
 			raw[k] = v
 		}
 	}
@@ -86,6 +86,7 @@ func openLogged(t *testing.T, ds *dataset.Persons, behaviour, at string, extra m
 		Logf:        log.logf,
 		DatasetFile: func() (string, error) { p := filepath.Join(dir, "persons.bin"); return p, ds.WriteFile(p) },
 	}
+	env.Profile, _ = extra["profile"].(bool)
 	if dsn, ok := extra["pg"].(string); ok {
 		env.PostgreSQL = func(context.Context) (string, error) { return dsn, nil }
 	}

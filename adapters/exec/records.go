@@ -182,6 +182,9 @@ func (c *Client) Do(ctx context.Context, req *protocol.DoRequest) (*protocol.DoR
 	case time.Duration(r.Ns) > rtt:
 		return nil, c.fail("%s reply: ns %s is longer than the %s round trip dbbench measured around it", what, time.Duration(r.Ns), rtt)
 	}
+	if err := c.phases(what, r.PhasesNs, r.Ns, rtt); err != nil {
+		return nil, err
+	}
 	c.cost(what, rtt, time.Duration(r.Ns))
 	if err := c.doTimes(req.Kind, time.Duration(r.Ns), rtt-c.waited); err != nil {
 		return nil, err

@@ -326,6 +326,9 @@ func (c *Client) insertKept(ctx context.Context, rows int) (adapters.Tally, time
 				claimed.Rows, claimed.Sum, t.Rows, t.Sum, describe(r.Store))
 		}
 	}
+	if err := c.phases(op, r.PhasesNs, r.ElapsedNs, rtt); err != nil {
+		return adapters.Tally{}, 0, err
+	}
 	var dr protocol.Reply
 	if _, err := c.call(ctx, &protocol.Header{Op: protocol.OpDrop}, &dr); err != nil {
 		return adapters.Tally{}, 0, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/adapters/triplex/store"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
@@ -62,8 +63,9 @@ type pageOp[R any] struct {
 	planErr error
 
 	pr      *printer
-	fetched int    // rows the last Do fetched
-	print   uint64 // fingerprint of the last Do's page
+	prof    *phase.Recorder // the profiled repeat's recorder (Profile), nil otherwise
+	fetched int             // rows the last Do fetched
+	print   uint64          // fingerprint of the last Do's page
 	got     pageRows[R]
 }
 
@@ -187,6 +189,10 @@ type printer struct {
 	factFn  func(store.Fact) error
 	joinFn  func(store.JoinRow) error
 	groupFn func(store.Group) error
+	// Under --profile the funcs are the profiled methods, which end phase query at the first row
+	// (m: the operation's start); otherwise the plain ones, so an unprofiled row pays nothing.
+	prof *phase.Recorder
+	m    phase.Mark
 }
 
 func newPrinter() *printer {
@@ -220,6 +226,37 @@ func (p *printer) group(g store.Group) error {
 	return nil
 }
 
+// profile binds the row funcs to the profiled methods (r not nil) or to the plain ones.
+func (p *printer) profile(r *phase.Recorder) {
+	p.prof = r
+	if r == nil {
+		p.factFn, p.joinFn, p.groupFn = p.fact, p.join, p.group
+		return
+	}
+	p.factFn, p.joinFn, p.groupFn = p.factProfiled, p.joinProfiled, p.groupProfiled
+}
+
+// firstRow ends phase query: the store has run the query up to its first row.
+func (p *printer) firstRow() {
+	if p.n == 0 {
+		p.m = p.prof.Lap(p.m, phase.Query)
+	}
+}
+
+func (p *printer) factProfiled(f store.Fact) error    { p.firstRow(); return p.fact(f) }
+func (p *printer) joinProfiled(r store.JoinRow) error { p.firstRow(); return p.join(r) }
+func (p *printer) groupProfiled(g store.Group) error  { p.firstRow(); return p.group(g) }
+
+// Profile splits the next operations into query (from the call to the store until its first row
+// arrives) and page (stepping through the rows and assembling the page from them) on r; nil: none.
+func (o *pageOp[R]) Profile(r *phase.Recorder) {
+	if o.pr == nil {
+		o.pr = newPrinter()
+	}
+	o.prof = r
+	o.pr.profile(r)
+}
+
 // Do fetches one page, counting its rows and fingerprinting them; Verify checks it.
 func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
 	if o.pr == nil {
@@ -227,11 +264,21 @@ func (o *pageOp[R]) Do(ctx context.Context, i int) (adapters.Tally, error) {
 	}
 	pr := o.pr
 	pr.n, pr.fp, pr.page = 0, 0, o.page
+	if o.prof != nil {
+		pr.m = o.prof.Start()
+	}
 	var err error
 	if dropRow == 0 {
 		err = o.p.timed(ctx, o.cursors[i%len(o.cursors)], o.page+1, pr)
 	} else {
 		err = o.dropping(ctx, i, pr)
+	}
+	if o.prof != nil {
+		last := phase.Page
+		if pr.n == 0 {
+			last = phase.Query // no row: the query was all of it
+		}
+		o.prof.Lap(pr.m, last)
 	}
 	o.fetched, o.print = pr.n, pr.fp
 	return adapters.Tally{Rows: int64(min(pr.n, o.page))}, err

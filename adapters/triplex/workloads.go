@@ -39,6 +39,7 @@ var (
 	_ adapters.Describer = (*updateOp)(nil)
 	_ adapters.Verifier  = (*pageOp[store.Fact])(nil)
 	_ adapters.Describer = (*pageOp[store.Fact])(nil)
+	_ adapters.Profiler  = (*pageOp[store.Fact])(nil)
 )
 
 // maxPage is Triplex's largest page.

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -343,6 +344,7 @@ type target struct {
 	runCtx    context.Context // the run's context: cleaning up after Ctrl-C gets a short deadline
 	pending   func()          // marks the manual cleanup of the database done
 	rows      int             // persons in the database after Load
+	prof      *phase.Recorder // the profiled repeat's recorder (Profile), nil otherwise
 
 	mu       sync.Mutex
 	insertDB []string // insert-workload databases not yet dropped

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -195,7 +196,7 @@ func quote(b *strings.Builder, s []byte) {
 
 // Scan reads n persons in one read transaction.
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
-	return t.scanIn(ctx, t.db, n, true)
+	return t.scanIn(client.WithPhases(ctx, t.prof), t.db, n, true)
 }
 
 func lookupText(email []byte) string {
@@ -209,6 +210,7 @@ func lookupText(email []byte) string {
 // Lookup finds one person by email in a read transaction of its own. The query binds name and age;
 // the email is the key that matched.
 func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	ctx = client.WithPhases(ctx, t.prof)
 	q := lookupText(email)
 	opts := client.QueryOptions{AnswerCountLimit: 2}
 	var tl adapters.Tally
@@ -285,7 +287,7 @@ type insertSession struct {
 }
 
 func (s *insertSession) Begin(ctx context.Context) error {
-	tx, err := s.t.c.OpenTransaction(ctx, s.db, client.Write, s.t.txOptions())
+	tx, err := s.t.c.OpenTransaction(client.WithPhases(ctx, s.t.prof), s.db, client.Write, s.t.txOptions())
 	if err != nil {
 		return exitcode.AsInfra(err)
 	}
@@ -298,7 +300,7 @@ func (s *insertSession) Insert(ctx context.Context, p *dataset.Person) error {
 	s.q.Reset()
 	s.q.WriteString("insert")
 	appendInsert(&s.q, "p", p.Email, p.Name, p.Age)
-	a, err := s.tx.Query(ctx, s.q.String(), client.QueryOptions{}, nil)
+	a, err := s.tx.Query(client.WithPhases(ctx, s.t.prof), s.q.String(), client.QueryOptions{}, nil)
 	if err != nil {
 		return exitcode.AsInfra(err)
 	}
@@ -310,7 +312,7 @@ func (s *insertSession) Insert(ctx context.Context, p *dataset.Person) error {
 }
 
 func (s *insertSession) Commit(ctx context.Context) error {
-	err := s.tx.Commit(ctx)
+	err := s.tx.Commit(client.WithPhases(ctx, s.t.prof))
 	s.tx = nil
 	return exitcode.AsInfra(err)
 }
@@ -376,6 +378,7 @@ func (t *target) ScanConcurrently(ctx context.Context, readers, rows int, lat []
 	}
 	errs := make([]error, readers)
 	release := make(chan struct{})
+	rctx := client.WithPhases(ctx, t.prof) // the readers' timed regions, not the opens before them
 	var wg sync.WaitGroup
 	for i := range readers {
 		wg.Add(1)
@@ -385,12 +388,12 @@ func (t *target) ScanConcurrently(ctx context.Context, readers, rows int, lat []
 			t0 := time.Now()
 			var pr personRows
 			if tx := txs[i]; tx != nil {
-				pr.tally, errs[i] = t.queryRows(ctx, tx, rows, true)
-				if err := closeTx(ctx, tx); errs[i] == nil && err != nil {
+				pr.tally, errs[i] = t.queryRows(rctx, tx, rows, true)
+				if err := closeTx(rctx, tx); errs[i] == nil && err != nil {
 					errs[i] = exitcode.AsInfra(err)
 				}
 			} else {
-				a, err := t.c.Query(ctx, client.OneShot{Database: t.db, Type: client.Read, TransactionOptions: t.txOptions(),
+				a, err := t.c.Query(rctx, client.OneShot{Database: t.db, Type: client.Read, TransactionOptions: t.txOptions(),
 					Query: scanText(rows, true), QueryOptions: t.readOptions(rows)}, pr.handle)
 				if err == nil {
 					err = t.checkComplete(a, rows)
@@ -422,4 +425,9 @@ var (
 	_ adapters.PointReader       = (*target)(nil)
 	_ adapters.Inserter          = (*target)(nil)
 	_ adapters.ConcurrentScanner = (*target)(nil)
+	_ adapters.Profiler          = (*target)(nil)
 )
+
+// Profile marks the phases of the timed requests that follow on r (nil: none); see
+// client.WithPhases for what each phase covers.
+func (t *target) Profile(r *phase.Recorder) { t.prof = r }

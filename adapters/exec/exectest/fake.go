@@ -60,6 +60,13 @@ const (
 	ClaimInserts = "claim-inserts" // keep_store: claims its inserts and keeps an empty store
 	NoChallenge  = "no-challenge"  // acknowledges the challenge, stores nothing of it
 	Short        = "short"         // scans return one row too few (a short page)
+
+	// Clients whose phases (phases_ns) break a rule; the correct fake, asked for profile in open,
+	// splits each timed reply's time into "work" and "decode", in that order.
+	PhasesOver     = "phases-over"     // phases summing to more than the reply's own time
+	PhasesUnasked  = "phases-unasked"  // phases on a reply although open did not ask for them
+	PhasesBadName  = "phases-bad-name" // a phase name that cannot name a figure
+	PhasesNegative = "phases-negative" // a phase of negative time
 )
 
 // rowWork is the timed work the fake spends per row or operation, standing in for a store's; the
@@ -136,6 +143,7 @@ type request struct {
 	Ops      int               `json:"ops"`
 	Workload string            `json:"workload"`
 	Options  json.RawMessage   `json:"options"`
+	Profile  bool              `json:"profile"`
 	// load_records and do (RecordsEnv)
 	File        string   `json:"file"`
 	Count       int      `json:"count"`
@@ -160,6 +168,7 @@ type fake struct {
 	challenge     int // requests of the challenge still to come (0: none under way)
 	seed          int64
 	rec           *recordStore // the records load_records stored (records.go)
+	profile       bool         // open asked for phases
 }
 
 // trackChallenge follows the challenge: its insert, a lookup, a scan, its removal and a scan.
@@ -222,6 +231,10 @@ func (f *fake) serve(line []byte) (code int, goOn bool) {
 	if err != nil {
 		f.reply(map[string]any{"id": r.ID, "error": err.Error()})
 		return 0, true
+	}
+	if own, timed := ownNs(r.Op, m); timed && (f.profile || broken && f.behaviour == PhasesUnasked) {
+		work := own * 3 / 4
+		m["phases_ns"] = json.RawMessage(fmt.Sprintf(`{"work":%d,"decode":%d}`, work, own-work))
 	}
 	if broken {
 		breakReply(f.behaviour, r, m)
@@ -297,8 +310,8 @@ func (f *fake) open(r request, m map[string]any) error {
 	if err != nil {
 		return err
 	}
-	f.tempDir, f.seed = r.TempDir, r.Seed
-	m["info"] = map[string]any{"options": r.Options}
+	f.tempDir, f.seed, f.profile = r.TempDir, r.Seed, r.Profile
+	m["info"] = map[string]any{"options": r.Options, "profile": r.Profile}
 	m["scans_in_key_order"] = true
 	return nil
 }
@@ -455,7 +468,7 @@ func (f *fake) hello(r request, m map[string]any) error {
 	m["workloads"] = []string{"scan", "lookup", "insert", "concurrent", "echo"}
 	m["options"] = []string{"flavour", "password"}
 	if f.version >= 2 {
-		caps := []string{"store", "challenge"}
+		caps := []string{"store", "challenge", "phases"}
 		if f.behaviour == ClaimInserts {
 			caps = append(caps, "keep_store")
 		}
@@ -509,6 +522,13 @@ func breakReply(b string, r request, m map[string]any) {
 		if l, ok := m["latencies_ns"].([]int64); ok && len(l) > 0 {
 			l[0] = -1
 		}
+	case PhasesOver:
+		own, _ := ownNs(r.Op, m)
+		m["phases_ns"] = json.RawMessage(fmt.Sprintf(`{"work":%d,"decode":%d}`, own, 1000))
+	case PhasesBadName:
+		m["phases_ns"] = json.RawMessage(`{"Work-Time":1}`)
+	case PhasesNegative:
+		m["phases_ns"] = json.RawMessage(`{"work":-1}`)
 	case WrongCount:
 		if l, ok := m["latencies_ns"].([]int64); ok && len(l) > 0 {
 			m["latencies_ns"] = l[1:]
@@ -517,4 +537,38 @@ func breakReply(b string, r request, m map[string]any) {
 			m["readers"] = r[1:]
 		}
 	}
+}
+
+// ownNs is a timed reply's own time, which its phases split: its elapsed time, the sum of its
+// latencies or of its readers' times, or a do's ns.
+func ownNs(op string, m map[string]any) (int64, bool) {
+	switch op {
+	case "scan", "insert":
+		return asInt64(m["elapsed_ns"]), true
+	case "lookup", "run":
+		var sum int64
+		for _, ns := range m["latencies_ns"].([]int64) {
+			sum += ns
+		}
+		return sum, true
+	case "concurrent":
+		var sum int64
+		for _, x := range m["readers"].([]map[string]any) {
+			sum += asInt64(x["elapsed_ns"])
+		}
+		return sum, true
+	case "do":
+		return asInt64(m["ns"]), true
+	}
+	return 0, false
+}
+
+func asInt64(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	}
+	return 0
 }

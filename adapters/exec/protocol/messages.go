@@ -33,7 +33,7 @@ const (
 	CapStore     = "store"      // the load reply describes the loaded store, for dbbench to read
 	CapChallenge = "challenge"  // challenge persons inserted, looked up by email, scanned, removed
 	CapOps       = "ops"        // YCSB records: load_records and do requests (records.go)
-	CapPhases    = "phases"     // phases_ns on replies (profiles; specified, not used yet)
+	CapPhases    = "phases"     // phases_ns on timed replies, when open asked for profile
 )
 
 // The kinds of store a Store describes.
@@ -124,7 +124,8 @@ type (
 	}
 )
 
-// Replies. Each carries the id of its request.
+// Replies. Each carries the id of its request; a timed one may carry the client's phases
+// (PhasesNs, capability phases, when open asked for profile), whose sum is at most its own time.
 type (
 	// Reply is the reply to ping and close.
 	Reply struct {
@@ -158,6 +159,7 @@ type (
 		Store     Store  `json:"store"`
 		Rows      *int64 `json:"rows,omitempty"`
 		Checksum  string `json:"checksum,omitempty"`
+		PhasesNs  Phases `json:"phases_ns,omitempty"`
 	}
 	// Timed is what one read reports with the client's time: the reply of scan and insert (TimedReply),
 	// and each reader of concurrent.
@@ -169,6 +171,7 @@ type (
 	TimedReply struct {
 		ID int64 `json:"id"`
 		Timed
+		PhasesNs Phases `json:"phases_ns,omitempty"`
 	}
 	// LatenciesReply is the reply of lookup and run: one latency per operation.
 	LatenciesReply struct {
@@ -176,11 +179,13 @@ type (
 		Rows        int64   `json:"rows"`
 		Checksum    string  `json:"checksum"`
 		LatenciesNs []int64 `json:"latencies_ns"`
+		PhasesNs    Phases  `json:"phases_ns,omitempty"` // over all its operations
 	}
 	ConcurrentReply struct {
-		ID      int64   `json:"id"`
-		WallNs  int64   `json:"wall_ns"`
-		Readers []Timed `json:"readers"`
+		ID       int64   `json:"id"`
+		WallNs   int64   `json:"wall_ns"`
+		Readers  []Timed `json:"readers"`
+		PhasesNs Phases  `json:"phases_ns,omitempty"` // over all its readers
 	}
 )
 

@@ -47,6 +47,9 @@ type Open struct {
 	Dataset string `json:"dataset"`
 	// Postgres is set for targets with a PostgreSQL server: create tables in Schema only.
 	Postgres *Postgres `json:"postgres,omitempty"`
+	// Profile asks a client offering capability phases to time its phases (phases_ns); without it
+	// the client's timed regions stay as they are, with no clock read for phases.
+	Profile bool `json:"profile,omitempty"`
 }
 
 // Postgres is a server and a schema dbbench created for the target. The DSN is a secret.
@@ -120,6 +123,9 @@ func capabilities(b Backend) []string {
 	}
 	if _, ok := b.(RecordBackend); ok {
 		caps = append(caps, CapOps)
+	}
+	if offersPhases(b, 2) {
+		caps = append(caps, CapPhases)
 	}
 	return caps
 }

@@ -57,6 +57,7 @@ type (
 		Fields   []string `json:"fields,omitempty"`   // read, when found
 		Rows     *int64   `json:"rows,omitempty"`     // scan
 		Checksum string   `json:"checksum,omitempty"` // scan
+		PhasesNs Phases   `json:"phases_ns,omitempty"`
 	}
 )
 

@@ -129,6 +129,7 @@ type server struct {
 	open    bool
 	version int  // what hello agreed (0 before hello: version 1's requests)
 	kept    bool // an insert's fresh store is kept, until drop
+	profile bool // open asked for phases (capability phases)
 	// keptOther: the kept store was of kind other (dbbench cannot open it): the insert read it back
 	// itself and dropped it, and drop has nothing left to do.
 	keptOther bool
@@ -192,11 +193,14 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 		if s.open {
 			return nil, errors.New("open: a store is open already (send close first)")
 		}
+		if req.Profile && !offersPhases(s.b, s.version) {
+			return nil, errors.New("open: profile asks for phases, which this client does not offer (protocol 2, capability phases)")
+		}
 		o, err := s.b.Open(ctx, req.Open)
 		if err != nil {
 			return nil, err
 		}
-		s.open = true
+		s.open, s.profile = true, req.Profile
 		if o.Info == nil {
 			o.Info = map[string]any{}
 		}
@@ -219,10 +223,16 @@ func (s *server) dispatch(ctx context.Context, id int64, req *request) (any, err
 		if !s.open {
 			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
 		}
+		if s.profile && req.Op != OpLoad {
+			return s.profiled(func() (any, error) { return s.work(ctx, id, req) })
+		}
 		return s.work(ctx, id, req)
 	case OpLoadRecords, OpDo:
 		if !s.open {
 			return nil, fmt.Errorf("%s: no store is open (send open first)", req.Op)
+		}
+		if s.profile && req.Op == OpDo {
+			return s.profiled(func() (any, error) { return s.records(ctx, id, req) })
 		}
 		return s.records(ctx, id, req)
 	case "":

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbbench/dbbench/adapters/phase"
 )
 
 // Config configures a Client. Zero values get the defaults documented on each field.
@@ -242,6 +244,12 @@ func (c *Client) renewToken(ctx context.Context, gen uint64) error {
 // again and retries once (a rejected request was not executed). On success the caller reads and
 // closes resp.Body, then calls done; on error there is nothing to release.
 func (c *Client) call(ctx context.Context, op, method, path string, body any, auth bool) (resp *http.Response, done func(), err error) {
+	var l *laps
+	signCtx := ctx // a sign-in inside this request stays out of its phases
+	if r := phasesFrom(ctx); r != nil {
+		l = startLaps(r)
+		signCtx = withoutPhases(ctx)
+	}
 	var payload []byte
 	switch b := body.(type) {
 	case nil:
@@ -257,7 +265,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		var token string
 		var gen uint64
 		if auth {
-			if token, gen, err = c.currentToken(ctx); err != nil {
+			if token, gen, err = c.currentToken(signCtx); err != nil {
 				cancel()
 				return nil, nil, err
 			}
@@ -266,7 +274,11 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		if payload != nil {
 			rd = bytes.NewReader(payload)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+		rctx := ctx
+		if l != nil {
+			rctx = l.trace(ctx)
+		}
+		req, err := http.NewRequestWithContext(rctx, method, c.base+path, rd)
 		if err != nil {
 			cancel()
 			return nil, nil, fmt.Errorf("typedb %s: %w", op, err)
@@ -284,7 +296,14 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			return nil, nil, c.transportError(ctx, op, err)
 		}
 		if resp.StatusCode < 400 {
+			if l != nil {
+				l.lap(phase.Drain) // the header
+				resp.Body = &timedBody{resp.Body, l}
+			}
 			return resp, func() {
+				if l != nil {
+					l.lap(phase.Decode)
+				}
 				// Drain what is left (normally nothing) so the connection can be reused.
 				_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 				resp.Body.Close()
@@ -298,7 +317,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			err = fmt.Errorf("typedb %s: %s: %w", op, c.base, ErrTLSRequired)
 		}
 		if auth && attempt == 0 && resp.StatusCode == http.StatusUnauthorized && e != nil && (e.Has(CodeInvalidToken) || e.Has(CodeMissingToken)) {
-			if rerr := c.renewToken(ctx, gen); rerr != nil {
+			if rerr := c.renewToken(signCtx, gen); rerr != nil {
 				cancel()
 				return nil, nil, rerr
 			}

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Tally } from './rowsum.js';
 import { now, since } from './clock.js';
+import { Phases } from './phases.js';
 import { bytesOption, packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
 import { readRecords, recordSum, checkField, checkFieldCount, hex64 } from './records.js';
@@ -32,6 +33,34 @@ function scan(db, rows) {
   }
   db.resetReadTxn();
   return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
+}
+
+// scanProfiled is scan split into get (each step of the range's cursor, the bytes copied into a
+// Buffer included), decode (RowSum) and txn (ending the read transaction).
+function scanProfiled(db, rows) {
+  const t = new Tally();
+  const ph = new Phases();
+  const start = now();
+  let get = 0n;
+  let decode = 0n;
+  let t0 = start;
+  const it = db.getRange({ limit: rows })[Symbol.iterator]();
+  for (;;) {
+    const { value, done } = it.next();
+    const t1 = now();
+    get += t1 - t0;
+    t0 = t1;
+    if (done) break;
+    t.addBytes(value.key, 0, value.key.length, value.value, 1, value.value.length, value.value[0]);
+    t0 = now();
+    decode += t0 - t1;
+  }
+  db.resetReadTxn();
+  const end = now();
+  ph.add('get', get);
+  ph.add('decode', decode);
+  ph.add('txn', end - t0);
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: Number(end - start), phases_ns: ph.json() };
 }
 
 export class Backend {
@@ -120,6 +149,35 @@ export class Backend {
       t0 = t1;
     }
     return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  scanProfiled(rows) {
+    return scanProfiled(this.db, rows);
+  }
+
+  // lookupProfiled is lookup split into get (getBinaryFast), decode (RowSum) and txn (resetReadTxn).
+  lookupProfiled(keys) {
+    const db = this.db;
+    const emails = Array.from(keys, (i) => this.persons.email(i));
+    const latencies = new Array(emails.length);
+    const t = new Tally();
+    const ph = new Phases();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const k = emails[j];
+      const v = db.getBinaryFast(k);
+      const t1 = now();
+      if (v !== undefined) t.addBytes(k, 0, k.length, v, 1, v.length, v[0]);
+      const t2 = now();
+      db.resetReadTxn();
+      const t3 = now();
+      ph.add('get', t1 - t0);
+      ph.add('decode', t2 - t1);
+      ph.add('txn', t3 - t2);
+      latencies[j] = Number(t3 - t0);
+      t0 = t3;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies, phases_ns: ph.json() };
   }
 
   // readKept reads back the store insertKeep kept.

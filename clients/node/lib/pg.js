@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { Tally, tallyRows } from './rowsum.js';
 import { now, since } from './clock.js';
+import { Phases } from './phases.js';
 import { packageVersion } from './meta.js';
 import { readRecords, tallyRecords, checkField, checkFieldCount, hex64 } from './records.js';
 
@@ -93,6 +94,31 @@ export class Backend {
       t0 = t1;
     }
     return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  async scanProfiled(rows) {
+    return scanProfiledOn(this.client, rows);
+  }
+
+  // lookupProfiled is lookup split into execute (the prepared statement's round trip) and decode.
+  async lookupProfiled(keys) {
+    const c = this.client;
+    const emails = Array.from(keys, (i) => this.persons.emailString(i));
+    const latencies = new Array(keys.length);
+    const t = new Tally();
+    const ph = new Phases();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const res = await c.query({ name: 'dbbench_lookup', text: LOOKUP, values: [emails[j]], rowMode: 'array' });
+      const t1 = now();
+      for (const r of res.rows) t.addStrings(r[0], r[1], r[2]);
+      const t2 = now();
+      ph.add('execute', t1 - t0);
+      ph.add('decode', t2 - t1);
+      latencies[j] = Number(t2 - t0);
+      t0 = t2;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies, phases_ns: ph.json() };
   }
 
   // readKept reads back the table insertKeep kept.
@@ -208,6 +234,20 @@ export class Backend {
 
 // scanOn reads the first rows persons in email order on connection c: one statement, so one
 // (autocommit) read transaction.
+// scanProfiledOn is scanOn split into execute (the query until node-postgres hands over its rows,
+// all of them: it reads a whole result) and decode (RowSum over the rows).
+async function scanProfiledOn(c, rows) {
+  const ph = new Phases();
+  const t0 = now();
+  const res = await c.query({ text: SCAN, values: [rows], rowMode: 'array' });
+  const t1 = now();
+  const t = tallyRows(res.rows);
+  const t2 = now();
+  ph.add('execute', t1 - t0);
+  ph.add('decode', t2 - t1);
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: Number(t2 - t0), phases_ns: ph.json() };
+}
+
 async function scanOn(c, rows) {
   const t0 = now();
   const t = tallyRows((await c.query({ text: SCAN, values: [rows], rowMode: 'array' })).rows);

@@ -32,6 +32,7 @@ class Session {
     this.persons = null; // the open store's dataset; null when no store is open
     this.version = 1; // what hello agreed
     this.kept = false; // an insert's fresh store is kept for dbbench to read, until drop
+    this.profile = false; // open asked for the phases of scans and lookups (capability phases)
     this.challenged = 0; // persons the challenge added to the loaded store
     this.challengeSize = 0; // the largest challenge so far: a scan may ask for that many more rows
   }
@@ -66,7 +67,7 @@ class Session {
           library: b.library, library_version: b.libraryVersion,
           workloads: ['scan', 'lookup', 'insert', 'concurrent'], options: b.options,
           // Version 2: dbbench reads the loaded store and each insert's fresh store back itself.
-          ...(this.version >= 2 ? { capabilities: b.capabilities } : {}),
+          ...(this.version >= 2 ? { capabilities: this.capabilities() } : {}),
         };
       case 'ping':
         return {};
@@ -83,8 +84,10 @@ class Session {
         if (typeof req.dataset !== 'string' || req.dataset === '') throw new Error('no dataset file');
         const persons = PersonFile.read(req.dataset);
         if (req.size !== undefined && req.size !== persons.n) throw new Error(`size ${req.size}, but the dataset holds ${persons.n} persons`);
+        if (req.profile && !this.offersPhases()) throw new Error('profile asks for phases, which this client does not offer (protocol 2, capability phases)');
         const reply = await b.open({ options, persons, tempDir: req.temp_dir, postgres: req.postgres });
         this.persons = persons;
+        this.profile = req.profile === true;
         return reply;
       }
     }
@@ -100,8 +103,10 @@ class Session {
         const reply = await b.load();
         return this.version >= 2 ? { ...reply, store: b.store() } : reply;
       }
-      case 'scan':
-        return b.scan(count(req.rows, 'rows', 0, persons.n + this.challengeSize));
+      case 'scan': {
+        const rows = count(req.rows, 'rows', 0, persons.n + this.challengeSize);
+        return this.profile ? b.scanProfiled(rows) : b.scan(rows);
+      }
       case 'challenge':
         if (this.version < 2) throw new Error('challenge needs protocol version 2');
         if (!b.capabilities.includes('challenge')) throw new Error('this client does not offer challenge');
@@ -128,7 +133,7 @@ class Session {
         }
         if (!Array.isArray(req.keys)) throw new Error('keys is not an array');
         const keys = Uint32Array.from(req.keys, (k) => count(k, 'key', 0, persons.n - 1));
-        return b.lookup(keys);
+        return this.profile ? b.lookupProfiled(keys) : b.lookup(keys);
       }
       case 'insert': {
         const rows = count(req.rows, 'rows', 0, persons.n);
@@ -152,6 +157,16 @@ class Session {
       default:
         throw new Error(`unknown op ${JSON.stringify(req.op)}`);
     }
+  }
+
+  // offersPhases says whether the backend splits its scans and lookups into phases: capability
+  // phases, asked for by open's profile.
+  offersPhases() {
+    return this.version >= 2 && typeof this.backend.scanProfiled === 'function';
+  }
+
+  capabilities() {
+    return this.offersPhases() ? [...this.backend.capabilities, 'phases'] : this.backend.capabilities;
   }
 
   // insertReadBack is an insert without keep: the rows go into a fresh store, as with keep, which

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Tally, tallyRows } from './rowsum.js';
 import { now, since } from './clock.js';
+import { Phases, tallyRowsPhases } from './phases.js';
 import { packageVersion } from './meta.js';
 import { ReaderPool } from './readers.js';
 import { readRecords, tallyRecords, checkField, checkFieldCount, hex64 } from './records.js';
@@ -21,6 +22,15 @@ function scan(stmt, ...rows) {
   const t0 = now();
   const t = tallyRows(stmt.iterate(...rows));
   return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0) };
+}
+
+// scanProfiled is scan split into fetch (each step of the statement, the first one running it up
+// to its first row) and decode (RowSum).
+function scanProfiled(stmt, rows) {
+  const ph = new Phases();
+  const t0 = now();
+  const t = tallyRowsPhases(stmt.iterate(rows), ph);
+  return { rows: t.rows, checksum: t.checksum, elapsed_ns: since(t0), phases_ns: ph.json() };
 }
 
 function connect(path, readonly) {
@@ -80,6 +90,32 @@ export class Backend {
       t0 = t1;
     }
     return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies };
+  }
+
+  scanProfiled(rows) {
+    return scanProfiled(this.scanStmt, rows);
+  }
+
+  // lookupProfiled is lookup split into execute (Statement.get: the statement run, its row read
+  // into JavaScript values) and decode (RowSum).
+  lookupProfiled(keys) {
+    const stmt = this.lookupStmt;
+    const emails = Array.from(keys, (i) => this.persons.emailString(i));
+    const latencies = new Array(keys.length);
+    const t = new Tally();
+    const ph = new Phases();
+    let t0 = now();
+    for (let j = 0; j < emails.length; j++) {
+      const r = stmt.get(emails[j]);
+      const t1 = now();
+      if (r !== undefined) t.addStrings(r[0], r[1], r[2]);
+      const t2 = now();
+      ph.add('execute', t1 - t0);
+      ph.add('decode', t2 - t1);
+      latencies[j] = Number(t2 - t0);
+      t0 = t2;
+    }
+    return { rows: t.rows, checksum: t.checksum, latencies_ns: latencies, phases_ns: ph.json() };
   }
 
   // readKept reads back the table insertKeep kept.

@@ -62,20 +62,27 @@ const libraries = [
   { library: 'pg', options: {}, skip: !pgDSN && 'DBBENCH_TEST_PG_DSN is not set' },
 ];
 
+// started starts a client on library with a fresh temp dir and, for pg, a fresh schema named after
+// tag, all removed once t ends.
+async function started(t, library, tag) {
+  const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
+  let postgres;
+  if (library === 'pg') {
+    postgres = { dsn: pgDSN, schema: `dbbench_node_${tag}_${process.pid}` };
+    await admin(postgres, (c) => c.query(`CREATE SCHEMA ${postgres.schema}`));
+  }
+  const c = new Client(library);
+  t.after(async () => {
+    c.proc.kill();
+    rmSync(tempDir, { recursive: true, force: true });
+    if (postgres) await admin(postgres, (c) => c.query(`DROP SCHEMA IF EXISTS ${postgres.schema} CASCADE`));
+  });
+  return { c, tempDir, postgres };
+}
+
 for (const { library, options, skip } of libraries) {
   test(`session: ${library}`, { skip }, async (t) => {
-    const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
-    let postgres;
-    if (library === 'pg') {
-      postgres = { dsn: pgDSN, schema: `dbbench_node_test_${process.pid}` };
-      await admin(postgres, (c) => c.query(`CREATE SCHEMA ${postgres.schema}`));
-    }
-    const c = new Client(library);
-    t.after(async () => {
-      c.proc.kill();
-      rmSync(tempDir, { recursive: true, force: true });
-      if (postgres) await admin(postgres, (c) => c.query(`DROP SCHEMA IF EXISTS ${postgres.schema} CASCADE`));
-    });
+    const { c, tempDir, postgres } = await started(t, library, 'test');
 
     const hello = await c.ok({ op: 'hello', protocol: 1, dbbench: 'test' });
     assert.equal(hello.protocol, 1);
@@ -216,7 +223,7 @@ for (const library of ['better-sqlite3']) {
     });
     const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
     assert.equal(hello.protocol, 2);
-    assert.deepEqual(hello.capabilities, ['keep_store', 'store', 'ops']);
+    assert.deepEqual(hello.capabilities, ['keep_store', 'store', 'ops', 'phases']);
     await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
     const load = await c.ok({ op: 'load' });
     assert.equal(load.store.kind, 'sqlite');
@@ -243,7 +250,7 @@ test('protocol 2: lmdb takes the challenge', async (t) => {
     rmSync(tempDir, { recursive: true, force: true });
   });
   const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
-  assert.deepEqual(hello.capabilities, ['store', 'challenge', 'ops']);
+  assert.deepEqual(hello.capabilities, ['store', 'challenge', 'ops', 'phases']);
   await c.ok({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath });
   assert.deepEqual((await c.ok({ op: 'load' })).store, { kind: 'other' });
   const persons = [{ email: 'challenge.0@challenge.invalid', name: 'Challenge X', age: 33 }, { email: 'a@challenge.invalid', name: 'Y', age: 18 }];
@@ -260,4 +267,54 @@ test('protocol 2: lmdb takes the challenge', async (t) => {
   assert.match((await c.request({ op: 'insert', rows: 1, keep: true })).error, /does not offer keep_store/);
   await c.ok({ op: 'close' });
   assert.equal(await c.end(), 0);
+});
+
+// Capability phases: asked in open, scans and lookups carry their phases in order, tiling their own
+// time; unasked, and on other replies, there are none; protocol 1 offers none and refuses profile.
+const phaseNames = {
+  lmdb: { scan: ['get', 'decode', 'txn'], lookup: ['get', 'decode', 'txn'] },
+  'better-sqlite3': { scan: ['fetch', 'decode'], lookup: ['execute', 'decode'] },
+  pg: { scan: ['execute', 'decode'], lookup: ['execute', 'decode'] },
+};
+for (const { library, options, skip } of libraries) {
+  test(`phases: ${library}`, { skip }, async (t) => {
+    for (const profile of [true, false]) {
+      const { c, tempDir, postgres } = await started(t, library, `phases_${profile}`);
+      const hello = await c.ok({ op: 'hello', protocol: 2, dbbench: 'test' });
+      assert.ok(hello.capabilities.includes('phases'));
+      await c.ok({ op: 'open', options, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath, postgres, profile });
+      await c.ok({ op: 'load' });
+      const scan = await c.ok({ op: 'scan', rows: ds.n });
+      assert.equal(scan.checksum, ds.sum_all);
+      const lookup = await c.ok({ op: 'lookup', keys: [9, 8, 7, 6, 5, 4, 3, 2, 1, 0] });
+      assert.equal(lookup.checksum, ds.sum_first_10);
+      assert.equal((await c.ok({ op: 'insert', rows: 10 })).phases_ns, undefined);
+      if (!profile) {
+        assert.equal(scan.phases_ns, undefined);
+        assert.equal(lookup.phases_ns, undefined);
+        continue;
+      }
+      const { scan: scanNames, lookup: lookupNames } = phaseNames[library];
+      for (const [reply, own, names] of [[scan, scan.elapsed_ns, scanNames], [lookup, lookup.latencies_ns.reduce((a, b) => a + b, 0), lookupNames]]) {
+        assert.deepEqual(Object.keys(reply.phases_ns), names);
+        const values = Object.values(reply.phases_ns);
+        assert.ok(values.every((ns) => Number.isInteger(ns) && ns >= 0), JSON.stringify(reply.phases_ns));
+        const sum = values.reduce((a, b) => a + b, 0);
+        assert.ok(sum <= own && sum > 0.9 * own, `phases ${JSON.stringify(reply.phases_ns)} for ${own} ns`);
+      }
+    }
+  });
+}
+
+test('phases: protocol 1 offers none and refuses profile', async (t) => {
+  const tempDir = mkdtempSync(join(tmpdir(), 'dbbench-node-test-'));
+  const c = new Client('better-sqlite3');
+  t.after(() => {
+    c.proc.kill();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  const hello = await c.ok({ op: 'hello', protocol: 1, dbbench: 'test' });
+  assert.equal(hello.capabilities, undefined);
+  const r = await c.request({ op: 'open', options: {}, size: ds.n, seed: ds.seed, temp_dir: tempDir, dataset: datasetPath, profile: true });
+  assert.match(r.error, /capability phases/);
 });

@@ -14,6 +14,7 @@ import time
 import psycopg2
 from psycopg2 import sql
 
+from . import phases
 from .backend import BaseBackend
 from .records import read_records
 from .rowsum import rowsum, tally
@@ -103,6 +104,14 @@ class Backend(SQLRecords, BaseBackend):
                     rows += 1
                 latencies.append(clock() - t0)
         return rows, total, latencies
+
+    def scan_profiled(self, n):
+        with self.conn.cursor() as cur:
+            return phases.sql_scan(lambda: cur, SCAN, (n,))
+
+    def lookup_profiled(self, indices):
+        with self.conn.cursor() as cur:
+            return phases.sql_lookup(cur, "EXECUTE lookup(%s)", self.emails_str(indices))
 
     def read_kept(self, n):
         return _scan(self.conn, "SELECT email, name, age FROM persons_insert", ())

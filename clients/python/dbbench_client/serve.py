@@ -35,6 +35,7 @@ class Server:
         self.backend = None
         self.version = 1  # what hello agreed
         self.kept = False  # an insert's fresh store is kept for dbbench to read, until drop
+        self.profile = False  # open asked for the phases of scans and lookups (capability phases)
 
     def handle(self, req):
         """The reply to one decoded request (without its id)."""
@@ -46,9 +47,12 @@ class Server:
         if op == "open":
             if self.backend is not None:
                 raise RequestError("open: already open")
+            profile = req.get("profile", False)
+            if profile and not self.offers_phases():
+                raise RequestError("open: profile asks for phases, which this client does not offer (protocol 2, capability phases)")
             backend = self.backend_class()
             info, in_key_order = backend.open(req)
-            self.backend = backend
+            self.backend, self.profile = backend, profile is True
             return {"info": info, "scans_in_key_order": in_key_order}
         if op == "close":
             self.close()
@@ -82,7 +86,12 @@ class Server:
             reply["capabilities"] = ["keep_store", "store"]
             if hasattr(b, "load_records"):
                 reply["capabilities"].append("ops")  # YCSB's records: load_records and do
+            if self.offers_phases():
+                reply["capabilities"].append("phases")  # scans' and lookups' phases, when asked
         return reply
+
+    def offers_phases(self):
+        return self.version >= 2 and hasattr(self.backend_class, "scan_profiled")
 
     def op_load_records(self, req):
         path = req.get("file")
@@ -129,6 +138,9 @@ class Server:
         return reply
 
     def op_scan(self, req):
+        if self.profile:
+            rows, total, elapsed, phases = self.backend.scan_profiled(count(req, "rows"))
+            return {"rows": rows, "checksum": hex64(total), "elapsed_ns": elapsed, "phases_ns": phases}
         rows, total, elapsed = self.backend.scan(count(req, "rows"))
         return {"rows": rows, "checksum": hex64(total), "elapsed_ns": elapsed}
 
@@ -137,6 +149,9 @@ class Server:
         n = self.backend.persons.n
         if not isinstance(keys, list) or not all(type(k) is int and 0 <= k < n for k in keys):
             raise RequestError("lookup: keys must be a list of dataset indices in [0, %d)" % n)
+        if self.profile:
+            rows, total, latencies, phases = self.backend.lookup_profiled(keys)
+            return {"rows": rows, "checksum": hex64(total), "latencies_ns": latencies, "phases_ns": phases}
         rows, total, latencies = self.backend.lookup(keys)
         return {"rows": rows, "checksum": hex64(total), "latencies_ns": latencies}
 

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import time
 
+from . import phases
 from .backend import BaseBackend
 from .records import read_records
 from .rowsum import rowsum, tally
@@ -97,6 +98,12 @@ class Backend(SQLRecords, BaseBackend):
                 rows += 1
             latencies.append(clock() - t0)
         return rows, total, latencies
+
+    def scan_profiled(self, n):
+        return phases.sql_scan(self.db.cursor, SCAN, (n,))
+
+    def lookup_profiled(self, indices):
+        return phases.sql_lookup(self.db.cursor(), LOOKUP, self.emails_str(indices))
 
     def read_kept(self, n):
         return _scan(self.db, "SELECT email, name, age FROM persons_insert", ())

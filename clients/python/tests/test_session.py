@@ -203,7 +203,7 @@ class SessionTest(unittest.TestCase):
             with self.subTest(library=library):
                 c = Client(self, library)
                 hello = c.ok("hello", protocol=2, dbbench="test")
-                self.assertEqual((hello["protocol"], hello["capabilities"]), (2, ["keep_store", "store", "ops"]))
+                self.assertEqual((hello["protocol"], hello["capabilities"]), (2, ["keep_store", "store", "ops", "phases"]))
                 c.ok("open", **self.open_request({}, {}))
                 load = c.ok("load")
                 self.assertEqual(load["store"]["kind"], "lmdb" if library == "lmdb" else "sqlite")
@@ -221,6 +221,38 @@ class SessionTest(unittest.TestCase):
                 self.assertIn("no insert kept", c.request("drop")["error"])
                 c.ok("close")
                 c.end_input()
+
+    def test_phases(self):
+        # Capability phases: asked in open, scans and lookups carry their phases in order, summing
+        # to their own time; unasked, or on other replies, there are none.
+        names = {"lmdb": ["txn", "get", "decode"], "sqlite3": ["execute", "fetch", "decode"],
+                 "psycopg2": ["execute", "fetch", "decode"]}
+        n = self.want["n"]
+        for library, extra, options in self.targets():
+            for profile in (True, False):
+                with self.subTest(library=library, options=options, profile=profile):
+                    c = Client(self, library)
+                    self.assertIn("phases", c.ok("hello", protocol=2, dbbench="test")["capabilities"])
+                    c.ok("open", profile=profile, **self.open_request(extra, options))
+                    c.ok("load")
+                    scan = c.ok("scan", rows=n)
+                    lookup = c.ok("lookup", keys=list(range(50)))
+                    self.assertEqual((scan["checksum"], lookup["checksum"]), (self.want["sum_all"], c.ok("lookup", keys=list(range(50)))["checksum"]))
+                    self.assertNotIn("phases_ns", c.ok("insert", rows=10))
+                    if not profile:
+                        self.assertNotIn("phases_ns", scan)
+                        self.assertNotIn("phases_ns", lookup)
+                        continue
+                    for reply, own in ((scan, scan["elapsed_ns"]), (lookup, sum(lookup["latencies_ns"]))):
+                        phases = reply["phases_ns"]
+                        self.assertEqual(list(phases), names[library])
+                        self.assertTrue(all(type(v) is int and v > 0 for v in phases.values()), phases)
+                        self.assertLessEqual(sum(phases.values()), own)
+                        self.assertGreater(sum(phases.values()), own * 0.9, (phases, own))
+                    c.ok("close")
+        c = Client(self, "sqlite3")
+        c.ok("hello", protocol=1, dbbench="test")
+        self.assertIn("capability phases", c.request("open", profile=True, **self.open_request({}, {}))["error"])
 
     def test_bad_start(self):
         # A module that fails to import stands in for a library that is not installed.

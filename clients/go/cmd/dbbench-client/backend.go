@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/adapters/phase"
 	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 	"github.com/dbbench/dbbench/adapters/timing"
 	"github.com/dbbench/dbbench/dataset"
@@ -33,6 +34,10 @@ type adapterBackend struct {
 	hide  []string
 	// postgres: the store is the schema open.postgres names (passed as the dsn and schema options).
 	postgres bool
+	// phases: the adapter's targets split their operations into phases (adapters.Profiler), so the
+	// client offers capability phases; prof is the recorder Serve lends for the current request.
+	phases bool
+	prof   *phase.Recorder
 
 	t  adapters.Target
 	ds *dataset.Persons
@@ -162,9 +167,11 @@ func (b *adapterBackend) Scan(ctx context.Context, rows int) (protocol.Tally, ti
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
+	done := b.profiling(b.t)
 	start := time.Now()
 	t, err := sc.Scan(ctx, rows)
 	d := time.Since(start)
+	done()
 	return protocol.Tally(t), d, err
 }
 
@@ -180,6 +187,7 @@ func (b *adapterBackend) Lookup(ctx context.Context, keys []int, lat []time.Dura
 		}
 		emails[i] = b.ds.Email(k)
 	}
+	defer b.profiling(b.t)()
 	return timeEach(ctx, lat[:len(emails)], "lookup", func(i int) (adapters.Tally, error) {
 		return pr.Lookup(ctx, emails[i])
 	})
@@ -232,7 +240,9 @@ func (b *adapterBackend) Insert(ctx context.Context, rows int) (protocol.Tally, 
 		return protocol.Tally{}, 0, err
 	}
 	defer sess.Close()
+	done := b.profiling(b.t)
 	d, err := timing.Insert(ctx, sess, persons, nil) // the region the engine times
+	done()
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
@@ -253,7 +263,9 @@ func (b *adapterBackend) InsertKeep(ctx context.Context, rows int) (protocol.Sto
 	if err != nil {
 		return protocol.Store{}, 0, err
 	}
+	done := b.profiling(b.t)
 	d, err := timing.Insert(ctx, sess, persons, nil) // the region the engine times
+	done()
 	if err != nil {
 		return protocol.Store{}, 0, errors.Join(err, sess.Close())
 	}
@@ -325,6 +337,8 @@ func (b *adapterBackend) Concurrent(ctx context.Context, rows int, lat []time.Du
 		wall    time.Duration
 		err     error
 	)
+	done := b.profiling(b.t)
+	defer done()
 	if cs, ok := b.t.(adapters.ConcurrentScanner); ok {
 		tallies, wall, err = cs.ScanConcurrently(ctx, len(lat), rows, lat)
 	} else {
@@ -364,6 +378,7 @@ func (b *adapterBackend) Run(ctx context.Context, workload string, params map[st
 	if c, ok := op.(io.Closer); ok {
 		defer c.Close()
 	}
+	defer b.profiling(op)()
 	return timeEach(ctx, lat, "run "+workload+": operation", func(i int) (adapters.Tally, error) {
 		return op.Do(ctx, i)
 	})
@@ -380,6 +395,26 @@ func (b *adapterBackend) Close() error {
 	err = errors.Join(err, b.t.Close())
 	b.t, b.ds, b.persons = nil, nil, nil
 	return err
+}
+
+// The phases (protocol 2, capability phases) of the adapter's own --profile.
+var _ protocol.PhaseBackend = (*adapterBackend)(nil)
+
+// OffersPhases says whether the adapter's targets split their operations into phases.
+func (b *adapterBackend) OffersPhases() bool { return b.phases }
+
+// Profile keeps the recorder Serve lends for one request; the timed regions hand it on.
+func (b *adapterBackend) Profile(r *phase.Recorder) { b.prof = r }
+
+// profiling lends the request's recorder to x (the target, or a workload's op) for a timed region,
+// as the engine lends it in process, and returns what takes it back. Called outside the clock.
+func (b *adapterBackend) profiling(x any) (done func()) {
+	p, ok := x.(adapters.Profiler)
+	if b.prof == nil || !ok {
+		return func() {}
+	}
+	p.Profile(b.prof)
+	return func() { p.Profile(nil) }
 }
 
 // knownLibraries lists the LIBRARY arguments, for the usage line.

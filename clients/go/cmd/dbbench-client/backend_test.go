@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 )
 
@@ -78,5 +79,71 @@ func TestRun(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("run %s %v: %v, want an error containing %q", tt.workload, tt.params, err, tt.want)
 		}
+	}
+}
+
+// TestPhasesOffered: the client offers capability phases exactly for the libraries whose
+// adapter's targets split their operations into phases.
+func TestPhasesOffered(t *testing.T) {
+	for _, name := range []string{"lmdb", "sqlite"} {
+		b := libraries[name]()
+		if _, err := b.Open(context.Background(), protocol.Open{TempDir: t.TempDir(), Dataset: personFile}); err != nil {
+			t.Fatal(err)
+		}
+		_, profiles := b.t.(adapters.Profiler)
+		b.Close()
+		if b.OffersPhases() != profiles {
+			t.Errorf("%s: the client offers phases: %v; its adapter's target is a Profiler: %v", name, b.OffersPhases(), profiles)
+		}
+	}
+}
+
+// profEcho is echoAdapter whose target and ops mark one phase, get, per call.
+type profEcho struct{ echoAdapter }
+
+func (profEcho) Open(context.Context, adapters.Options, adapters.Env) (adapters.Target, error) {
+	return &profTarget{}, nil
+}
+
+type profTarget struct {
+	echoTarget
+	r *phase.Recorder
+}
+
+func (p *profTarget) Profile(r *phase.Recorder) { p.r = r }
+
+func (p *profTarget) Scan(_ context.Context, n int) (adapters.Tally, error) {
+	m := p.r.Start()
+	time.Sleep(time.Millisecond)
+	p.r.Lap(m, phase.Get)
+	return adapters.Tally{Rows: int64(n)}, nil
+}
+
+// TestPhasesLent: a profiled request's recorder reaches the target only around its timed region,
+// and its phases come back in the reply within the reported time; unasked, nothing is marked.
+func TestPhasesLent(t *testing.T) {
+	ctx := context.Background()
+	b := &adapterBackend{adapter: profEcho{}, library: "echo", phases: true}
+	if _, err := b.Open(ctx, protocol.Open{TempDir: t.TempDir(), Dataset: personFile}); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tg := b.t.(*profTarget)
+	r := phase.New()
+	b.Profile(r)
+	_, d, err := b.Scan(ctx, 3)
+	b.Profile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.r != nil {
+		t.Error("the target keeps the recorder after the timed region")
+	}
+	tt := r.Totals()
+	if len(tt.Phases) != 1 || tt.Phases[0].Name != "get" || time.Duration(tt.Phases[0].Ns) > d || tt.Phases[0].Ns < int64(time.Millisecond) {
+		t.Errorf("phases %+v for a scan of %v", tt.Phases, d)
+	}
+	if _, _, err := b.Scan(ctx, 3); err != nil || r.Totals().Laps != tt.Laps {
+		t.Errorf("marked outside a profiled request (%v)", err)
 	}
 }

@@ -17,7 +17,9 @@ import (
 	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 )
 
-// libraries maps each LIBRARY argument to its backend.
+// libraries maps each LIBRARY argument to its backend. A backend's phases says that its adapter's
+// targets split their operations into phases (adapters.Profiler), so that the client offers
+// capability phases: TestPhasesOffered keeps it true to the adapter.
 var libraries = map[string]func() *adapterBackend{
 	"lmdb": func() *adapterBackend {
 		return &adapterBackend{adapter: lmdb.New(), library: "github.com/PowerDNS/lmdb-go"}

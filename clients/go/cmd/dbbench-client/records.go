@@ -56,9 +56,11 @@ func (b *adapterBackend) ReadRecord(ctx context.Context, key []byte) ([][]byte, 
 	if err != nil {
 		return nil, false, 0, err
 	}
+	done := b.profiling(b.t)
 	start := time.Now()
 	b.fields, b.found, err = r.ReadRecord(ctx, key, b.fields)
 	d := time.Since(start)
+	done()
 	if !b.found {
 		return nil, false, d, err
 	}
@@ -70,9 +72,12 @@ func (b *adapterBackend) UpdateRecord(ctx context.Context, key []byte, field int
 	if err != nil {
 		return 0, err
 	}
+	done := b.profiling(b.t)
 	start := time.Now()
 	err = u.UpdateRecord(ctx, key, field, value)
-	return time.Since(start), err
+	d := time.Since(start)
+	done()
+	return d, err
 }
 
 func (b *adapterBackend) InsertRecord(ctx context.Context, key []byte, fields [][]byte) (time.Duration, error) {
@@ -80,9 +85,12 @@ func (b *adapterBackend) InsertRecord(ctx context.Context, key []byte, fields []
 	if err != nil {
 		return 0, err
 	}
+	done := b.profiling(b.t)
 	start := time.Now()
 	err = ins.InsertRecord(ctx, key, fields)
-	return time.Since(start), err
+	d := time.Since(start)
+	done()
+	return d, err
 }
 
 func (b *adapterBackend) ScanRecords(ctx context.Context, start []byte, n int) (protocol.Tally, time.Duration, error) {
@@ -90,7 +98,10 @@ func (b *adapterBackend) ScanRecords(ctx context.Context, start []byte, n int) (
 	if err != nil {
 		return protocol.Tally{}, 0, err
 	}
+	done := b.profiling(b.t)
 	t0 := time.Now()
 	t, err := sc.ScanRecords(ctx, start, n)
-	return protocol.Tally{Rows: t.Rows, Sum: t.Sum}, time.Since(t0), err
+	d := time.Since(t0)
+	done()
+	return protocol.Tally{Rows: t.Rows, Sum: t.Sum}, d, err
 }
