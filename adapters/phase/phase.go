@@ -97,6 +97,19 @@ func (r *Recorder) Lap(m Mark, id ID) Mark {
 	return Mark{now}
 }
 
+// LapSampled is Lap for a phase timed in one occurrence of every (Sample): the time since m counts
+// as every occurrences' (AddSampled), and the clock read counts toward the profile's cost as
+// Lap's does.
+func (r *Recorder) LapSampled(m Mark, id ID, every int) Mark {
+	if r == nil {
+		return Mark{}
+	}
+	now := time.Now()
+	r.AddSampled(id, now.Sub(m.t), every)
+	r.laps.Add(1)
+	return Mark{now}
+}
+
 // Add adds d to phase id, for a target that reads the clock itself (one already read for the
 // operation's own time).
 func (r *Recorder) Add(id ID, d time.Duration) {
