@@ -75,7 +75,7 @@ type repeatProfile struct {
 // (clockNs). nil when the repeat recorded nothing (a target that saw no phase) or had no operation:
 // a result without phases shows no phase figures, rather than one "other" phase of 100%.
 //
-//	phase_NAME_ns       = phase ns / ops
+//	phase_NAME_ns       = phase ns / ops (at least 0)
 //	phase_NAME_share    = phase ns / busy
 //	phase_other_ns      = (busy − Σ phase ns) / ops, at least 0 (sampled phases are estimates)
 //	round_trip_ns       = round trips' ns / round trips, when a client reported its own phases
@@ -88,11 +88,12 @@ func repeatProfileOf(t phase.Totals, ops int64, busy time.Duration, clockNs floa
 	figs := map[string]float64{}
 	var sum int64
 	for _, ph := range t.Phases {
-		figs[report.PhaseFigure(ph.Name)] = float64(ph.Ns) / n
+		ns := max(0, ph.Ns) // a sampled phase's samples have the lap's cost taken off: noise can sum below 0
+		figs[report.PhaseFigure(ph.Name)] = float64(ns) / n
 		if busy > 0 {
-			figs[report.PhaseShareFigure(ph.Name)] = float64(ph.Ns) / float64(busy)
+			figs[report.PhaseShareFigure(ph.Name)] = float64(ns) / float64(busy)
 		}
-		sum += ph.Ns
+		sum += ns
 	}
 	figs[report.PhaseOther] = max(0, float64(int64(busy)-sum)/n)
 	if t.RoundTrips > 0 {

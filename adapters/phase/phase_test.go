@@ -108,7 +108,16 @@ func TestLapSampled(t *testing.T) {
 		t.Fatalf("laps %d phases %+v, want 2 and 1", got.Laps, got.Phases)
 	}
 	p := got.Phases[0]
-	if p.Name != "get" || p.Method != Sampled || p.Every != 64 || p.Ns < 64*int64(time.Millisecond) {
-		t.Errorf("phase %+v, want get sampled one in 64, at least 64 ms", p)
+	if p.Name != "get" || p.Method != Sampled || p.Every != 64 || p.Ns < 64*int64(time.Millisecond-lapCost()) {
+		t.Errorf("phase %+v, want get sampled one in 64, at least 64 × (1 ms less a lap)", p)
+	}
+	// The lap's own cost is taken off each sample (here made an hour, to see it).
+	cost := lapCost
+	defer func() { lapCost = cost }()
+	lapCost = func() time.Duration { return time.Hour }
+	r = New()
+	r.LapSampled(r.Start(), Copy, 2)
+	if ns := r.Totals().Phases[0].Ns; ns > -2*int64(time.Hour-time.Second) {
+		t.Errorf("a sample of a lap costing an hour: %d ns, want about -2 h", ns)
 	}
 }
