@@ -14,8 +14,8 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
-	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/procmem"
