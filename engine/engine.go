@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
-	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/callgrind"
@@ -136,7 +135,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	head := r.header()
 	head.Run.Harness = calibrate() // this process measures: its own loop's cost
 	if p.Profile {
-		r.clockNs = phase.ClockCost(clockLaps)
+		r.clockNs = clockCost()
 	}
 	runDir, removeRunDir, err := r.makeRunDir(prog)
 	if err != nil {
