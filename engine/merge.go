@@ -109,7 +109,7 @@ func mergeResult(rs []runResult) report.Result {
 		}
 	}
 	x.Figures = report.MedianFigures(perRun...)
-	x.Profile = mergeProfiles(profiles)
+	x.Profile = report.MergeProfiles(profiles)
 	x.Load = rs[len(rs)-1].res.Load // report.Load is the last run's
 	if h, err := report.MergeHistograms(hists...); err == nil {
 		x.Merged = report.Percentiles(h)

@@ -139,28 +139,3 @@ func (a *profileAcc) profile() *report.Profile {
 	}
 	return &report.Profile{Phases: a.phases, ClockNs: a.clockNs, LapsPerOp: report.Median(a.lapsPerOp)}
 }
-
-// mergeProfiles is the Profile of a result over runs (or shards): the phases of all in the order
-// first seen, the median clock cost and clock reads per operation. nil when none has one.
-func mergeProfiles(ps []*report.Profile) *report.Profile {
-	var (
-		out          report.Profile
-		clocks, laps []float64
-	)
-	for _, p := range ps {
-		if p == nil {
-			continue
-		}
-		for _, ph := range p.Phases {
-			if !slices.ContainsFunc(out.Phases, func(x report.ProfilePhase) bool { return x.Name == ph.Name }) {
-				out.Phases = append(out.Phases, ph)
-			}
-		}
-		clocks, laps = append(clocks, p.ClockNs), append(laps, p.LapsPerOp)
-	}
-	if len(clocks) == 0 {
-		return nil
-	}
-	out.ClockNs, out.LapsPerOp = report.Median(clocks), report.Median(laps)
-	return &out
-}

@@ -115,7 +115,7 @@ func (t *phasedTarget) TimedLookups(ctx context.Context, ds *dataset.Persons, id
 	return tally, nil
 }
 
-// profiledPlan is a plan of lookups on a phased target and a memory one (no Profiler).
+// profiledPlan is a plan of lookups on a phased target and a fake one (no Profiler).
 func profiledPlan(t *testing.T, calls *profileCalls, profile bool, extra string) *config.Plan {
 	t.Helper()
 	y := fmt.Sprintf(`name: t
@@ -128,9 +128,9 @@ workloads:
   - {name: lookup, ops: 400}
 targets:
   - {name: p, adapter: phased}
-  - {name: m, adapter: memory}
+  - {name: m, adapter: fake}
 `, profile, extra)
-	_, p := resolvePlan(t, "test.yaml", y, phased{calls: calls})
+	_, p := resolvePlan(t, "test.yaml", y, phased{calls: calls}, fake{log: &callLog{}})
 	p.Verdict.Runs = 1
 	return p
 }
@@ -215,8 +215,8 @@ workloads:
 targets:
   - {name: a, adapter: phased, options: {per_op: true}}
   - {name: b, adapter: phased, options: {per_op: true}}
-  - {name: m, adapter: memory}
-`, phased{calls: calls})
+  - {name: m, adapter: fake}
+`, phased{calls: calls}, fake{log: &callLog{}})
 	p.Verdict.Runs = 1
 	rep, err := run(t, p)
 	if err != nil {
@@ -241,7 +241,7 @@ targets:
 		}
 	}
 	if x := rep.Find("m", "lookup", 0); x.Profile != nil {
-		t.Errorf("memory target profiled: %+v", x.Profile)
+		t.Errorf("a target that is no Profiler profiled: %+v", x.Profile)
 	}
 }
 
@@ -316,19 +316,5 @@ func TestRepeatProfileOf(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestMergeProfiles: over runs, the phases of all in first-seen order and the medians.
-func TestMergeProfiles(t *testing.T) {
-	a := &report.Profile{Phases: []report.ProfilePhase{{Name: "txn", Method: "timed"}, {Name: "get", Method: "sampled", Every: 64}}, ClockNs: 20, LapsPerOp: 2}
-	b := &report.Profile{Phases: []report.ProfilePhase{{Name: "get", Method: "sampled", Every: 64}, {Name: "copy", Method: "timed"}}, ClockNs: 30, LapsPerOp: 4}
-	c := &report.Profile{Phases: []report.ProfilePhase{{Name: "txn", Method: "timed"}}, ClockNs: 25, LapsPerOp: 3}
-	got := mergeProfiles([]*report.Profile{a, nil, b, c})
-	if got == nil || got.ClockNs != 25 || got.LapsPerOp != 3 || fmt.Sprint(got.Phases) != "[{txn timed 0} {get sampled 64} {copy timed 0}]" {
-		t.Errorf("merged %+v", got)
-	}
-	if mergeProfiles([]*report.Profile{nil, nil}) != nil {
-		t.Error("a merge of unprofiled runs has a profile")
 	}
 }
