@@ -10,12 +10,12 @@ import (
 )
 
 // clockCost is what one phase boundary (a lap: a clock read and an atomic add) costs, measured at
-// the start of a profiled run: the least of a few short measurements (20,000 laps each, a few
-// milliseconds in all), so that the scheduler taking the CPU away during one does not inflate it.
+// the start of a profiled run: the least of many short measurements (1,000 laps each, a few
+// milliseconds in all), so that the scheduler taking the CPU away during some does not inflate it.
 func clockCost() float64 {
-	best := phase.ClockCost(20_000)
-	for range 4 {
-		best = min(best, phase.ClockCost(20_000))
+	best := phase.ClockCost(1000)
+	for range 49 {
+		best = min(best, phase.ClockCost(1000))
 	}
 	return best
 }

@@ -280,36 +280,10 @@ func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, erro
 	if t.layout != nil {
 		return t.lookupFused(email)
 	}
-	if rec := t.prof.Load(); rec != nil {
-		return t.lookupProfiled(email, rec)
-	}
-	txn, err := t.beginRead()
-	if err != nil {
-		return adapters.Tally{}, err
-	}
-	v, err := txn.Get(t.st.DBI, email)
-	if err != nil {
-		t.endRead(txn)
-		if lmdbgo.IsNotFound(err) {
-			return adapters.Tally{}, nil
-		}
-		return adapters.Tally{}, t.st.ReadError(err)
-	}
-	age, name, ok := store.DecodeValue(v)
-	if !ok {
-		t.endRead(txn)
-		return adapters.Tally{}, corrupt(email)
-	}
-	p := dataset.Person{Email: email, Name: name, Age: age}
-	sum := dataset.RowSum(p.Email, p.Name, p.Age)
-	t.endRead(txn)
-	return adapters.Tally{Rows: 1, Sum: sum}, nil
-}
-
-// lookupProfiled is Lookup's plain path with its phases timed, every lookup (a lookup's three cgo
-// calls cost several clock reads): the renew and the reset as txn, Get as get (with raw_read false,
-// lmdb-go's copy of the value too: it happens inside Get), the decoding as copy.
-func (t *target) lookupProfiled(email []byte, rec *phase.Recorder) (adapters.Tally, error) {
+	// Profiled, each lookup is timed (its three cgo calls cost several clock reads): the renew and
+	// the reset as txn, Get as get (with raw_read false, lmdb-go's copy of the value too: it happens
+	// inside Get), the decoding as copy. Unprofiled, rec is nil and its marks read no clock.
+	rec := t.prof.Load()
 	m := rec.Start()
 	txn, err := t.beginRead()
 	if err != nil {

@@ -113,12 +113,13 @@ func (r *Recorder) LapSampled(m Mark, id ID, every int) Mark {
 	return Mark{now}
 }
 
-// lapCost is what one lap costs in this process, measured once: the least of a few short
-// measurements, so that a preemption during one does not inflate it.
+// lapCost is what one lap costs in this process, measured once: the least of many short
+// measurements (200 laps, some µs each), so that the scheduler taking the CPU away during some of
+// them does not inflate it.
 var lapCost = sync.OnceValue(func() time.Duration {
-	best := ClockCost(2000)
-	for range 4 {
-		best = min(best, ClockCost(2000))
+	best := ClockCost(200)
+	for range 19 {
+		best = min(best, ClockCost(200))
 	}
 	return time.Duration(best)
 })
