@@ -28,6 +28,8 @@ type profileCalls struct {
 	mu    sync.Mutex
 	calls []string
 	recs  map[*phase.Recorder]bool
+	// envProfile is Env.Profile as each Open saw it.
+	envProfile []bool
 }
 
 func (c *profileCalls) add(r *phase.Recorder) {
@@ -54,6 +56,9 @@ func (p phased) Open(ctx context.Context, o adapters.Options, env adapters.Env) 
 	if err != nil {
 		return nil, err
 	}
+	p.calls.mu.Lock()
+	p.calls.envProfile = append(p.calls.envProfile, env.Profile)
+	p.calls.mu.Unlock()
 	t := &phasedTarget{Target: inner, calls: p.calls, env: env}
 	if o.Bool("per_op") {
 		return &phasedStepTarget{t}, nil
@@ -149,6 +154,9 @@ func TestProfileFiguresFromKnownPhases(t *testing.T) {
 			}
 			if got, want := fmt.Sprint(calls.calls), "[rec nil rec nil rec nil]"; got != want {
 				t.Errorf("Profile calls %s, want %s (a fresh recorder before each timed repeat, nil after)", got, want)
+			}
+			if got := fmt.Sprint(calls.envProfile); got != "[true]" {
+				t.Errorf("Env.Profile at Open: %s, want [true]", got)
 			}
 			x := rep.Find("p", "lookup", 0)
 			if x == nil || x.Status != report.StatusOK {
@@ -255,6 +263,9 @@ func TestNoProfileNoCall(t *testing.T) {
 	}
 	if len(calls.calls) != 0 {
 		t.Errorf("Profile called %v without profile: true", calls.calls)
+	}
+	if got := fmt.Sprint(calls.envProfile); got != "[false]" {
+		t.Errorf("Env.Profile at Open: %s, want [false]", got)
 	}
 	for _, x := range rep.Results {
 		if x.Profile != nil {
