@@ -139,6 +139,7 @@ func TestExitCodes(t *testing.T) {
 	missing := writeFile(t, dir, "missing.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "adapter: memory}\n  - {name: b, adapter: memory}", "adapter: memory}\n  - {name: b, adapter: missing, workloads: [scan]}", 1))
 	notADir := writeFile(t, dir, "file", "")
 	memory := writeFile(t, dir, "memory.yaml", strings.Replace(tiny, "ASSERTION", "lookup.bytes_retained_per_op[a] <= 1000000", 1))
+	profiled := writeFile(t, dir, "profile.yaml", strings.Replace(tiny, "ASSERTION", "lookup.phase_get_ns[a] <= 1000000000", 1))
 	interleaved := writeFile(t, dir, "ops.yaml", strings.Replace(strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1), "targets:", "interleave: ops\ntargets:", 1))
 
 	tests := []struct {
@@ -177,6 +178,11 @@ func TestExitCodes(t *testing.T) {
 		{"memory figures", []string{"run", "-q", "-c", memory, "--memory", "--out", filepath.Join(dir, "mem.json")}, exitcode.OK, "verdict: PASS", ""},
 		{"memory figures not asked for", []string{"run", "-q", "-c", memory, "--out", filepath.Join(dir, "nomem.json")}, exitcode.Infra, "", "figure bytes_retained_per_op is missing"},
 		{"memory with interleave ops", []string{"run", "-c", interleaved, "--memory"}, exitcode.Usage, "", "--memory measures each target's repeat on its own: it does not combine with interleave: ops"},
+		// the profile figures exist in every run's worker only if the workers get the flag too
+		{"profile figures", []string{"run", "-q", "-c", profiled, "--profile", "--out", filepath.Join(dir, "prof.json")}, exitcode.OK, "verdict: PASS", ""},
+		{"profile figures in isolation: process workers", []string{"run", "-q", "-c", profiled, "--profile", "--isolation", "process", "--runs", "1", "--out", filepath.Join(dir, "prof-proc.json")}, exitcode.OK, "verdict: PASS", ""},
+		{"profile figures not asked for", []string{"run", "-q", "-c", profiled, "--out", filepath.Join(dir, "noprof.json")}, exitcode.Infra, "", "figure phase_get_ns is missing"},
+		{"profile with a YCSB workload", []string{"run", "-c", "ycsb-c", "--profile"}, exitcode.Usage, "", "--profile: profile: true does not split the operations of YCSB workloads (ycsb-c)"},
 		{"unknown flag", []string{"run", "--fast"}, exitcode.Usage, "", "unknown flag: --fast (see 'dbbench run --help')"},
 		{"unknown command", []string{"sprint"}, exitcode.Usage, "", `unknown command "sprint"`},
 		{"extra argument", []string{"run", "extra"}, exitcode.Usage, "", "unknown command"},

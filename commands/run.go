@@ -46,6 +46,8 @@ type RunOptions struct {
 	Instructions bool
 	// Memory measures memory per operation around every timed repeat (docs/memory.md).
 	Memory bool
+	// Profile splits every timed operation into the phases its target can see (docs/profile.md).
+	Profile bool
 	// Worker runs one target as a worker process of a run with isolation: process (hidden).
 	Worker string
 	// Runs is how many runs to make before the first look at the verdicts (0: the config's).
@@ -109,6 +111,10 @@ a server in another process (PostgreSQL, TypeDB) is not.
 --memory (or memory: true in the config) also measures memory per operation around every timed
 repeat, after a forced GC and outside the timed operations: Go heap allocated and retained, C malloc
 retained, resident set growth and peak of dbbench or of an exec client (docs/memory.md).
+--profile (or profile: true) also splits every timed operation into the phases its target can see
+(send, wait, drain, decode; txn, execute, fetch, scan; get, copy; query, page), as figures
+phase_NAME_ns and phase_NAME_share beside the totals, with phase_other_ns (what no phase covers) and
+profile_overhead_ns (what the profile's clock reads cost per operation) (docs/profile.md).
 
 Verdicts are decided over runs, each a fresh worker process with fresh stores (--runs, default 3, or
 the config's verdict: section): an assertion passes when the interval over the runs' values lies on
@@ -138,6 +144,7 @@ makes one report of the N shards' (docs/shards.md).`,
   dbbench run -c lmdb --targets lmdb-c --isolation rewarm   # one target alone, to compare with the full run
   dbbench run -c lmdb --ci --runs 5 --budget 2m             # more runs to start with, more time to decide
   dbbench run --runs 1                                      # one quick run, a point verdict
+  dbbench run -c lmdb --ci --profile                        # where each operation's time goes, phase by phase
   dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s
   dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`,
 		Args: cobra.NoArgs,
@@ -162,6 +169,7 @@ makes one report of the N shards' (docs/shards.md).`,
 	_ = cmd.Flags().MarkHidden("salt")
 	cmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "also count instructions per operation under valgrind's callgrind")
 	cmd.Flags().BoolVar(&opts.Memory, "memory", false, "also measure memory per operation around every timed repeat (as memory: true)")
+	cmd.Flags().BoolVar(&opts.Profile, "profile", false, "also split every timed operation into the phases its target can see (as profile: true)")
 	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
 	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
 	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
@@ -306,6 +314,13 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 		plan.Memory = true
 		plan.AsRun["memory"] = true
 	}
+	if opts.Profile {
+		plan.Profile = true
+		plan.AsRun["profile"] = true
+		if err := plan.CheckProfile(); err != nil {
+			return nil, exitcode.Usagef("--profile: %v", err)
+		}
+	}
 	if opts.Budget > 0 {
 		plan.Verdict.Budget = opts.Budget
 	}
@@ -321,6 +336,9 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	// predicts it (docs/protocol.md, "The person file").
 	if plan.Salt = opts.Salt; plan.Salt == 0 {
 		plan.Salt = newSalt()
+	}
+	if opts.Instructions && plan.Profile {
+		return nil, exitcode.Usagef("--instructions counts every instruction of the timed operations, the profile's clock reads too: it does not combine with --profile or profile: true")
 	}
 	if opts.Instructions && plan.Interleave == config.InterleaveOps {
 		return nil, exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)")
@@ -416,6 +434,9 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		if opts.Memory {
 			args = append(args, "--memory")
+		}
+		if opts.Profile {
+			args = append(args, "--profile")
 		}
 		for _, s := range opts.Slowdowns {
 			args = append(args, "--slowdown", s)

@@ -153,10 +153,14 @@ type Config struct {
 	// (0: not given).
 	StallTimeout time.Duration
 	// Memory asks for memory figures per operation (docs/memory.md).
-	Memory     bool
-	Workloads  []Workload
-	Targets    []Target
-	Assertions []AssertionSpec
+	Memory bool
+	// Profile asks for each timed operation split into its phases (docs/profile.md).
+	Profile bool
+	// profileLine is the line of `profile` (0: not given), for errors found in Resolve.
+	profileLine int
+	Workloads   []Workload
+	Targets     []Target
+	Assertions  []AssertionSpec
 	// Verdict is how the assertions are decided over runs (zero fields: not given).
 	Verdict VerdictSettings
 	CI      *CI
@@ -262,7 +266,7 @@ func parse(data []byte) (*Config, error) {
 		return nil, err
 	}
 	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "memory", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
+		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "memory", "profile", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +353,7 @@ func (c *Config) parseSettings(root *yaml.Node, fields map[string]field) error {
 }
 
 // parseIsolation reads how targets are kept apart and watched: isolation, interleave, rewarm,
-// stall_timeout and memory.
+// stall_timeout, memory and profile.
 func (c *Config) parseIsolation(fields map[string]field) error {
 	var err error
 	if f, ok := fields["isolation"]; ok {
@@ -386,6 +390,12 @@ func (c *Config) parseIsolation(fields map[string]field) error {
 		if c.Memory, err = boolValue(f.value, "memory"); err != nil {
 			return err
 		}
+	}
+	if f, ok := fields["profile"]; ok {
+		if c.Profile, err = boolValue(f.value, "profile"); err != nil {
+			return err
+		}
+		c.profileLine = f.value.Line
 	}
 	return nil
 }

@@ -127,6 +127,16 @@ func TestResolveGood(t *testing.T) {
 	if p3, err := c3.Resolve(registry(t), false); err != nil || !p3.Memory || p3.AsRun["memory"] != true {
 		t.Errorf("memory: true resolved to %v (as run: %v, error %v)", p3 != nil && p3.Memory, p3 != nil && p3.AsRun["memory"] == true, err)
 	}
+	if p.Profile || p.AsRun["profile"] != nil {
+		t.Errorf("profile %v by default (as run: %v), want off", p.Profile, p.AsRun["profile"])
+	}
+	c4, err := Parse("good.yaml", []byte(strings.Replace(good, "repeats: 3", "repeats: 3\nprofile: true\ninterleave: ops", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p4, err := c4.Resolve(registry(t), false); err != nil || !p4.Profile || p4.AsRun["profile"] != true {
+		t.Errorf("profile: true resolved to %v (as run: %v, error %v)", p4 != nil && p4.Profile, p4 != nil && p4.AsRun["profile"] == true, err)
+	}
 	if got := p.Targets[0].Workloads; strings.Join(got, ",") != "scan,lookup" {
 		t.Errorf("mem workloads = %v", got)
 	}
@@ -323,6 +333,8 @@ func TestConfigErrors(t *testing.T) {
 		{"interleave", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: rows", 1), false, `x.yaml:7: interleave "rows": want one of repeats, ops`},
 		{"interleave ops with process isolation", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: ops\nisolation: process", 1), false, `x.yaml:7: interleave: ops does not combine with isolation: process`},
 		{"memory not a bool", strings.Replace(good, "repeats: 3", "repeats: 3\nmemory: lots", 1), false, `x.yaml:7: memory must be true or false, got "lots"`},
+		{"profile not a bool", strings.Replace(good, "repeats: 3", "repeats: 3\nprofile: yes please", 1), false, `x.yaml:7: profile must be true or false, got "yes please"`},
+		{"profile with a YCSB workload", "name: y\nprofile: true\nworkloads: [ycsb-a]\ntargets:\n  - {name: mem, adapter: memory}\n", false, "x.yaml:2: profile: true does not split the operations of YCSB workloads (ycsb-a)"},
 		{"memory with interleave ops", strings.Replace(good, "repeats: 3", "repeats: 3\nmemory: true\ninterleave: ops", 1), false, `x.yaml:8: memory: true measures each target's repeat on its own: it does not combine with interleave: ops`},
 		{"interleave not a scalar", strings.Replace(good, "repeats: 3", "repeats: 3\ninterleave: [ops]", 1), false, `x.yaml:7: interleave must be a single value`},
 		{"stall_timeout not a duration", strings.Replace(good, "repeats: 3", "repeats: 3\nstall_timeout: 60", 1), false, `x.yaml:7: stall_timeout "60": want a duration such as 90s or 5m`},

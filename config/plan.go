@@ -42,6 +42,10 @@ type Plan struct {
 	// Memory asks for the memory figures of every timed repeat (memory: true or --memory;
 	// docs/memory.md): a forced GC and a reading of the processes' memory around each.
 	Memory bool
+	// Profile asks for every timed operation split into the phases its target can see (profile:
+	// true or --profile; docs/profile.md): a phase recorder handed to the target around each timed
+	// repeat.
+	Profile bool
 	// Verdict is how the assertions are decided over runs (docs/verdicts.md).
 	Verdict VerdictPlan
 	// LeftOut are assertions the run does not decide, each with its reason (--targets left out a
@@ -176,6 +180,21 @@ type TargetPlan struct {
 	Params map[string]adapters.Options
 }
 
+// CheckProfile refuses a profiled plan (Profile) that would profile nothing it claims to: a YCSB
+// workload's operations go through the load model's dispatcher, which hands the targets no phase
+// recorder (docs/profile.md). Nil when the plan does not profile.
+func (p *Plan) CheckProfile() error {
+	if !p.Profile {
+		return nil
+	}
+	for _, w := range p.Workloads {
+		if w.YCSB {
+			return fmt.Errorf("profile: true does not split the operations of YCSB workloads (%s): they run through the load model's dispatcher, which times no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", w.Name)
+		}
+	}
+	return nil
+}
+
 // Runs reports whether the target runs the workload.
 func (t TargetPlan) Runs(workload string) bool { return slices.Contains(t.Workloads, workload) }
 
@@ -210,6 +229,9 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	if err := c.checkSizes(p); err != nil {
 		return nil, err
 	}
+	if err := p.CheckProfile(); err != nil {
+		return nil, &lineError{line: c.profileLine, msg: err.Error()}
+	}
 	if err := c.checkStores(p); err != nil {
 		return nil, err
 	}
@@ -227,7 +249,7 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
 		Sizes: c.Sizes, Warmup: c.Warmup, Repeats: c.Repeats, Isolation: c.Isolation, Baseline: c.Baseline, Rewarm: c.Rewarm, CI: ci,
-		StallTimeout: c.StallTimeout, Interleave: c.Interleave, Memory: c.Memory,
+		StallTimeout: c.StallTimeout, Interleave: c.Interleave, Memory: c.Memory, Profile: c.Profile,
 	}
 	v := c.Verdict
 	if ci && c.CI != nil {
@@ -631,6 +653,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	}
 	if p.Memory {
 		out["memory"] = true
+	}
+	if p.Profile {
+		out["profile"] = true
 	}
 	if p.Baseline != "" {
 		out["baseline"] = p.Baseline

@@ -68,6 +68,8 @@ type Runner struct {
 	// observeETA, in tests, sees every estimate of the time left.
 	observeETA func(p *tracker, left time.Duration, ok bool)
 	pace       *gcPace // the current dataset size's GC pacing per target; nil without re-warming
+	// clockNs is what one phase boundary costs, measured once at the start of a profiled run.
+	clockNs float64
 	// runOne makes one run of several (runs.go): spawnRun, or a fake in tests.
 	runOne func(ctx context.Context, spec RunSpec) (*report.Report, error)
 	// runsDir is where the run workers write their reports.
@@ -142,10 +144,16 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	if r.Instructions != nil && p.Interleave == config.InterleaveOps {
 		return nil, exitcode.Usagef("--instructions counts each target's repeat on its own: it does not combine with interleave: ops")
 	}
+	if r.Instructions != nil && p.Profile {
+		return nil, exitcode.Usagef("--instructions counts every instruction of the timed operations, the profile's clock reads too: it does not combine with --profile or profile: true")
+	}
 	prog := newTracker(r.Events, r.Clock)
 	prog.observe = r.observeETA
 	head := r.header()
 	head.Run.Harness = calibrate() // this process measures: its own loop's cost
+	if p.Profile {
+		r.clockNs = clockCost()
+	}
 	runDir, removeRunDir, err := r.makeRunDir(prog)
 	if err != nil {
 		return nil, err
@@ -377,6 +385,7 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		PostgreSQL:  sh.postgreSQLFor(&s.usesServer),
 		Progress:    func() { s.loaded.Add(1) },
 		Store:       r.storeUse(s.plan),
+		Profile:     r.Plan.Profile,
 	}
 	if sec := r.Plan.Secrets; sec != nil {
 		env.Secret = sec.AddSecret
@@ -456,11 +465,24 @@ func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
 
 // measure runs one execution; a timed one under instruction counting has its instructions counted.
 // The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
+// A timed one of a profiled run lends its target a phase recorder, around the memory samples too
+// (the recorder is made before the first: it is not the target's memory).
 func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
-	if r.Plan.Memory && timed {
-		return r.measureMemory(ctx, ex, name)
+	if !timed {
+		return r.count(ctx, ex, false, name)
 	}
-	return r.count(ctx, ex, timed, name)
+	prof := r.startProfile(ex)
+	var (
+		m   *measurement
+		err error
+	)
+	if r.Plan.Memory {
+		m, err = r.measureMemory(ctx, ex, name)
+	} else {
+		m, err = r.count(ctx, ex, true, name)
+	}
+	prof.stop(m, r.clockNs)
+	return m, err
 }
 
 // measureMemory runs a timed execution between two memory samples (memory: true), each after a

@@ -31,6 +31,19 @@ type measurement struct {
 	instructions int64
 	// memory holds the repeat's memory figures (memory: true; docs/memory.md).
 	memory map[string]float64
+	// busy is the sum of the operations' latencies where it is not elapsed: the concurrent
+	// workload's readers overlap, so their wall time is less.
+	busy time.Duration
+	// profile is the repeat's phase profile (profile: true; docs/profile.md); nil: none.
+	profile *repeatProfile
+}
+
+// latencySum is the sum of the repeat's operations' latencies, what the phases divide up.
+func (m *measurement) latencySum() time.Duration {
+	if m.busy > 0 {
+		return m.busy
+	}
+	return m.elapsed
 }
 
 func newMeasurement() *measurement {
@@ -269,6 +282,7 @@ func (e *execution) concurrent(ctx context.Context) (*measurement, error) {
 	}
 	for i, t := range tallies {
 		report.Record(m.hist, lat[i])
+		m.busy += lat[i]
 		m.rows += t.Rows
 		m.sum += t.Sum
 	}

@@ -85,7 +85,9 @@ func mergeResult(rs []runResult) report.Result {
 	x.Merged = nil
 	var hists, errHists []string
 	var perRun []map[string]float64
+	var profiles []*report.Profile
 	for _, r := range rs {
+		profiles = append(profiles, r.res.Profile)
 		for _, rep := range r.res.Repeats {
 			rep.Run = r.run
 			x.Repeats = append(x.Repeats, rep)
@@ -107,6 +109,7 @@ func mergeResult(rs []runResult) report.Result {
 		}
 	}
 	x.Figures = report.MedianFigures(perRun...)
+	x.Profile = report.MergeProfiles(profiles)
 	x.Load = rs[len(rs)-1].res.Load // report.Load is the last run's
 	if h, err := report.MergeHistograms(hists...); err == nil {
 		x.Merged = report.Percentiles(h)

@@ -24,7 +24,8 @@ type resultAcc struct {
 	err          error
 	info         map[string]any
 	warnings     []string
-	loadAcc      // a load-model (YCSB) workload's
+	loadAcc                 // a load-model (YCSB) workload's
+	prof         profileAcc // the phases of its profiled repeats (profile: true)
 }
 
 func newResultAcc(k resultKey, unit string, params map[string]any) *resultAcc {
@@ -99,6 +100,10 @@ func (a *resultAcc) add(index int, m *measurement) {
 	enc, _ := report.EncodeHistogram(m.hist)
 	figs := report.RepeatFigures(m.hist, m.ops, m.rows, m.errors, m.elapsed, m.instructions)
 	maps.Copy(figs, m.memory)
+	if m.profile != nil {
+		maps.Copy(figs, m.profile.figures)
+		a.prof.add(m.profile)
+	}
 	a.repeats = append(a.repeats, report.Repeat{
 		Index: index, ElapsedNs: m.elapsed.Nanoseconds(), Ops: m.ops, Rows: m.rows, Errors: m.errors,
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,
@@ -143,6 +148,7 @@ func (a *resultAcc) finish() report.Result {
 		r.Verification.Expected = fmt.Sprintf("%016x", v.Sum)
 	}
 	r.Figures = report.RepeatsMedian(a.repeats)
+	r.Profile = a.prof.profile()
 	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)

@@ -219,13 +219,25 @@ func (wr *workloadRun) jointly(group []*active, rep int, warm bool) error {
 	if len(live) == 0 {
 		return nil
 	}
+	// Each target has a recorder of its own (profile: true), so its phases are its own although its
+	// operations alternate with the others'.
+	profs := make([]*profiling, len(live))
+	if !warm {
+		for k, a := range live {
+			profs[k] = wr.r.startProfile(a.exec)
+		}
+	}
 	steppers := wr.alternate(live, rep)
 	if wr.ctx.Err() != nil {
+		for _, p := range profs {
+			p.stop(nil, 0)
+		}
 		return wr.ctx.Err()
 	}
 	for k, a := range live {
 		a.exec.done.Add(1)
 		m, err := steppers[k].finish()
+		profs[k].stop(m, wr.r.clockNs)
 		wr.conclude(a, rep, warm, m, err)
 	}
 	return nil

@@ -189,6 +189,11 @@ func mergeShardResults(xs []Result, lates []time.Duration) Result {
 		x.ErrorHistogram, _ = EncodeHistogram(errs)
 	}
 	x.Load = mergeLoads(loads, loadLates)
+	profiles := make([]*Profile, len(xs))
+	for i, o := range xs {
+		profiles[i] = o.Profile
+	}
+	x.Profile = MergeProfiles(profiles)
 	return x
 }
 
@@ -239,6 +244,7 @@ func mergeRepeats(reps []Repeat, loadModel bool) Repeat {
 	out.Histogram, _ = EncodeHistogram(h)
 	if !loadModel {
 		out.Figures = RepeatFigures(h, out.Ops, out.Rows, out.Errors, time.Duration(out.ElapsedNs), 0)
+		mergeProfileFigures(out.Figures, reps)
 		return out
 	}
 	out.Figures, out.Types = loadRepeatFigures(reps, h)

@@ -343,3 +343,51 @@ func TestLeakAid(t *testing.T) {
 		}
 	}
 }
+
+// TestPhases: profiled, every path marks its phases (txn, get, copy), and they sum to no more
+// than the operations' time. The plain scan samples its steps (one in stepEvery).
+func TestPhases(t *testing.T) {
+	ds := generate(t, 2000)
+	ctx := context.Background()
+	for _, v := range []struct {
+		name        string
+		raw         map[string]any
+		scanMethods string
+	}{
+		{"plain raw", nil, "[timed sampled sampled]"},
+		{"plain copy", map[string]any{"raw_read": false}, "[timed sampled sampled]"},
+		{"batched", map[string]any{"batch": 64}, "[timed timed timed]"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			tg := mustOpen(t, v.raw)
+			if err := tg.Load(ctx, ds); err != nil {
+				t.Fatal(err)
+			}
+			scan := adaptertest.CheckPhases(t, tg, 5, func(int) error {
+				tl, err := tg.Scan(ctx, ds.Len())
+				if err == nil && tl.Rows != int64(ds.Len()) {
+					err = fmt.Errorf("scan read %d rows, want %d", tl.Rows, ds.Len())
+				}
+				return err
+			}, "txn", "get", "copy")
+			var methods []string
+			for _, p := range scan.Phases {
+				methods = append(methods, p.Method)
+			}
+			if got := fmt.Sprint(methods); got != v.scanMethods {
+				t.Errorf("scan phase methods %s, want %s", got, v.scanMethods)
+			}
+			want := []string{"txn", "get", "copy"}
+			if v.raw["batch"] != nil {
+				want = []string{"get", "copy"} // one cgo call renews, gets and resets
+			}
+			adaptertest.CheckPhases(t, tg, 500, func(i int) error {
+				tl, err := tg.Lookup(ctx, ds.Email(i))
+				if err == nil && tl.Rows != 1 {
+					err = fmt.Errorf("lookup of %s found nothing", ds.Email(i))
+				}
+				return err
+			}, want...)
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/lmdb/native"
 	"github.com/dbbench/dbbench/adapters/lmdb/store"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/procmem"
@@ -22,6 +23,11 @@ import (
 
 // checkEvery is how many rows a scan reads between looks at its context.
 const checkEvery = 1024
+
+// stepEvery is how often a profiled plain scan times a row's cursor step and decoding
+// (docs/profile.md): a step costs about two clock reads, so one row in stepEvery is timed and the
+// others read no clock.
+const stepEvery = 64
 
 // Open opens an environment (the path option, or a fresh directory under env.TempDir). With batch
 // > 0 it also binds the C helpers to lmdb-go's handles, which fails if their self-check does.
@@ -64,6 +70,8 @@ type target struct {
 	closed atomic.Bool
 	// rec is the YCSB records' environment, once LoadRecords made it.
 	rec atomic.Pointer[records]
+	// prof is the phase recorder of a profiled repeat (nil: not profiled).
+	prof atomic.Pointer[phase.Recorder]
 }
 
 // The capabilities an lmdb target offers (docs/adapters.md): removing a method fails the build.
@@ -71,7 +79,13 @@ var (
 	_ adapters.OrderedScanner = (*target)(nil)
 	_ adapters.PointReader    = (*target)(nil)
 	_ adapters.Inserter       = (*target)(nil)
+	_ adapters.Profiler       = (*target)(nil)
 )
+
+// Profile takes the recorder of a profiled repeat (nil after it): scans and lookups mark txn (the
+// read transaction's renew and reset, a cursor's open and close), get (LMDB's get or cursor step)
+// and copy (decoding LMDB's bytes into Go values); see docs/profile.md.
+func (t *target) Profile(r *phase.Recorder) { t.prof.Store(r) }
 
 // Load stores the dataset (sorted, MDB_APPEND, txn_size pairs per transaction).
 func (t *target) Load(ctx context.Context, ds *dataset.Persons) error {
@@ -129,39 +143,58 @@ func (t *target) endRead(txn *lmdbgo.Txn) {
 	t.putIdle(txn)
 }
 
-// Scan reads the first n persons in key order in one read transaction.
+// Scan reads the first n persons in key order in one read transaction. Profiled, the transaction's
+// renew, the cursor's open and close and the reset are txn; the plain path times one row in
+// stepEvery (its cursor step as get, its decoding as copy), the batched path every cgo call (get)
+// and the decoding of its pairs (copy).
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 	if n < 0 {
 		return adapters.Tally{}, exitcode.Usagef("scan of %d rows", n)
 	}
+	rec := t.prof.Load()
+	m := rec.Start()
 	txn, err := t.beginRead()
 	if err != nil {
 		return adapters.Tally{}, err
 	}
-	defer t.endRead(txn)
 	cur, err := txn.OpenCursor(t.st.DBI)
 	if err != nil {
+		t.endRead(txn)
 		return adapters.Tally{}, t.st.ReadError(err)
 	}
-	defer cur.Close()
+	m = rec.Lap(m, phase.Txn)
 	var tally adapters.Tally
 	if t.batch > 0 {
-		tally, err = scanBatched(ctx, t.layout, cur, n, t.batch)
+		tally, err = scanBatched(ctx, t.layout, cur, n, t.batch, rec)
 	} else {
-		tally, err = scanPlain(ctx, cur, n)
+		tally, err = scanPlain(ctx, cur, n, rec)
 	}
+	m = rec.Start()
+	cur.Close()
+	t.endRead(txn)
+	rec.Lap(m, phase.Txn)
 	if err != nil && ctx.Err() == nil {
 		err = t.st.ReadError(err)
 	}
 	return tally, err
 }
 
-// scanPlain is the lmdb-go way: one Cursor.Get (one cgo call) per pair.
-func scanPlain(ctx context.Context, cur *lmdbgo.Cursor, n int) (adapters.Tally, error) {
+// scanPlain is the lmdb-go way: one Cursor.Get (one cgo call) per pair. Profiled (rec not nil), one
+// row in stepEvery is read by sampledStep instead; the others read no clock.
+func scanPlain(ctx context.Context, cur *lmdbgo.Cursor, n int, rec *phase.Recorder) (adapters.Tally, error) {
 	var tally adapters.Tally
 	for tally.Rows < int64(n) {
 		if tally.Rows%checkEvery == 0 && ctx.Err() != nil {
 			return tally, ctx.Err()
+		}
+		if rec != nil && phase.Sample(int(tally.Rows), stepEvery) {
+			sum, ok, err := sampledStep(cur, rec)
+			if !ok || err != nil {
+				return tally, err
+			}
+			tally.Rows++
+			tally.Sum += sum
+			continue
 		}
 		k, v, err := cur.Get(nil, nil, lmdbgo.Next) // Next on an unpositioned cursor is First
 		if lmdbgo.IsNotFound(err) {
@@ -181,8 +214,31 @@ func scanPlain(ctx context.Context, cur *lmdbgo.Cursor, n int) (adapters.Tally, 
 	return tally, nil
 }
 
-// scanBatched reads up to size pairs per cgo call through native.CursorBatch.
-func scanBatched(ctx context.Context, l *native.Layout, cur *lmdbgo.Cursor, n, size int) (adapters.Tally, error) {
+// sampledStep is one row of a profiled plain scan, its cursor step timed as get and its decoding as
+// copy, each standing for stepEvery rows'. ok is false at the end of the data.
+func sampledStep(cur *lmdbgo.Cursor, rec *phase.Recorder) (sum uint64, ok bool, err error) {
+	m := rec.Start()
+	k, v, err := cur.Get(nil, nil, lmdbgo.Next)
+	m = rec.LapSampled(m, phase.Get, stepEvery)
+	if lmdbgo.IsNotFound(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	age, name, ok := store.DecodeValue(v)
+	if !ok {
+		return 0, false, corrupt(k)
+	}
+	p := dataset.Person{Email: k, Name: name, Age: age}
+	sum = dataset.RowSum(p.Email, p.Name, p.Age)
+	rec.LapSampled(m, phase.Copy, stepEvery)
+	return sum, true, nil
+}
+
+// scanBatched reads up to size pairs per cgo call through native.CursorBatch. Profiled, each call is
+// timed as get and the decoding of its pairs as copy (a call moves many pairs: dearer than the clock).
+func scanBatched(ctx context.Context, l *native.Layout, cur *lmdbgo.Cursor, n, size int, rec *phase.Recorder) (adapters.Tally, error) {
 	b, err := l.NewCursorBatch(cur, size)
 	if err != nil {
 		return adapters.Tally{}, err
@@ -193,7 +249,9 @@ func scanBatched(ctx context.Context, l *native.Layout, cur *lmdbgo.Cursor, n, s
 		if calls%(checkEvery/min(size, checkEvery)) == 0 && ctx.Err() != nil {
 			return tally, ctx.Err()
 		}
+		m := rec.Start()
 		pairs, end, err := b.Next(n - int(tally.Rows))
+		m = rec.Lap(m, phase.Get)
 		for i := range pairs {
 			k := pairs[i].Key()
 			age, name, ok := store.DecodeValue(pairs[i].Value())
@@ -203,6 +261,7 @@ func scanBatched(ctx context.Context, l *native.Layout, cur *lmdbgo.Cursor, n, s
 			p := dataset.Person{Email: k, Name: name, Age: age}
 			tally.Sum += dataset.RowSum(p.Email, p.Name, p.Age)
 		}
+		rec.Lap(m, phase.Copy)
 		tally.Rows += int64(len(pairs))
 		if err != nil || end {
 			return tally, err
@@ -221,11 +280,18 @@ func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, erro
 	if t.layout != nil {
 		return t.lookupFused(email)
 	}
+	// Profiled, each lookup is timed (its three cgo calls cost several clock reads): the renew and
+	// the reset as txn, Get as get (with raw_read false, lmdb-go's copy of the value too: it happens
+	// inside Get), the decoding as copy. Unprofiled, rec is nil and its marks read no clock.
+	rec := t.prof.Load()
+	m := rec.Start()
 	txn, err := t.beginRead()
 	if err != nil {
 		return adapters.Tally{}, err
 	}
+	m = rec.Lap(m, phase.Txn)
 	v, err := txn.Get(t.st.DBI, email)
+	m = rec.Lap(m, phase.Get)
 	if err != nil {
 		t.endRead(txn)
 		if lmdbgo.IsNotFound(err) {
@@ -240,17 +306,24 @@ func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, erro
 	}
 	p := dataset.Person{Email: email, Name: name, Age: age}
 	sum := dataset.RowSum(p.Email, p.Name, p.Age)
+	m = rec.Lap(m, phase.Copy)
 	t.endRead(txn)
+	rec.Lap(m, phase.Txn)
 	return adapters.Tally{Rows: 1, Sum: sum}, nil
 }
 
+// lookupFused is a lookup in one cgo call (renew, get, copy into scratch, reset). Profiled, that
+// call is get (its transaction steps cannot be told apart from it) and the decoding copy.
 func (t *target) lookupFused(email []byte) (adapters.Tally, error) {
 	txn, err := t.takeIdle()
 	if err != nil {
 		return adapters.Tally{}, err
 	}
+	rec := t.prof.Load()
+	m := rec.Start()
 	var scratch [256]byte
 	v, found, err := t.layout.LookupCopy(txn, t.st.DBI, email, scratch[:])
+	m = rec.Lap(m, phase.Get)
 	t.putIdle(txn) // reset again by LookupCopy
 	switch {
 	case err != nil:
@@ -263,7 +336,9 @@ func (t *target) lookupFused(email []byte) (adapters.Tally, error) {
 		return adapters.Tally{}, corrupt(email)
 	}
 	p := dataset.Person{Email: email, Name: name, Age: age}
-	return adapters.Tally{Rows: 1, Sum: dataset.RowSum(p.Email, p.Name, p.Age)}, nil
+	sum := dataset.RowSum(p.Email, p.Name, p.Age)
+	rec.Lap(m, phase.Copy)
+	return adapters.Tally{Rows: 1, Sum: sum}, nil
 }
 
 // Info describes the environment and the paths this target measures.
@@ -437,7 +512,7 @@ func (s *insertSession) Verify(ctx context.Context) (adapters.Tally, error) {
 		return adapters.Tally{}, s.st.ReadError(err)
 	}
 	defer cur.Close()
-	return scanPlain(ctx, cur, math.MaxInt)
+	return scanPlain(ctx, cur, math.MaxInt, nil)
 }
 
 // Close aborts an unfinished write transaction (on the goroutine that began it, as the engine

@@ -10,8 +10,10 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/ycsb"
@@ -72,26 +74,44 @@ func encode(p dataset.Person) row {
 // context between them).
 const checkEvery = 1024
 
-// scan decodes the first n rows in email order.
-func (s *store) scan(ctx context.Context, n int) (adapters.Tally, error) {
+// sampleEvery is how often a profiled lookup's phases are timed (docs/profile.md): a map read costs
+// about what reading the clock does, so one lookup in sampleEvery is timed and stands for the others,
+// which read no clock.
+const sampleEvery = 16
+
+// scan decodes the first n rows in email order. Profiled (rec not nil), each block of checkEvery
+// rows is timed as copy: stepping to a row of the slice and decoding it cost a few ns together, less
+// than a clock read, and cannot be told apart; a block is timed whole (docs/profile.md).
+func (s *store) scan(ctx context.Context, n int, rec *phase.Recorder) (adapters.Tally, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var t adapters.Tally
 	var p dataset.Person
+	m := rec.Start()
 	for i, r := range s.rows[:min(n, len(s.rows))] {
-		if i%checkEvery == 0 && ctx.Err() != nil {
-			return t, ctx.Err()
+		if i%checkEvery == 0 {
+			if i > 0 {
+				m = rec.Lap(m, phase.Copy)
+			}
+			if ctx.Err() != nil {
+				return t, ctx.Err()
+			}
 		}
 		p.Email, p.Age, p.Name = r.email, int(r.value[0]), r.value[1:]
 		t.Rows++
 		t.Sum += dataset.RowSum(p.Email, p.Name, p.Age)
 	}
+	rec.Lap(m, phase.Copy)
 	return t, nil
 }
 
 type target struct {
 	s store
 	r records
+	// rec is the phase recorder of a profiled repeat (nil: not profiled), and looked the lookups
+	// made under it, for sampling.
+	rec    atomic.Pointer[phase.Recorder]
+	looked atomic.Int64
 }
 
 // The capabilities a memory target offers (docs/adapters.md): removing a method fails the build.
@@ -99,7 +119,14 @@ var (
 	_ adapters.OrderedScanner = (*target)(nil)
 	_ adapters.PointReader    = (*target)(nil)
 	_ adapters.Inserter       = (*target)(nil)
+	_ adapters.Profiler       = (*target)(nil)
 )
+
+// Profile takes the recorder of a profiled repeat (nil after it).
+func (t *target) Profile(r *phase.Recorder) {
+	t.rec.Store(r)
+	t.looked.Store(0)
+}
 
 func (t *target) Load(_ context.Context, ds *dataset.Persons) error {
 	rows := make([]row, ds.Len())
@@ -122,11 +149,18 @@ func (t *target) Info() map[string]any {
 
 func (t *target) Close() error { return nil }
 
-func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) { return t.s.scan(ctx, n) }
+func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
+	return t.s.scan(ctx, n, t.rec.Load())
+}
 
 func (t *target) ScansInKeyOrder() bool { return true }
 
+// Lookup reads one person under the read lock. Profiled, one lookup in sampleEvery has its map read
+// (lock included) timed as get and its decoding as copy.
 func (t *target) Lookup(_ context.Context, email []byte) (adapters.Tally, error) {
+	if rec := t.rec.Load(); rec != nil && phase.Sample(int(t.looked.Add(1)-1), sampleEvery) {
+		return t.lookupSampled(rec, email), nil
+	}
 	t.s.mu.RLock()
 	defer t.s.mu.RUnlock()
 	i, ok := t.s.index[string(email)]
@@ -135,6 +169,22 @@ func (t *target) Lookup(_ context.Context, email []byte) (adapters.Tally, error)
 	}
 	r := t.s.rows[i]
 	return adapters.Tally{Rows: 1, Sum: dataset.RowSum(r.email, r.value[1:], int(r.value[0]))}, nil
+}
+
+// lookupSampled is Lookup with its phases timed.
+func (t *target) lookupSampled(rec *phase.Recorder, email []byte) adapters.Tally {
+	m := rec.Start()
+	t.s.mu.RLock()
+	defer t.s.mu.RUnlock()
+	i, ok := t.s.index[string(email)]
+	m = rec.LapSampled(m, phase.Get, sampleEvery)
+	if !ok {
+		return adapters.Tally{}
+	}
+	r := t.s.rows[i]
+	sum := dataset.RowSum(r.email, r.value[1:], int(r.value[0]))
+	rec.LapSampled(m, phase.Copy, sampleEvery)
+	return adapters.Tally{Rows: 1, Sum: sum}
 }
 
 func (t *target) NewInsertSession(context.Context) (adapters.InsertSession, error) {
@@ -162,7 +212,7 @@ func (s *session) Commit(context.Context) error {
 }
 
 func (s *session) Verify(ctx context.Context) (adapters.Tally, error) {
-	return s.s.scan(ctx, len(s.s.rows))
+	return s.s.scan(ctx, len(s.s.rows), nil)
 }
 
 func (s *session) Close() error { return nil }

@@ -97,6 +97,33 @@ func (r *Recorder) Lap(m Mark, id ID) Mark {
 	return Mark{now}
 }
 
+// LapSampled is Lap for a phase timed in one occurrence of every (Sample): the time since m, less
+// what a lap itself costs (lapCost), counts as every occurrences' (AddSampled), and the clock read
+// counts toward the profile's cost as Lap's does. The lap's own cost is taken off because the
+// unsampled occurrences do not pay it: scaled up by every, it would make a phase cheaper than the
+// clock (an LMDB cursor step) look several times its cost. One sample may so come out negative; the
+// sum over a repeat's samples is what estimates the phase.
+func (r *Recorder) LapSampled(m Mark, id ID, every int) Mark {
+	if r == nil {
+		return Mark{}
+	}
+	now := time.Now()
+	r.AddSampled(id, now.Sub(m.t)-lapCost(), every)
+	r.laps.Add(1)
+	return Mark{now}
+}
+
+// lapCost is what one lap costs in this process, measured once: the least of many short
+// measurements (200 laps, some µs each), so that the scheduler taking the CPU away during some of
+// them does not inflate it.
+var lapCost = sync.OnceValue(func() time.Duration {
+	best := ClockCost(200)
+	for range 19 {
+		best = min(best, ClockCost(200))
+	}
+	return time.Duration(best)
+})
+
 // Add adds d to phase id, for a target that reads the clock itself (one already read for the
 // operation's own time).
 func (r *Recorder) Add(id ID, d time.Duration) {

@@ -10,6 +10,7 @@ func TestNilRecorderReadsNoClock(t *testing.T) {
 	var r *Recorder
 	m := r.Start()
 	m = r.Lap(m, Send)
+	m = r.LapSampled(m, Get, 64)
 	r.Add(Decode, time.Second)
 	r.AddSampled(Get, time.Second, 64)
 	r.AddRoundTrip(time.Second)
@@ -92,5 +93,31 @@ func TestLapsCounted(t *testing.T) {
 	}
 	if c := ClockCost(1000); c <= 0 {
 		t.Fatalf("clock cost %v", c)
+	}
+}
+
+// TestLapSampled: a sampled lap counts as every occurrences, marks the phase sampled, and is a clock
+// read of the profile's.
+func TestLapSampled(t *testing.T) {
+	r := New()
+	m := r.Start()
+	time.Sleep(time.Millisecond)
+	r.LapSampled(m, Get, 64)
+	got := r.Totals()
+	if got.Laps != 2 || len(got.Phases) != 1 {
+		t.Fatalf("laps %d phases %+v, want 2 and 1", got.Laps, got.Phases)
+	}
+	p := got.Phases[0]
+	if p.Name != "get" || p.Method != Sampled || p.Every != 64 || p.Ns < 64*int64(time.Millisecond-lapCost()) {
+		t.Errorf("phase %+v, want get sampled one in 64, at least 64 × (1 ms less a lap)", p)
+	}
+	// The lap's own cost is taken off each sample (here made an hour, to see it).
+	cost := lapCost
+	defer func() { lapCost = cost }()
+	lapCost = func() time.Duration { return time.Hour }
+	r = New()
+	r.LapSampled(r.Start(), Copy, 2)
+	if ns := r.Totals().Phases[0].Ns; ns > -2*int64(time.Hour-time.Second) {
+		t.Errorf("a sample of a lap costing an hour: %d ns, want about -2 h", ns)
 	}
 }

@@ -3,6 +3,7 @@ package sqladapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/adaptertest"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
@@ -232,6 +234,69 @@ func TestInsertPreparedBeforeBegin(t *testing.T) {
 			if after := prepared(s); after != before {
 				t.Errorf("the server lists %d prepared inserts after the transaction, %d before: prepared again in the timed region", after, before)
 			}
+		})
+	}
+}
+
+// TestPhases: profiled, on SQLite and PostgreSQL, a scan marks txn, execute, fetch and scan (each
+// row timed), a lookup execute, fetch and scan, and an insert txn and execute; each sums to no more
+// than the operations' time.
+func TestPhases(t *testing.T) {
+	ctx := context.Background()
+	ds, err := dataset.Generate(1000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		name string
+		raw  func() map[string]any
+	}{
+		{"sqlite", func() map[string]any { return nil }},
+		{"postgres", func() map[string]any { return map[string]any{"driver": "postgres", "dsn": pgtest.NewDatabase(t)} }},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			tg, err := open(t, v.raw(), adapters.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			if err := tg.Load(ctx, ds); err != nil {
+				t.Fatal(err)
+			}
+			scan := adaptertest.CheckPhases(t, tg, 3, func(int) error {
+				tl, err := tg.(adapters.Scanner).Scan(ctx, ds.Len())
+				if err == nil && tl.Rows != int64(ds.Len()) {
+					err = fmt.Errorf("scan read %d rows, want %d", tl.Rows, ds.Len())
+				}
+				return err
+			}, "txn", "execute", "fetch", "scan")
+			if laps := scan.Laps; laps != 3*(2*int64(ds.Len())+5) {
+				t.Errorf("%d laps for 3 scans of %d rows, want 2 a row and 5 a scan (begin, execute, commit)", laps, ds.Len())
+			}
+			adaptertest.CheckPhases(t, tg, 200, func(i int) error {
+				tl, err := tg.(adapters.PointReader).Lookup(ctx, ds.Email(i))
+				if err == nil && (tl.Rows != 1 || tl.Sum != ds.Sum(i)) {
+					err = fmt.Errorf("lookup of %s: %+v", ds.Email(i), tl)
+				}
+				return err
+			}, "execute", "fetch", "scan")
+			adaptertest.CheckPhases(t, tg, 2, func(int) error {
+				s, err := tg.(adapters.Inserter).NewInsertSession(ctx)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				if err := s.Begin(ctx); err != nil {
+					return err
+				}
+				for i := range 100 {
+					p := ds.Person(i)
+					if err := s.Insert(ctx, &p); err != nil {
+						return err
+					}
+				}
+				return s.Commit(ctx)
+			}, "txn", "execute")
 		})
 	}
 }

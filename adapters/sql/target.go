@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/adapters/phase"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
@@ -24,6 +26,8 @@ type target struct {
 	// target created a usertable, which it then drops.
 	rec         *records
 	recordTable bool
+	// prof is the phase recorder of a profiled repeat (nil: not profiled).
+	prof atomic.Pointer[phase.Recorder]
 }
 
 // The capabilities a sql target offers (docs/adapters.md): removing a method fails the build.
@@ -31,7 +35,14 @@ var (
 	_ adapters.OrderedScanner = (*target)(nil)
 	_ adapters.PointReader    = (*target)(nil)
 	_ adapters.Inserter       = (*target)(nil)
+	_ adapters.Profiler       = (*target)(nil)
 )
+
+// Profile takes the recorder of a profiled repeat (nil after it): scans mark txn (begin, and close
+// with commit), execute (the query until its first row), fetch (stepping to the next row) and scan
+// (Scan into values); lookups execute, scan and fetch (the end of the result); inserts txn and
+// execute (docs/profile.md).
+func (t *target) Profile(r *phase.Recorder) { t.prof.Store(r) }
 
 // newTarget creates the empty persons table (refusing one that exists: it is not ours) and prepares
 // the lookup statement once.
@@ -102,37 +113,51 @@ func (t *target) ScansInKeyOrder() bool { return true }
 
 // Scan reads the first n persons in email order in one read transaction.
 func (t *target) Scan(ctx context.Context, n int) (adapters.Tally, error) {
+	rec := t.prof.Load()
+	m := rec.Start()
 	tx, err := t.s.db.BeginTx(ctx, t.s.readTx)
 	if err != nil {
 		return adapters.Tally{}, readErr(err)
 	}
 	defer tx.Rollback()
+	m = rec.Lap(m, phase.Txn)
 	rows, err := tx.QueryContext(ctx, t.scan, n)
 	if err != nil {
 		return adapters.Tally{}, readErr(err)
 	}
-	tally, err := readRows(rows)
+	tally, err := readRows(rows, rec, m)
 	if err != nil {
 		return tally, readErr(err)
 	}
-	return tally, readErr(tx.Commit())
+	m = rec.Start()
+	err = tx.Commit()
+	rec.Lap(m, phase.Txn)
+	return tally, readErr(err)
 }
 
 // readRows decodes every row into a person and folds it into the tally, then closes rows.
-func readRows(rows *sql.Rows) (adapters.Tally, error) {
+// Profiled (rec not nil, m the mark of the query's start), the query until its first row is execute,
+// each row's Scan and fold scan, and each step to the next row fetch: every row is timed, a row
+// costing several clock reads on either driver (docs/profile.md).
+func readRows(rows *sql.Rows, rec *phase.Recorder, m phase.Mark) (adapters.Tally, error) {
 	defer rows.Close()
 	var (
 		tally       adapters.Tally
 		email, name sql.RawBytes // valid until Next: no copy per row
 		age         int
 	)
-	for rows.Next() {
+	more := rows.Next()
+	m = rec.Lap(m, phase.Execute)
+	for more {
 		if err := rows.Scan(&email, &name, &age); err != nil {
 			return tally, err
 		}
 		p := dataset.Person{Email: email, Name: name, Age: age}
 		tally.Rows++
 		tally.Sum += dataset.RowSum(p.Email, p.Name, p.Age)
+		m = rec.Lap(m, phase.Scan)
+		more = rows.Next()
+		m = rec.Lap(m, phase.Fetch)
 	}
 	return tally, rows.Err()
 }
@@ -146,6 +171,9 @@ func readErr(err error) error {
 
 // Lookup runs the prepared lookup, in its own (autocommit) transaction.
 func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, error) {
+	if rec := t.prof.Load(); rec != nil {
+		return t.lookupProfiled(ctx, email, rec)
+	}
 	var p struct {
 		email, name string
 		age         int
@@ -158,6 +186,38 @@ func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, erro
 		return adapters.Tally{}, readErr(err)
 	}
 	return adapters.Tally{Rows: 1, Sum: dataset.RowSum(p.email, p.name, p.age)}, nil
+}
+
+// lookupProfiled is Lookup with its phases timed, each lookup (one is tens of µs): what QueryRow and
+// Scan do, in their steps: the query until its row is ready (execute), Scan and fold (scan), the end
+// of the result and its close (fetch).
+func (t *target) lookupProfiled(ctx context.Context, email []byte, rec *phase.Recorder) (adapters.Tally, error) {
+	var p struct {
+		email, name string
+		age         int
+	}
+	m := rec.Start()
+	rows, err := t.lookup.QueryContext(ctx, string(email))
+	if err != nil {
+		return adapters.Tally{}, readErr(err)
+	}
+	defer rows.Close()
+	found := rows.Next()
+	m = rec.Lap(m, phase.Execute)
+	var tally adapters.Tally
+	if found {
+		if err := rows.Scan(&p.email, &p.name, &p.age); err != nil {
+			return adapters.Tally{}, readErr(err)
+		}
+		tally = adapters.Tally{Rows: 1, Sum: dataset.RowSum(p.email, p.name, p.age)}
+		m = rec.Lap(m, phase.Scan)
+	}
+	err = rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	rec.Lap(m, phase.Fetch)
+	return tally, readErr(err)
 }
 
 // Info describes the driver, the server and its settings.
@@ -241,10 +301,12 @@ func (s *insertSession) Begin(ctx context.Context) error {
 	if s.tx != nil {
 		return errors.New("sql insert: Begin called twice")
 	}
+	m := s.t.prof.Load().Start()
 	tx, err := s.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return exitcode.Infraf("sql insert: begin: %v", err)
 	}
+	s.t.prof.Load().Lap(m, phase.Txn)
 	s.tx = tx
 	return nil
 }
@@ -253,9 +315,12 @@ func (s *insertSession) Insert(ctx context.Context, p *dataset.Person) error {
 	if s.tx == nil {
 		return errors.New("sql insert: Insert outside Begin/Commit")
 	}
+	rec := s.t.prof.Load()
+	m := rec.Start()
 	if _, err := s.stmt.ExecContext(ctx, string(p.Email), string(p.Name), p.Age); err != nil {
 		return exitcode.Infraf("sql insert %q: %v", p.Email, exitcode.OneLine(err.Error()))
 	}
+	rec.Lap(m, phase.Execute)
 	return nil
 }
 
@@ -263,7 +328,10 @@ func (s *insertSession) Commit(ctx context.Context) error {
 	if s.tx == nil {
 		return errors.New("sql insert: Commit without Begin")
 	}
+	rec := s.t.prof.Load()
+	m := rec.Start()
 	err := s.tx.Commit()
+	rec.Lap(m, phase.Txn)
 	s.tx = nil
 	if err != nil {
 		return exitcode.Infraf("sql insert: commit: %v", err)
@@ -277,7 +345,7 @@ func (s *insertSession) Verify(ctx context.Context) (adapters.Tally, error) {
 	if err != nil {
 		return adapters.Tally{}, readErr(err)
 	}
-	t, err := readRows(rows)
+	t, err := readRows(rows, nil, phase.Mark{})
 	return t, readErr(err)
 }
 

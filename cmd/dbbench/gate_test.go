@@ -112,12 +112,16 @@ type gateRepo struct {
 	empty, bases string // commits: one without a dbbench, the base (OLD's stub)
 }
 
-// newGateRepo makes the repository: .ci/gate, go.mod and configs/gate.yaml (commit "empty"), the stub
+// newGateRepo makes the repository: .ci/gate and .ci/base.sh, go.mod and configs/gate.yaml (commit "empty"), the stub
 // as OLD (the base), then as NEW (HEAD), on branch main.
 func newGateRepo(t *testing.T) gateRepo {
 	t.Helper()
 	g := gateRepo{dir: t.TempDir(), stub: t.TempDir()}
 	script, err := os.ReadFile(filepath.Join("..", "..", ".ci", "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join("..", "..", ".ci", "base.sh")) // the base revision's finding and build
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +145,7 @@ func newGateRepo(t *testing.T) gateRepo {
 	}
 	git("init", "-q", "-b", "main")
 	write(".ci/gate", string(script), 0o755)
+	write(".ci/base.sh", string(base), 0o644)
 	write("go.mod", "module stub\n\ngo 1.22\n", 0o644)
 	write("configs/gate.yaml", "name: gate\n", 0o644)
 	git("add", ".")

@@ -160,3 +160,41 @@ func TestShardAndMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestProfile: a profiled report (testdata/profile.json, written by `dbbench run -c
+// testdata/profile.yaml --runs 1` on the memory store) matches the schema, which holds
+// results[].profile to its types.
+func TestProfile(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(Report, base); err != nil {
+		t.Fatalf("profile.json: %v", err)
+	}
+	profile := func(m map[string]any) map[string]any {
+		return m["results"].([]any)[1].(map[string]any)["profile"].(map[string]any)
+	}
+	phase := func(m map[string]any) map[string]any { return profile(m)["phases"].([]any)[0].(map[string]any) }
+	for _, tt := range []struct {
+		name string
+		f    func(map[string]any)
+		want string
+	}{
+		{"unknown method", func(m map[string]any) { phase(m)["method"] = "guessed" }, "method"},
+		{"phase name not a figure name", func(m map[string]any) { phase(m)["name"] = "Decode" }, "name"},
+		{"sampled one in 1", func(m map[string]any) { phase(m)["every"] = 1 }, "every"},
+		{"negative clock", func(m map[string]any) { profile(m)["clock_ns"] = -3 }, "clock_ns"},
+		{"no laps", func(m map[string]any) { delete(profile(m), "laps_per_op") }, "laps_per_op"},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal(base, &m); err != nil {
+			t.Fatal(err)
+		}
+		tt.f(m)
+		b, _ := json.Marshal(m)
+		if err := Validate(Report, b); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one naming %q", tt.name, err, tt.want)
+		}
+	}
+}
