@@ -123,7 +123,7 @@ func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
 	yr.cfg.Workers = config.DefaultClosedWorkers
 	if l := p.Load; l != nil {
 		yr.cfg.Workers, yr.cfg.Policy, yr.cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
-		yr.cfg.Interval, yr.cfg.LateAfter = l.Interval, l.LateAfter
+		yr.cfg.Interval, yr.cfg.LateAfter, yr.cfg.Precise = l.Interval, l.LateAfter, l.Precise
 		yr.cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: y.Seed}
 		for _, st := range l.Stages {
 			yr.cfg.Schedule.Stages = append(yr.cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
