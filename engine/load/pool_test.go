@@ -118,3 +118,19 @@ func TestDrawAhead(t *testing.T) {
 		}
 	})
 }
+
+// TestSpinCounted: a wait with nothing to sleep spins until the intended start, and the spin is
+// counted: more than nothing, no more than the wall time it took.
+func TestSpinCounted(t *testing.T) {
+	cfg := Config{Schedule: Schedule{Rate: 1, Ops: 1}, Workers: 1}
+	if err := cfg.normalize(); err != nil {
+		t.Fatal(err)
+	}
+	p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now()}
+	intended := p.now() + time.Millisecond
+	p.wait(intended, time.Millisecond)
+	took := p.now()
+	if spun := time.Duration(p.spinNs.Load()); spun <= 0 || spun > took || took < intended {
+		t.Errorf("spun %v, returned at %v for an intended start at %v", spun, took, intended)
+	}
+}

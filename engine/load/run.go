@@ -378,7 +378,8 @@ func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
 		if !ok {
 			return
 		}
-		if err := p.wait(op.Intended, spin); err != nil {
+		p.wait(op.Intended, spin)
+		if err := p.ctx.Err(); err != nil { // ended while it waited: the operation is not sent
 			p.stop(err)
 			return
 		}
@@ -504,16 +505,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // wait returns at the intended start: it sleeps until spin before it, then spins. The thread's
 // nanosleep wakes within tens of microseconds where the runtime's timer wakes within a
-// millisecond (cpu_linux.go); the spin absorbs the rest and is counted as the generator's CPU.
+// millisecond (sleep_linux.go); the spin absorbs the rest and is counted as the generator's CPU.
 // A negative Config.Spin only sleeps: a virtual clock (synctest) advances on the runtime's timers.
-func (p *pool[T]) wait(intended, spin time.Duration) error {
+// The sleep is DrawAhead at most (take waited for the rest), short enough not to watch ctx.
+func (p *pool[T]) wait(intended, spin time.Duration) {
 	left := intended - p.now() - spin
-	if left >= 10*time.Millisecond { // take bounds it by DrawAhead: only a stop makes it longer
-		if err := sleepCtx(p.ctx, left-2*time.Millisecond); err != nil {
-			return err
-		}
-		left = intended - p.now() - spin
-	}
 	switch {
 	case left <= 0:
 	case p.cfg.Spin > 0:
@@ -530,7 +526,6 @@ func (p *pool[T]) wait(intended, spin time.Duration) error {
 		}
 		p.spinNs.Add(int64(spun))
 	}
-	return nil
 }
 
 // offCPU: a step of the spin's clock longer than this (a clock read takes tens of nanoseconds) is

@@ -300,8 +300,8 @@ func TestConfigRefused(t *testing.T) {
 }
 
 // TestRealClock: a short run on the real clock, spinning, in both modes: every operation done, the
-// generator's work and spin recorded and adding up to its CPU. Figures on a shared machine are not
-// asserted.
+// generator's work recorded, its spin added to its CPU (whether a default spin of 20 us happens at
+// all depends on the machine's load: TestSpinCounted). Figures on a shared machine are not asserted.
 func TestRealClock(t *testing.T) {
 	for _, precise := range []bool{false, true} {
 		cfg := Config{Schedule: Schedule{Rate: 5000, Duration: 100 * time.Millisecond}, Workers: 2, Precise: precise}
@@ -310,7 +310,7 @@ func TestRealClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := res.Generator
-		if res.Completed != 500 || g.Work <= 0 || g.Spin <= 0 || g.CPU != g.Work+g.Spin || !g.CPUMeasured {
+		if res.Completed != 500 || g.Work <= 0 || g.Spin < 0 || g.CPU != g.Work+g.Spin || !g.CPUMeasured {
 			t.Errorf("precise %v: completed %d, generator work %v spin %v CPU %v", precise, res.Completed, g.Work, g.Spin, g.CPU)
 		}
 		t.Logf("precise %v: start lag p50 %v p99 %v, generator spin %v, work per op %v", precise,
