@@ -70,8 +70,8 @@ func TestScheduleAccuracy(t *testing.T) {
 	t.Logf("start lag p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us; service p50 %.2f us, p99 %.2f us",
 		us(50), us(99), us(99.9), float64(c.StartLag.Max())/1e3, float64(c.Service.ValueAtQuantile(50))/1e3, float64(c.Service.ValueAtQuantile(99))/1e3)
 	g := res.Generator
-	t.Logf("generator: CPU %v over %.0f s (%.0f%% of a core: spinning %v), %.0f ns CPU per op; work per op (waiting excluded) %d ns; own late %d, saturation %q",
-		g.CPU, res.Span.Seconds(), 100*g.CPU.Seconds()/res.Span.Seconds(), g.Spin, float64(g.CPU.Nanoseconds())/float64(res.Scheduled),
+	t.Logf("generator: CPU %v over %.0f s (%.0f%% of a core: spinning %v, sleeping %v; measured %v), %.0f ns CPU per op; work per op (waiting excluded) %d ns; own late %d, saturation %q",
+		g.CPU, res.Span.Seconds(), 100*g.CPU.Seconds()/res.Span.Seconds(), g.Spin, g.Sleep, g.CPUMeasured, float64(g.CPU.Nanoseconds())/float64(res.Scheduled),
 		g.WorkPerOp(res.Scheduled).Nanoseconds(), g.Late, res.Saturation())
 }
 

@@ -119,9 +119,10 @@ func TestDrawAhead(t *testing.T) {
 	})
 }
 
-// TestSpinCounted: a wait with nothing to sleep spins until the intended start, and the spin is
-// counted: more than nothing, no more than the wall time it took.
-func TestSpinCounted(t *testing.T) {
+// TestWaitCounted: a wait with nothing to sleep spins until the intended start, and the spin is
+// counted: more than nothing, no more than the wall time it took. One that sleeps is counted too, and
+// where a thread has a CPU clock (Linux) the first sleep's system call is timed on it.
+func TestWaitCounted(t *testing.T) {
 	cfg := Config{Schedule: Schedule{Rate: 1, Ops: 1}, Workers: 1}
 	if err := cfg.normalize(); err != nil {
 		t.Fatal(err)
@@ -132,5 +133,15 @@ func TestSpinCounted(t *testing.T) {
 	took := p.now()
 	if spun := time.Duration(p.spinNs.Load()); spun <= 0 || spun > took || took < intended {
 		t.Errorf("spun %v, returned at %v for an intended start at %v", spun, took, intended)
+	}
+	if sleep, measured := p.sleepCPU(); sleep != 0 || !measured {
+		t.Errorf("no sleep yet, but sleep CPU %v (measured %v)", sleep, measured)
+	}
+
+	p.wait(p.now()+2*time.Millisecond, 0)
+	sleep, measured := p.sleepCPU()
+	_, clock := sleepThreadCPU(0)
+	if p.sleeps.Load() != 1 || measured != clock || (clock && (sleep <= 0 || sleep > 2*time.Millisecond)) {
+		t.Errorf("%d sleeps, their CPU %v (measured %v, a thread CPU clock: %v)", p.sleeps.Load(), sleep, measured, clock)
 	}
 }

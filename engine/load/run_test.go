@@ -310,8 +310,8 @@ func TestRealClock(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := res.Generator
-		if res.Completed != 500 || g.Work <= 0 || g.Spin < 0 || g.CPU != g.Work+g.Spin || !g.CPUMeasured {
-			t.Errorf("precise %v: completed %d, generator work %v spin %v CPU %v", precise, res.Completed, g.Work, g.Spin, g.CPU)
+		if res.Completed != 500 || g.Work <= 0 || g.Spin < 0 || g.Sleep < 0 || g.CPU != g.Work+g.Spin+g.Sleep {
+			t.Errorf("precise %v: completed %d, generator work %v spin %v sleep %v CPU %v", precise, res.Completed, g.Work, g.Spin, g.Sleep, g.CPU)
 		}
 		t.Logf("precise %v: start lag p50 %v p99 %v, generator spin %v, work per op %v", precise,
 			q(res.Types[0].StartLag, 50), q(res.Types[0].StartLag, 99), g.Spin, g.WorkPerOp(res.Scheduled))
