@@ -356,14 +356,14 @@ type pool[T any] struct {
 	// worker waiting for it is durably blocked in a synctest bubble (the tests' virtual clock).
 	claim chan struct{}
 
-	stopped, drained bool
-	err              error // the run's: ctx's, or a draw out of range
-	prevIntended     time.Duration
-	scheduled        int64
-	dropped, waited  int64
-	dropAt           []time.Duration // intended starts of dropped operations
-	schedAt          []int64         // scheduled per interval
-	workNs, spinNs   atomic.Int64    // taking operations (the generator's work); spinning
+	stopped         bool
+	err             error // the run's: ctx's, or a draw out of range
+	prevIntended    time.Duration
+	scheduled       int64
+	dropped, waited int64
+	dropAt          []time.Duration // intended starts of dropped operations
+	schedAt         []int64         // scheduled per interval
+	workNs, spinNs  atomic.Int64    // taking operations (the generator's work); spinning
 	// The sleeps' system calls: how many, and the thread CPU of every sleepSample-th one.
 	sleeps, sampled, sampledNs atomic.Int64
 	// lastBlocked is when a worker last came to a claim nobody held or waited for and took an
@@ -400,7 +400,8 @@ func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
 			cancel()
 		}
 		// The generator's own delay: how late the operation started beyond what a busy pool
-		// explains (ready: its intended start, or later when this worker was not free before).
+		// explains (ready: its intended start, or, when every worker was busy then, the moment
+		// one came for it).
 		p.rec.record(op.Type, op.Intended, start, end, err, timedOut, start-ready)
 	}
 }
@@ -448,7 +449,7 @@ func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 		}
 		intended, more := p.times.Next()
 		if !more {
-			p.stopped, p.drained = true, true
+			p.stopped = true
 			return op, 0, 0, false
 		}
 		if ahead := intended - DrawAhead - p.now(); ahead > 0 {
