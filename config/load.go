@@ -615,3 +615,16 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	}
 	return nil
 }
+
+// SetPrecise applies `dbbench run --precise` (after OverrideLoad): the open loop's workers spin up
+// to the whole gap before each intended start (load: precise).
+func (p *Plan) SetPrecise() error {
+	if !p.Load.Open() {
+		return fmt.Errorf("--precise applies to an open loop: give the YCSB workloads a rate (--rate, or load: rate or stages)")
+	}
+	p.Load.Precise = true
+	if p.AsRun != nil {
+		p.AsRun["load"] = p.Load.asRun()
+	}
+	return nil
+}

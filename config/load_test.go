@@ -148,9 +148,17 @@ func TestOverrideLoad(t *testing.T) {
 	if err := p.OverrideLoad(-1, 0); err == nil {
 		t.Error("a negative rate was taken")
 	}
+	if err := p.SetPrecise(); err != nil || !p.Load.Precise || p.AsRun["load"].(map[string]any)["precise"] != true {
+		t.Errorf("--precise: %v %+v, as run %v", err, p.Load, p.AsRun["load"])
+	}
 	p = resolve("name: y\ndataset: {persons: 10}\nworkloads: [scan]\ntargets: [{adapter: memory}]\n")
 	if err := p.OverrideLoad(100, 0); err == nil || !strings.Contains(err.Error(), "apply to YCSB workloads") {
 		t.Errorf("got %v", err)
+	}
+	for _, cfg := range []string{ycsbBase, "name: y\ndataset: {persons: 10}\nworkloads: [scan]\ntargets: [{adapter: memory}]\n"} {
+		if err := resolve(cfg).SetPrecise(); err == nil || !strings.Contains(err.Error(), "--precise applies to an open loop") {
+			t.Errorf("--precise on a closed loop: %v", err)
+		}
 	}
 	if _, ok := ycsb.Lookup("ycsb-f"); !ok || !IsYCSB("ycsb-f") || IsYCSB("scan") {
 		t.Error("IsYCSB")
