@@ -71,6 +71,7 @@ func TestHlogPath(t *testing.T) {
 
 // TestLoadFlags: --rate and --duration make a built-in YCSB config an open loop at that rate for
 // that long, its interval log beside the report; they are refused where there is no YCSB workload.
+// --precise is in the config as run, and refused without an open loop.
 func TestLoadFlags(t *testing.T) {
 	dir := t.TempDir()
 	persons := writeFile(t, dir, "p.yaml", strings.Replace(tiny, "ASSERTION", "scan.p50[a] > 0", 1))
@@ -82,18 +83,24 @@ func TestLoadFlags(t *testing.T) {
 	if code, _, errOut = execute(t, "run", "-c", "ycsb-c", "--rate", "-5"); code != exitcode.Usage {
 		t.Errorf("a negative rate: exit %d, %s", code, errOut)
 	}
+	if code, _, errOut = execute(t, "run", "-c", persons, "--precise"); code != exitcode.Usage || !strings.Contains(errOut, "--precise applies to an open loop") {
+		t.Errorf("--precise without an open loop: exit %d, %s", code, errOut)
+	}
 	writeFile(t, dir, "y.hlog", "a user's notes\n")
 	if code, _, errOut = execute(t, "run", "-q", "-c", "ycsb-c", "--ci", "--out", out); code != exitcode.Usage || !strings.Contains(errOut, "y.hlog exists") {
 		t.Errorf("an existing file where the interval log goes: exit %d, %s", code, errOut)
 	}
 	os.Remove(filepath.Join(dir, "y.hlog"))
-	code, _, errOut = execute(t, "run", "-q", "-c", "ycsb-c", "--ci", "--rate", "200", "--duration", "300ms", "--out", out)
+	code, _, errOut = execute(t, "run", "-q", "-c", "ycsb-c", "--ci", "--rate", "200", "--duration", "300ms", "--precise", "--out", out)
 	if code != exitcode.OK && !(code == exitcode.GeneratorSaturated && strings.Contains(errOut, "generator saturated")) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	rep, err := report.Read(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if l, _ := rep.Config["load"].(map[string]any); l["precise"] != true {
+		t.Errorf("--precise: the config as run has load %v", rep.Config["load"])
 	}
 	for _, x := range rep.Results {
 		l := x.Load

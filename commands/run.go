@@ -67,6 +67,7 @@ type RunOptions struct {
 	// config's load: section).
 	Rate     float64
 	Duration time.Duration
+	Precise  bool // the open loop's precise mode (load: precise)
 	// Shard (I/N), Shards (N, the index from $JOB_COMPLETION_INDEX) and StartAt make this run one
 	// shard of several (docs/shards.md); shard is what they resolve to.
 	Shard   string
@@ -131,7 +132,8 @@ the target).
 
 --rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
 intended at R per second for D, each timed from its intended start (response time), its actual
-start (service time) and the lag between them (docs/load.md).
+start (service time) and the lag between them (docs/load.md); --precise spins before each start to
+keep the lag near the machine's floor, for up to a core.
 
 --shard I/N runs share I (0-based) of N of the workload: operations I, I+N, ... of what one process
 does (or --shards N with the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job's pod
@@ -188,6 +190,7 @@ makes one report of the N shards' (docs/shards.md).`,
 func addLoadFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.Flags().Float64Var(&opts.Rate, "rate", 0, "run the YCSB workloads as an open loop at `R` ops/s (overrides load: rate or stages)")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "run each YCSB run phase for `D`, e.g. 10s (overrides load: duration and ops)")
+	cmd.Flags().BoolVar(&opts.Precise, "precise", false, "open loop: spin before each start for a start lag near the floor (up to a core; docs/load.md)")
 }
 
 func runRun(cmd *cobra.Command, opts *RunOptions) error {
@@ -303,6 +306,11 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	}
 	if err := plan.OverrideLoad(opts.Rate, opts.Duration); err != nil {
 		return nil, exitcode.Usagef("%v", err)
+	}
+	if opts.Precise {
+		if err := plan.SetPrecise(); err != nil {
+			return nil, exitcode.Usagef("%v", err)
+		}
 	}
 	if opts.Runs > 0 {
 		plan.Verdict.Runs = opts.Runs
@@ -446,6 +454,9 @@ func spawnWorkers(runner *engine.Runner, opts *RunOptions) error {
 		}
 		if opts.Duration > 0 {
 			args = append(args, "--duration", opts.Duration.String())
+		}
+		if opts.Precise {
+			args = append(args, "--precise")
 		}
 		cmd := command(ctx, args)
 		if dir := opts.f.TempDir; dir != "" {

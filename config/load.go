@@ -52,6 +52,7 @@ type LoadPlan struct {
 	Timeout   time.Duration
 	Interval  time.Duration
 	LateAfter time.Duration
+	Precise   bool // spin up to the whole gap before each intended start (engine/load Config.Precise)
 }
 
 // Open reports whether the load is an open loop (a rate or a ramp).
@@ -164,7 +165,7 @@ func parseRate(n *yaml.Node, what string, zeroOK bool) (float64, error) {
 
 // parseLoad reads the `load:` section.
 func parseLoad(n *yaml.Node) (*LoadPlan, error) {
-	fields, _, err := mapping(n, "load", "rate", "stages", "arrivals", "duration", "ops", "workers", "policy", "timeout", "interval", "late_after")
+	fields, _, err := mapping(n, "load", "rate", "stages", "arrivals", "duration", "ops", "workers", "policy", "timeout", "interval", "late_after", "precise")
 	if err != nil {
 		return nil, err
 	}
@@ -212,6 +213,11 @@ func parseLoad(n *yaml.Node) (*LoadPlan, error) {
 	}
 	if f, ok := fields["workers"]; ok {
 		if l.Workers, err = boundedInt(f.value, "load.workers", 1, MaxLoadWorkers); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fields["precise"]; ok {
+		if l.Precise, err = boolValue(f.value, "load.precise"); err != nil {
 			return nil, err
 		}
 	}
@@ -564,6 +570,9 @@ func (l *LoadPlan) asRun() map[string]any {
 	if l.Ops > 0 {
 		m["ops"] = l.Ops
 	}
+	if l.Precise {
+		m["precise"] = true
+	}
 	return m
 }
 
@@ -603,6 +612,19 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	p.Load = l
 	if p.AsRun != nil {
 		p.AsRun["load"] = l.asRun()
+	}
+	return nil
+}
+
+// SetPrecise applies `dbbench run --precise` (after OverrideLoad): the open loop's workers spin up
+// to the whole gap before each intended start (load: precise).
+func (p *Plan) SetPrecise() error {
+	if !p.Load.Open() {
+		return fmt.Errorf("--precise applies to an open loop: give the YCSB workloads a rate (--rate, or load: rate or stages)")
+	}
+	p.Load.Precise = true
+	if p.AsRun != nil {
+		p.AsRun["load"] = p.Load.asRun()
 	}
 	return nil
 }

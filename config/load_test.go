@@ -31,8 +31,13 @@ func TestLoadConfig(t *testing.T) {
 		}},
 		{"rate and duration", "load: {rate: 2000, duration: 3s, policy: drop, arrivals: poisson, timeout: 50ms}\n", false, func(t *testing.T, p *Plan) {
 			l := p.Load
-			if !l.Open() || l.Rate != 2000 || l.Duration != 3*time.Second || l.Policy != "drop" || l.Arrivals != "poisson" || l.Workers != DefaultLoadWorkers || l.Timeout != 50*time.Millisecond {
+			if !l.Open() || l.Rate != 2000 || l.Duration != 3*time.Second || l.Policy != "drop" || l.Arrivals != "poisson" || l.Workers != DefaultLoadWorkers || l.Timeout != 50*time.Millisecond || l.Precise {
 				t.Errorf("%+v", l)
+			}
+		}},
+		{"precise", "load: {rate: 10000, duration: 3s, precise: true}\n", false, func(t *testing.T, p *Plan) {
+			if !p.Load.Precise || p.AsRun["load"].(map[string]any)["precise"] != true {
+				t.Errorf("%+v, as run %v", p.Load, p.AsRun["load"])
 			}
 		}},
 		{"closed loop of workers", "load: {workers: 16, ops: 500}\n", false, func(t *testing.T, p *Plan) {
@@ -87,6 +92,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"every stage zero", ycsbBase + "load:\n  stages:\n    - {at: 0s, rate: 0}\n    - {at: 1s, rate: 0}\n", "every stage has rate 0"},
 		{"unknown load key", ycsbBase + "load: {rat: 5}\n", "y.yaml:5"},
 		{"too many workers", ycsbBase + "load: {rate: 5, workers: 100000}\n", "load.workers must be at most"},
+		{"precise not a boolean", ycsbBase + "load: {rate: 5, precise: spin}\n", "y.yaml:5: load.precise must be true or false, got \"spin\""},
 		{"bad workload letter", ycsbBase + "ycsb: {workload: g}\n", "y.yaml:5: ycsb.workload \"g\""},
 		{"bad distribution", ycsbBase + "ycsb: {requestdistribution: pareto}\n", "y.yaml:5: ycsb.requestdistribution \"pareto\""},
 		{"bad insert order", ycsbBase + "ycsb: {insertorder: random}\n", "ycsb.insertorder \"random\""},
@@ -142,9 +148,17 @@ func TestOverrideLoad(t *testing.T) {
 	if err := p.OverrideLoad(-1, 0); err == nil {
 		t.Error("a negative rate was taken")
 	}
+	if err := p.SetPrecise(); err != nil || !p.Load.Precise || p.AsRun["load"].(map[string]any)["precise"] != true {
+		t.Errorf("--precise: %v %+v, as run %v", err, p.Load, p.AsRun["load"])
+	}
 	p = resolve("name: y\ndataset: {persons: 10}\nworkloads: [scan]\ntargets: [{adapter: memory}]\n")
 	if err := p.OverrideLoad(100, 0); err == nil || !strings.Contains(err.Error(), "apply to YCSB workloads") {
 		t.Errorf("got %v", err)
+	}
+	for _, cfg := range []string{ycsbBase, "name: y\ndataset: {persons: 10}\nworkloads: [scan]\ntargets: [{adapter: memory}]\n"} {
+		if err := resolve(cfg).SetPrecise(); err == nil || !strings.Contains(err.Error(), "--precise applies to an open loop") {
+			t.Errorf("--precise on a closed loop: %v", err)
+		}
 	}
 	if _, ok := ycsb.Lookup("ycsb-f"); !ok || !IsYCSB("ycsb-f") || IsYCSB("scan") {
 		t.Error("IsYCSB")

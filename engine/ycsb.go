@@ -18,7 +18,7 @@ import (
 
 // A YCSB workload on a target (docs/load.md): the records are loaded (untimed, reported as the
 // load phase), then each repeat is a run phase: load.Run with the workload's generator drawing
-// every operation on its one dispatcher goroutine (an open loop at the config's rate), or, with no
+// every operation, one at a time and in order (an open loop at the config's rate), or, with no
 // rate, a closed loop of workers each starting its next operation as soon as the last one ends.
 // Reads are checked after each run phase against the versions the records could hold, scans
 // against the key order, and after the last repeat every record written is read back.
@@ -123,7 +123,7 @@ func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
 	yr.cfg.Workers = config.DefaultClosedWorkers
 	if l := p.Load; l != nil {
 		yr.cfg.Workers, yr.cfg.Policy, yr.cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
-		yr.cfg.Interval, yr.cfg.LateAfter = l.Interval, l.LateAfter
+		yr.cfg.Interval, yr.cfg.LateAfter, yr.cfg.Precise = l.Interval, l.LateAfter, l.Precise
 		yr.cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: y.Seed}
 		for _, st := range l.Stages {
 			yr.cfg.Schedule.Stages = append(yr.cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
@@ -329,7 +329,8 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 // the operation falls back to the newest acknowledged record.
 const maxRedraws = 64
 
-// next draws operation seq on the dispatcher goroutine. A read, update or scan only addresses
+// next draws operation seq, one call at a time (load.Run's claim, or the closed loop's
+// dispatcher). A read, update or scan only addresses
 // records whose insert has completed (YCSB's acknowledged counter): its record is drawn again
 // otherwise (Generator.Rekey, from that operation's own stream), which never changes the operations
 // that follow, so the sequence of types and inserts is the one a shard stripes. A shard draws its

@@ -1,6 +1,6 @@
 // Package load is the open-loop load model: a schedule of intended start times for a target rate
-// (constant or Poisson arrivals, a ramp of stages, a duration or an operation count) and a dispatcher
-// that hands each operation to a bounded pool of workers at its intended time and times it on three
+// (constant or Poisson arrivals, a ramp of stages, a duration or an operation count) and a bounded
+// pool of workers, each taking the next operation and starting it at its intended time, timed on three
 // clocks: response time (from the intended start: what a user waits), service time (from the actual
 // start) and start lag (actual minus intended start). It knows nothing of adapters or configs: the
 // engine hands it a function that draws the next operation and one that performs it.
