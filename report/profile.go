@@ -26,6 +26,13 @@ type ProfilePhase struct {
 	Every  int    `json:"every,omitempty"`
 }
 
+// How a phase's time was read (ProfilePhase.Method; adapters/phase says the same).
+const (
+	PhaseTimed   = "timed"
+	PhaseSampled = "sampled"
+	PhaseClient  = "client"
+)
+
 // The figures a profile adds besides each phase's.
 const (
 	PhaseOther      = "phase_other_ns"
@@ -65,9 +72,9 @@ func profileFigure(name string) (FigureInfo, bool) {
 
 // ValidPhase reports whether a name may name a phase: a client's own phases (docs/protocol.md) too
 // become figure names, so they are lower-case letters, digits and '_', starting with a letter, at
-// most 32 bytes.
+// most 32 bytes. "other" is taken: phase_other_ns is the time no phase covers.
 func ValidPhase(p string) bool {
-	if p == "" || len(p) > 32 || p[0] < 'a' || p[0] > 'z' {
+	if p == "other" || p == "" || len(p) > 32 || p[0] < 'a' || p[0] > 'z' {
 		return false
 	}
 	return strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789_") == ""

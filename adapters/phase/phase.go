@@ -51,9 +51,9 @@ func ValidName(name string) bool { return report.ValidPhase(name) }
 
 // Methods say how a phase's time was read.
 const (
-	Timed   = "timed"   // a clock read at both ends of every occurrence
-	Sampled = "sampled" // one occurrence in Every timed, the sum scaled up (a phase cheaper than the clock)
-	Client  = "client"  // the client in another process timed it and said so in its reply
+	Timed   = report.PhaseTimed   // a clock read at both ends of every occurrence
+	Sampled = report.PhaseSampled // one occurrence in Every timed, the sum scaled up (a phase cheaper than the clock)
+	Client  = report.PhaseClient  // the client in another process timed it and said so in its reply
 )
 
 // Recorder sums the time a repeat's operations spent in each phase. It is safe for concurrent use

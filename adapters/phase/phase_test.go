@@ -70,7 +70,7 @@ func TestClientPhaseNames(t *testing.T) {
 		name string
 		ok   bool
 	}{
-		{"encode", true}, {"a1_b", true}, {"", false}, {"1a", false}, {"Decode", false},
+		{"encode", true}, {"a1_b", true}, {"", false}, {"1a", false}, {"Decode", false}, {"other", false},
 		{"a-b", false}, {"a.b", false}, {"abcdefghijabcdefghijabcdefghijabc", false},
 	} {
 		err := New().AddClient(c.name, 1)

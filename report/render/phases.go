@@ -33,7 +33,7 @@ const otherPhase = "other"
 // Label is the phase's name with its mark: "get~" sampled, "txn*" timed by the client.
 func (s PhaseSegment) Label() string {
 	switch s.Method {
-	case "sampled":
+	case report.PhaseSampled:
 		return s.Phase + "~"
 	case "client":
 		return s.Phase + "*"
@@ -44,15 +44,15 @@ func (s PhaseSegment) Label() string {
 // how says how the segment's time was read, where that is not a plain clock read at both ends.
 func (s PhaseSegment) how() string {
 	switch {
-	case s.Method == "sampled" && s.Every > 1:
+	case s.Method == report.PhaseSampled && s.Every > 1:
 		return fmt.Sprintf("sampled 1 in %d", s.Every)
-	case s.Method == "sampled":
+	case s.Method == report.PhaseSampled:
 		return "sampled"
 	case s.Method == "client":
 		return "timed by the client"
 	case s.Phase == otherPhase && s.Method == "":
 		return "no phase covers it"
-	case s.Method != "timed":
+	case s.Method != report.PhaseTimed:
 		return s.Method // a method this dbbench does not know: say it as it is
 	}
 	return ""
@@ -438,7 +438,7 @@ func (b *PhaseBars) writeLegend(w io.Writer, panels bool) {
 			if !slices.Contains(names, s.Phase) && !(s.Phase == otherPhase && s.Method == "") {
 				names = append(names, s.Phase)
 			}
-			sampled = sampled || s.Method == "sampled"
+			sampled = sampled || s.Method == report.PhaseSampled
 			client = client || s.Method == "client"
 		}
 		trip = trip || bar.RoundTrip > 0

@@ -22,16 +22,16 @@ import (
 // capability phases: TestPhasesOffered keeps it true to the adapter.
 var libraries = map[string]func() *adapterBackend{
 	"lmdb": func() *adapterBackend {
-		return &adapterBackend{adapter: lmdb.New(), library: "github.com/PowerDNS/lmdb-go"}
+		return &adapterBackend{adapter: lmdb.New(), library: "github.com/PowerDNS/lmdb-go", phases: true}
 	},
 	"sqlite": func() *adapterBackend {
 		return &adapterBackend{adapter: sqladapter.New(), library: "modernc.org/sqlite",
-			fixed: map[string]any{"driver": sqladapter.DriverSQLite}, hide: []string{"dsn", "schema"}}
+			fixed: map[string]any{"driver": sqladapter.DriverSQLite}, hide: []string{"dsn", "schema"}, phases: true}
 	},
 	"postgres": func() *adapterBackend {
 		return &adapterBackend{adapter: sqladapter.New(), library: "github.com/jackc/pgx/v5",
 			fixed: map[string]any{"driver": sqladapter.DriverPostgres}, hide: []string{"storage", "path", "dsn", "schema"},
-			postgres: true}
+			postgres: true, phases: true}
 	},
 }
 
