@@ -10,7 +10,7 @@ import (
 	"github.com/dbbench/dbbench/report"
 )
 
-// TestGeneratorSaturatedExit: a load run whose own dispatcher fell behind exits 5 whatever its
+// TestGeneratorSaturatedExit: a load run whose own generator fell behind exits 5 whatever its
 // assertions say (they read the generator's limit), naming the run; a target saturated is not the
 // generator's, and a run that failed still exits 3.
 func TestGeneratorSaturatedExit(t *testing.T) {
@@ -27,7 +27,7 @@ func TestGeneratorSaturatedExit(t *testing.T) {
 		code    int
 		msg     string
 	}{
-		{"generator saturated", report.VerdictPass, exitcode.GeneratorSaturated, "generator saturated: dbbench's own dispatcher could not keep the schedule of ycsb-a on memory (40 of 1000 operations handed over more than 1ms late"},
+		{"generator saturated", report.VerdictPass, exitcode.GeneratorSaturated, "generator saturated: dbbench's own generator could not keep the schedule of ycsb-a on memory (40 of 1000 operations started more than 1ms late"},
 		{"generator saturated", report.VerdictFail, exitcode.GeneratorSaturated, "not the target's"},
 		{"target saturated", report.VerdictPass, exitcode.OK, ""},
 		{"", report.VerdictPass, exitcode.OK, ""},

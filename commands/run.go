@@ -127,7 +127,7 @@ Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config erro
 infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
 denominator), or Ctrl-C (the run stops, removes its stores, and the report keeps what was measured
 until then); 4 inconclusive: some assertion undecided within the budget, none failed; 5 generator
-saturated: an open-loop run's own dispatcher could not keep its schedule (its figures say nothing of
+saturated: an open-loop run's own generator could not keep its schedule (its figures say nothing of
 the target).
 
 --rate R and --duration D run the YCSB workloads (-c ycsb-a ... ycsb-f) as an open loop: operations
@@ -695,7 +695,7 @@ func generatorSaturated(rep *report.Report) string {
 		if l := x.Load; l != nil && l.Saturation == "generator saturated" {
 			which = append(which, x.Workload+" on "+x.Target)
 			if first == "" {
-				first = fmt.Sprintf("%d of %d operations handed over more than %v late with workers free",
+				first = fmt.Sprintf("%d of %d operations started more than %v late with workers free",
 					l.Generator.Late, l.Scheduled, time.Duration(l.LateAfter))
 			}
 		}
@@ -703,7 +703,7 @@ func generatorSaturated(rep *report.Report) string {
 	if len(which) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("generator saturated: dbbench's own dispatcher could not keep the schedule of %s (%s): "+
+	return fmt.Sprintf("generator saturated: dbbench's own generator could not keep the schedule of %s (%s): "+
 		"the achieved rates and latencies are the generator's limit, not the target's; lower --rate, or run on a quieter machine",
 		strings.Join(which, ", "), first)
 }

@@ -181,7 +181,7 @@ type TargetPlan struct {
 }
 
 // CheckProfile refuses a profiled plan (Profile) that would profile nothing it claims to: a YCSB
-// workload's operations go through the load model's dispatcher, which hands the targets no phase
+// workload's operations go through the load model's workers, which hand the targets no phase
 // recorder (docs/profile.md). Nil when the plan does not profile.
 func (p *Plan) CheckProfile() error {
 	if !p.Profile {
@@ -189,7 +189,7 @@ func (p *Plan) CheckProfile() error {
 	}
 	for _, w := range p.Workloads {
 		if w.YCSB {
-			return fmt.Errorf("profile: true does not split the operations of YCSB workloads (%s): they run through the load model's dispatcher, which times no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", w.Name)
+			return fmt.Errorf("profile: true does not split the operations of YCSB workloads (%s): they run through the load model's workers, which time no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", w.Name)
 		}
 	}
 	return nil

@@ -68,7 +68,7 @@ var loadFigures = []FigureInfo{
 	{"service_p50", "ns", false, "median service time: from the actual start to the end (what the store took)"},
 	{"service_p99", "ns", false, "99th percentile service time (from the actual start)"},
 	{"start_lag_p99", "ns", false, "99th percentile start lag: actual minus intended start"},
-	{"generator_work_per_op", "ns", false, "the dispatcher's work per operation, waiting excluded"},
+	{"generator_work_per_op", "ns", false, "the generator's work per operation, waiting excluded"},
 }
 
 // Signed reports whether a figure may be negative: a memory growth or retention per operation

@@ -70,14 +70,14 @@ type LoadChecks struct {
 	ReadBack       int64 `json:"read_back"`
 }
 
-// LoadGenerator is what the dispatcher cost: its OS thread's CPU (spinning included) and its work
+// LoadGenerator is what the generator cost (the workers' waiting for their operations' starts, engine/load): its CPU (spinning included) and its work
 // per operation with waiting excluded.
 type LoadGenerator struct {
 	CPUNs       int64   `json:"cpu_ns,omitempty"`
 	CPUMeasured bool    `json:"cpu_measured"`
 	CPUShare    float64 `json:"cpu_share"` // CPUNs over the span: the share of one core
 	WorkPerOpNs float64 `json:"work_per_op_ns"`
-	Late        int64   `json:"late"` // operations it handed over late with workers free
+	Late        int64   `json:"late"` // operations started late with workers free
 	MaxLagNs    int64   `json:"max_lag_ns"`
 }
 
