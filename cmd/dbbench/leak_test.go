@@ -3,8 +3,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,12 +33,8 @@ func TestLeakCheck(t *testing.T) {
 	if !strings.Contains(stderr, "bytes_retained_per_op[lmdb-go-leak] <= 64") {
 		t.Errorf("the failure line does not name the leaking target's figure: %s", stderr)
 	}
-	b, err := os.ReadFile(out)
+	rep, err := report.Read(out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]report.Verdict{
@@ -78,12 +72,8 @@ func TestServerMemory(t *testing.T) {
 	if code, stdout, stderr := dbbench(t, tmp, "run", "-q", "-c", "testdata/server-memory.yaml", "--out", out); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(out)
+	rep, err := report.Read(out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
 	pg, mem := rep.Find("pg", "lookup", 0), rep.Find("mem", "lookup", 0)
