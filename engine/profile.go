@@ -33,7 +33,7 @@ func (e *execution) profilers() []adapters.Profiler {
 	if p, ok := e.target.(adapters.Profiler); ok {
 		ps = append(ps, p)
 	}
-	if p, ok := e.op.(adapters.Profiler); ok && e.op != nil {
+	if p, ok := e.op.(adapters.Profiler); ok {
 		ps = append(ps, p)
 	}
 	return ps
