@@ -52,7 +52,7 @@ type LoadPlan struct {
 	Timeout   time.Duration
 	Interval  time.Duration
 	LateAfter time.Duration
-	Precise   bool // spin up to the whole gap before each intended start (engine/load Config.Precise)
+	Precise   bool // one worker at a time waits for the next start, spinning (engine/load Config.Precise)
 }
 
 // Open reports whether the load is an open loop (a rate or a ramp).
@@ -616,8 +616,8 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	return nil
 }
 
-// SetPrecise applies `dbbench run --precise` (after OverrideLoad): the open loop's workers spin up
-// to the whole gap before each intended start (load: precise).
+// SetPrecise applies `dbbench run --precise` (after OverrideLoad): one of the open loop's workers
+// at a time waits for the next intended start, spinning (load: precise).
 func (p *Plan) SetPrecise() error {
 	if !p.Load.Open() {
 		return fmt.Errorf("--precise applies to an open loop: give the YCSB workloads a rate (--rate, or load: rate or stages)")

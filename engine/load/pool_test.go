@@ -2,15 +2,17 @@ package load
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
 // TestSpinBudget: each operation's spin is Spin at most and, by default, a tenth of the gap since
-// the previous intended start (a tenth of a core at most), in precise mode the whole gap. The
-// spins of consecutive operations never overlap, so at most one worker spins at a time: precise
-// mode costs one core at most, whatever the workers.
+// the previous intended start (a tenth of a core at most): the spins of consecutive operations
+// never overlap. In precise mode it is Spin, and take returns holding the claim, so that only one
+// worker waits at a time (a core at most, whatever the workers).
 func TestSpinBudget(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -19,10 +21,10 @@ func TestSpinBudget(t *testing.T) {
 		want    time.Duration // every operation's budget after the first; 0: check the bounds only
 	}{
 		{"10,000/s", Schedule{Rate: 10000, Ops: 1000}, false, 10 * time.Microsecond},
-		{"10,000/s precise", Schedule{Rate: 10000, Ops: 1000}, true, 100 * time.Microsecond},
+		{"10,000/s precise", Schedule{Rate: 10000, Ops: 1000}, true, DefaultSpin},
 		{"1,000/s", Schedule{Rate: 1000, Ops: 1000}, false, 100 * time.Microsecond},
-		{"1,000/s precise: Spin caps it", Schedule{Rate: 1000, Ops: 1000}, true, DefaultSpin},
-		{"poisson precise", Schedule{Rate: 10000, Ops: 10000, Arrival: Poisson, Seed: 3}, true, 0},
+		{"1,000/s precise", Schedule{Rate: 1000, Ops: 1000}, true, DefaultSpin},
+		{"poisson precise", Schedule{Rate: 10000, Ops: 10000, Arrival: Poisson, Seed: 3}, true, DefaultSpin},
 		{"poisson", Schedule{Rate: 10000, Ops: 10000, Arrival: Poisson, Seed: 3}, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,7 +39,6 @@ func TestSpinBudget(t *testing.T) {
 			// A start an hour ago: every operation is due, so taking one never waits.
 			p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
 				next: noArg, claim: make(chan struct{}, 1)}
-			share := map[bool]float64{false: SpinShare, true: PreciseSpinShare}[tt.precise]
 			var prev time.Duration
 			var n int
 			var total time.Duration
@@ -46,8 +47,21 @@ func TestSpinBudget(t *testing.T) {
 				if !ok {
 					break
 				}
+				if tt.precise {
+					select {
+					case p.claim <- struct{}{}:
+						t.Fatalf("operation %d: taken in precise mode without holding the claim", op.Seq)
+					default:
+						<-p.claim // what waitHolding does at the hand-off
+					}
+					if spin != tt.want {
+						t.Fatalf("operation %d: spin %v, want %v", op.Seq, spin, tt.want)
+					}
+					prev, n = op.Intended, n+1
+					continue
+				}
 				gap := op.Intended - prev
-				if spin < 0 || spin > DefaultSpin || float64(spin) > share*float64(gap)+1 {
+				if spin < 0 || spin > DefaultSpin || float64(spin) > SpinShare*float64(gap)+1 {
 					t.Fatalf("operation %d: spin %v for a gap of %v", op.Seq, spin, gap)
 				}
 				if tt.want > 0 && op.Seq > 0 && spin != tt.want {
@@ -61,9 +75,9 @@ func TestSpinBudget(t *testing.T) {
 			if n != int(tt.s.Ops) {
 				t.Fatalf("took %d operations of %d", n, tt.s.Ops)
 			}
-			// Spinning's share of the schedule's time: at most share, and near it when Spin does not cap it.
-			if got := float64(total) / float64(prev); got > share+1e-9 || (tt.precise && tt.s.Arrival == "" && tt.s.Rate >= 10000 && got < 0.99*share) {
-				t.Errorf("spinning takes %.3f of the time, want at most %.2f", got, share)
+			// Spinning's share of the schedule's time: at most SpinShare.
+			if got := float64(total) / float64(prev); got > SpinShare+1e-9 {
+				t.Errorf("spinning takes %.3f of the time, want at most %.2f", got, SpinShare)
 			}
 		})
 	}
@@ -92,6 +106,38 @@ func TestOneQueue(t *testing.T) {
 		}
 		if lag := res.Types[0].StartLag.Max(); lag > 1 { // the histograms' least value is 1 ns
 			t.Errorf("start lag max %v, want none", time.Duration(lag))
+		}
+	})
+}
+
+// TestPreciseInOrder: in precise mode one worker waits at a time and hands the claim on Handoff
+// before its start, so operations start in the schedule's order and on time, while a slow one
+// still holds up nobody (the other workers take the next ones).
+func TestPreciseInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Config{Schedule: Schedule{Rate: 1000, Duration: time.Second}, Workers: 4, Spin: -1, Precise: true}
+		var mu sync.Mutex
+		var order []int64
+		res, err := Run(t.Context(), cfg, func(seq int64) (int, int64) { return 0, seq }, func(_ context.Context, op Op[int64]) error {
+			mu.Lock()
+			order = append(order, op.Arg)
+			mu.Unlock()
+			if op.Arg == 10 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Completed != 1000 || res.Late != 0 || res.Waited != 0 {
+			t.Errorf("completed %d, late %d, waited %d", res.Completed, res.Late, res.Waited)
+		}
+		if lag := res.Types[0].StartLag.Max(); lag > 1 {
+			t.Errorf("start lag max %v, want none", time.Duration(lag))
+		}
+		if !slices.IsSorted(order) {
+			t.Errorf("operations started out of the schedule's order: %v...", order[:min(len(order), 20)])
 		}
 	})
 }

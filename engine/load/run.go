@@ -35,10 +35,11 @@ const (
 	// cores starved the workers (start lag p99 10.5 ms at 20,000 ops/s); the thread's own nanosleep
 	// already wakes within about 100 us (docs/load.md, "The schedule").
 	SpinShare = 0.1
-	// PreciseSpinShare is Config.Precise's: the whole gap. An operation spins only after the one
-	// before it was due, so the spins never overlap: at most one worker spins at a time, and at
-	// high rates (past Spin's 1/200 us = 5,000 ops/s) one core spins throughout.
-	PreciseSpinShare = 1.0
+	// Handoff: under Precise the worker waiting for the next start hands the claim on this long
+	// before it; the release wakes the next worker, and waking an idle CPU of this VM blocked the
+	// releasing thread for about 12 us (start lag p50 12 us at 1,000 ops/s with a 20 us hand-off,
+	// 0.1-0.2 us with 50 us: docs/load.md, "Waiting precisely").
+	Handoff = 50 * time.Microsecond
 	// DrawAhead: an operation is drawn at most this long before its intended start, however many
 	// workers are free; more than the runtime timer's late wake-up (about 1 ms) that waits for it.
 	DrawAhead        = 2 * time.Millisecond
@@ -60,17 +61,11 @@ type Config struct {
 	// 200 us, at most SpinShare of the gap since the previous intended start); negative: it only
 	// sleeps (for a virtual clock, where a spin would never see time pass).
 	Spin time.Duration
-	// Precise lets the spin take the whole gap (PreciseSpinShare): start lag near the machine's
-	// floor at high rates, for up to a core of spinning.
+	// Precise: the worker that draws an operation waits for its start still holding the claim, so
+	// that one worker at a time waits and none wakes late from its own sleep; from about 5,000
+	// ops/s one core spins throughout (start lag near the machine's floor, for up to a core).
 	Precise bool
 	OpTypes []string // names of the operation types next returns (indices into it)
-}
-
-func (c *Config) spinShare() float64 {
-	if c.Precise {
-		return PreciseSpinShare
-	}
-	return SpinShare
 }
 
 func (c *Config) normalize() error {
@@ -382,7 +377,11 @@ func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
 		if !ok {
 			return
 		}
-		p.wait(op.Intended, spin)
+		if p.cfg.Precise {
+			p.waitHolding(op.Intended, spin)
+		} else {
+			p.wait(op.Intended, spin)
+		}
 		if err := p.ctx.Err(); err != nil { // ended while it waited: the operation is not sent
 			p.stop(err)
 			return
@@ -422,6 +421,7 @@ func (p *pool[T]) stop(err error) {
 // and the next one taken. It waits (holding the claim) until DrawAhead before the intended start,
 // so that an operation is drawn close to it whatever the number of workers (a YCSB read draws
 // among the records inserted by then).
+// Under Precise a successful take returns holding the claim: waitHolding releases it.
 func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 	arrived, idle := p.now(), true // idle: the generator was waiting for a worker
 	select {
@@ -433,7 +433,9 @@ func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 	var work time.Duration // drawing and counting, not the wait before the draw
 	w0 := time.Duration(-1)
 	defer func() {
-		<-p.claim // the release may wake a worker waiting for the claim: the generator's cost too
+		if !ok || !p.cfg.Precise {
+			<-p.claim // the release may wake a worker waiting for the claim: the generator's cost too
+		}
 		if w0 >= 0 {
 			work += p.now() - w0
 		}
@@ -483,7 +485,10 @@ func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 		if ready-intended > p.cfg.LateAfter {
 			p.waited++
 		}
-		spin = max(min(p.cfg.Spin, time.Duration(p.cfg.spinShare()*float64(gap))), 0)
+		spin = max(min(p.cfg.Spin, time.Duration(SpinShare*float64(gap))), 0)
+		if p.cfg.Precise {
+			spin = max(p.cfg.Spin, 0) // waits never overlap under Precise: the whole budget
+		}
 		return Op[T]{Seq: seq, Type: typ, Arg: arg, Intended: intended}, spin, ready, true
 	}
 }
@@ -528,14 +533,33 @@ func (p *pool[T]) wait(intended, spin time.Duration) {
 		time.Sleep(left)
 	}
 	if p.cfg.Spin > 0 {
-		var spun time.Duration
-		for prev, now := p.now(), p.now(); now < intended; prev, now = now, p.now() {
-			if step := now - prev; step < offCPU {
-				spun += step
-			}
-		}
-		p.spinNs.Add(int64(spun))
+		p.spinUntil(intended)
 	}
+}
+
+// waitHolding is Precise's wait: the worker that took the operation waits for its start still
+// holding the claim (one waiter at a time, as the research note's thread that only spins: none
+// sleeps on its own and wakes late), hands the claim on Handoff before the start, then spins the
+// rest. Without spinning (a virtual clock) it sleeps.
+func (p *pool[T]) waitHolding(intended, spin time.Duration) {
+	p.wait(intended-Handoff, spin)
+	<-p.claim
+	if p.cfg.Spin > 0 {
+		p.spinUntil(intended)
+	} else if left := intended - p.now(); left > 0 {
+		time.Sleep(left)
+	}
+}
+
+// spinUntil spins until intended, counting the spin as the generator's CPU.
+func (p *pool[T]) spinUntil(intended time.Duration) {
+	var spun time.Duration
+	for prev, now := p.now(), p.now(); now < intended; prev, now = now, p.now() {
+		if step := now - prev; step < offCPU {
+			spun += step
+		}
+	}
+	p.spinNs.Add(int64(spun))
 }
 
 // sleepSample: one sleep in this many is timed on its thread's CPU clock (two system calls), to
