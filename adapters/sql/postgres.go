@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,7 +66,7 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, sc.Name, ds, progress) }
 	s.info = func(ctx context.Context) map[string]any {
 		m := map[string]any{
-			"driver":         moduleVersion("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib)",
+			"driver":         moduleVersion("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib); YCSB reads and updates through pgx itself on the same connections",
 			"server_version": sc.Version, "server": server, "schema": sc.Name, "schema_created": sc.Created,
 			"load_path": "COPY (pgx CopyFrom) in email order, then VACUUM ANALYZE",
 		}
@@ -111,13 +112,7 @@ type bulkCopy struct {
 // (adapters.Env.Progress): a server that stops reading the COPY stops the calls.
 func (s *store) copyIn(ctx context.Context, c bulkCopy, progress func()) error {
 	progress() // from here on, the engine watches the load
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return exitcode.Infraf("sql: %s: %v", c.what, err)
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
+	err := s.withPgx(ctx, func(pc *pgx.Conn) error {
 		rows := pgx.CopyFromSlice(c.rows, func(i int) ([]any, error) {
 			progress()
 			return c.row(i), nil
@@ -131,10 +126,67 @@ func (s *store) copyIn(ctx context.Context, c bulkCopy, progress func()) error {
 	})
 	if err == nil {
 		// The table by its name alone, as the connection's search path finds it.
-		_, err = conn.ExecContext(ctx, "VACUUM ANALYZE "+c.table[len(c.table)-1])
+		_, err = s.db.ExecContext(ctx, "VACUUM ANALYZE "+c.table[len(c.table)-1])
 	}
 	if err != nil {
 		return exitcode.Infraf("sql: %s: %v", c.what, exitcode.OneLine(err.Error()))
 	}
 	return nil
+}
+
+// withPgx runs f on one of the pool's connections, as pgx's own connection: pgx's calls cost less
+// than database/sql's (no goroutine per result set watching the context; pgx watches it with
+// context.AfterFunc), which a closed loop of 16 workers sharing two cores with the server shows.
+func (s *store) withPgx(ctx context.Context, f func(*pgx.Conn) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return f(dc.(*stdlib.Conn).Conn()) })
+}
+
+// pgRecords are the record statements' texts for pgx, placeholders numbered.
+type pgRecords struct {
+	read   string
+	update []string // one per field
+}
+
+// readPG is ReadRecord on PostgreSQL: the row's values as the server sent them (a TEXT column's
+// binary format is its bytes), copied into dst before the connection goes back to the pool.
+func (s *store) readPG(ctx context.Context, r *records, key []byte, dst [][]byte) ([][]byte, bool, error) {
+	found := false
+	err := s.withPgx(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, r.pg.read, string(key))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return rows.Err()
+		}
+		raw := rows.RawValues()
+		if len(raw) != r.fields {
+			return fmt.Errorf("a row of %d values, want %d fields", len(raw), r.fields)
+		}
+		dst = slices.Grow(dst[:0], r.fields)[:r.fields]
+		for f, v := range raw {
+			dst[f] = append(dst[f][:0], v...)
+		}
+		found = true
+		rows.Close()
+		return rows.Err()
+	})
+	return dst, found, readErr(err)
+}
+
+// updatePG runs an update on PostgreSQL: the rows it changed.
+func (s *store) updatePG(ctx context.Context, q string, key, value []byte) (int64, error) {
+	var n int64
+	err := s.withPgx(ctx, func(c *pgx.Conn) error {
+		tag, err := c.Exec(ctx, q, string(value), string(key))
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
 }

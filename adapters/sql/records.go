@@ -31,6 +31,9 @@ const (
 // transaction on whichever connection is free.
 type records struct {
 	fields int
+	// pg: on PostgreSQL, reads and updates go to pgx directly (on the pool's connections, its
+	// statement cache preparing each statement once per connection), not through database/sql.
+	pg     *pgRecords
 	read   *sql.Stmt
 	update []*sql.Stmt // one per field: UPDATE usertable SET fieldF = ? WHERE ycsb_key = ?
 	insert *sql.Stmt
@@ -174,6 +177,12 @@ func (t *target) copyRecords(ctx context.Context, y dataset.YCSB, order []int64)
 func (t *target) prepareRecords(ctx context.Context, fields int) (*records, error) {
 	read, insert, scan, update := recordStatements(fields)
 	r := &records{fields: fields, update: make([]*sql.Stmt, fields)}
+	if t.s.driver == DriverPostgres {
+		r.pg = &pgRecords{read: t.s.bind(read)}
+		for _, q := range update {
+			r.pg.update = append(r.pg.update, t.s.bind(q))
+		}
+	}
 	dst, queries := []**sql.Stmt{&r.read, &r.insert, &r.scan}, []string{read, insert, scan}
 	for f, q := range update {
 		dst, queries = append(dst, &r.update[f]), append(queries, q)
@@ -233,6 +242,9 @@ func (t *target) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([][]
 	if err != nil {
 		return dst, false, err
 	}
+	if r.pg != nil {
+		return t.s.readPG(ctx, r, key, dst)
+	}
 	rows, err := r.read.QueryContext(ctx, string(key))
 	if err != nil {
 		return dst, false, readErr(err)
@@ -265,11 +277,16 @@ func (t *target) UpdateRecord(ctx context.Context, key []byte, field int, value 
 	if err := adapters.CheckUpdateField("sql", key, field, r.fields); err != nil {
 		return err
 	}
-	res, err := r.update[field].ExecContext(ctx, string(value), string(key))
-	if err != nil {
-		return writeErr(err)
+	var n int64
+	if r.pg != nil {
+		n, err = t.s.updatePG(ctx, r.pg.update[field], key, value)
+	} else {
+		var res sql.Result
+		if res, err = r.update[field].ExecContext(ctx, string(value), string(key)); err == nil {
+			n, err = res.RowsAffected()
+		}
 	}
-	switch n, err := res.RowsAffected(); {
+	switch {
 	case err != nil:
 		return writeErr(err)
 	case n != 1:
