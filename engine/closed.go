@@ -41,15 +41,19 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A context of the worker's own: a driver watching each call's context (pgx registers
+			// a context.AfterFunc) then registers with it, not with one parent all workers lock.
+			wctx, wcancel := context.WithCancel(ctx)
+			defer wcancel()
 			var self time.Duration // one slot per worker
 			for {
 				op, ok := d.take()
 				if !ok {
 					return
 				}
-				opCtx, cancel := ctx, context.CancelFunc(func() {})
+				opCtx, cancel := wctx, context.CancelFunc(func() {})
 				if cfg.Timeout > 0 {
-					opCtx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+					opCtx, cancel = context.WithTimeout(wctx, cfg.Timeout)
 				}
 				start := time.Since(t0)
 				op.Intended = start

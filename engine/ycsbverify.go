@@ -167,8 +167,9 @@ func (l *recordLog) below(i int64) int64 {
 	return a
 }
 
-// keepRead keeps a read's fields for checking after the run phase, within the byte budget.
-func (l *recordLog) keepRead(i int64, fields [][]byte, s span) {
+// keepRead keeps a read for the check, unless the reads kept hold maxKeptReadBytes already: false
+// then, and fields are the caller's again.
+func (l *recordLog) keepRead(i int64, fields [][]byte, s span) bool {
 	n := int64(0)
 	for _, f := range fields {
 		n += int64(len(f))
@@ -177,10 +178,11 @@ func (l *recordLog) keepRead(i int64, fields [][]byte, s span) {
 	defer l.mu.Unlock()
 	if l.kept+n > maxKeptReadBytes {
 		l.unchecked++
-		return
+		return false
 	}
 	l.kept += n
 	l.reads = append(l.reads, readRec{record: i, fields: fields, span: s})
+	return true
 }
 
 func (l *recordLog) keepScan(start int64, n int, t adapters.Tally, s span) {
