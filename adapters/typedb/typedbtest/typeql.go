@@ -292,18 +292,10 @@ func (p *parser) insert() (*query, error) {
 		st.variable = v
 		seen := map[string]bool{}
 		for p.isPunct(",") {
-			p.take()
-			if _, err := p.ident("has"); err != nil {
-				return nil, err
-			}
-			attr, err := p.ident("email", "name", "age")
+			attr, err := p.has(seen)
 			if err != nil {
 				return nil, err
 			}
-			if seen[attr] {
-				return nil, fmt.Errorf("attribute %s given twice", attr)
-			}
-			seen[attr] = true
 			t := p.take()
 			switch {
 			case attr == "age" && t.kind == tInt:
@@ -336,6 +328,23 @@ func (p *parser) insert() (*query, error) {
 	return q, nil
 }
 
+// has reads ", has ATTR" (the comma is next) and returns ATTR, refusing one seen already.
+func (p *parser) has(seen map[string]bool) (string, error) {
+	p.take()
+	if _, err := p.ident("has"); err != nil {
+		return "", err
+	}
+	attr, err := p.ident("email", "name", "age")
+	if err != nil {
+		return "", err
+	}
+	if seen[attr] {
+		return "", fmt.Errorf("attribute %s given twice", attr)
+	}
+	seen[attr] = true
+	return attr, nil
+}
+
 func (p *parser) match() (*query, error) {
 	q := &query{kind: "match", limit: -1}
 	t := p.take()
@@ -351,18 +360,10 @@ func (p *parser) match() (*query, error) {
 	}
 	seen := map[string]bool{}
 	for p.isPunct(",") {
-		p.take()
-		if _, err := p.ident("has"); err != nil {
-			return nil, err
-		}
-		attr, err := p.ident("email", "name", "age")
+		attr, err := p.has(seen)
 		if err != nil {
 			return nil, err
 		}
-		if seen[attr] {
-			return nil, fmt.Errorf("attribute %s given twice", attr)
-		}
-		seen[attr] = true
 		v := p.take()
 		switch {
 		case v.kind == tVar:
