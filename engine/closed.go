@@ -41,8 +41,7 @@ func closedRun[T any](ctx context.Context, cfg load.Config, next func(int64) (in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A context of the worker's own: a driver watching each call's context (pgx registers
-			// a context.AfterFunc) then registers with it, not with one parent all workers lock.
+			// A context of the worker's own, as load's open-loop workers have (pool.work says why).
 			wctx, wcancel := context.WithCancel(ctx)
 			defer wcancel()
 			var self time.Duration // one slot per worker

@@ -371,6 +371,10 @@ func (p *pool[T]) now() time.Duration { return time.Since(p.t0) }
 
 // work is one worker: take the next operation, wait for its intended start, perform it, record it.
 func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
+	// A context of the worker's own: a driver watching each call's context (pgx registers a
+	// context.AfterFunc) then registers with it, not with one parent every worker locks.
+	wctx, wcancel := context.WithCancel(p.ctx)
+	defer wcancel()
 	var self time.Duration // one slot per worker
 	for {
 		op, spin, ready, ok := p.take()
@@ -387,9 +391,9 @@ func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
 			return
 		}
 		start := p.now()
-		opCtx, cancel := p.ctx, context.CancelFunc(nil)
+		opCtx, cancel := wctx, context.CancelFunc(nil)
 		if p.cfg.Timeout > 0 {
-			opCtx, cancel = context.WithTimeout(p.ctx, p.cfg.Timeout)
+			opCtx, cancel = context.WithTimeout(wctx, p.cfg.Timeout)
 		}
 		self, op.Self = 0, &self
 		err := do(opCtx, op)
