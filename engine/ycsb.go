@@ -98,8 +98,9 @@ type ycsbRun struct {
 	open    bool
 	opIndex [5]int // ycsb.Op -> index into cfg.OpTypes (-1: not in the mix)
 	perRun  int64  // operations a run phase intends (for the generator's key space)
-	// spare holds read buffers (*[][]byte) no check kept (past maxKeptReadBytes), for the next
-	// reads: a fresh one per read allocated eleven times per read on the workers' cores.
+	// spare holds read buffers (*[][]byte) the check did not keep (past maxKeptReadBytes), for the
+	// next reads to fill (adapters.RecordReader reuses dst's arrays): a fresh buffer costs
+	// FieldCount+1 allocations per read on the workers' cores.
 	spare sync.Pool
 }
 
