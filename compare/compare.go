@@ -901,19 +901,14 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 
 // bestOfRun is run k's best repeat of fig in r (divided by the reference's best repeat of the run).
 func bestOfRun(r, ref *report.Result, fig string, k int) (float64, error) {
-	info, _ := report.LookupFigure(fig)
 	best := func(r *report.Result) float64 {
-		b := math.NaN()
+		var vals []float64
 		for _, rep := range r.Repeats {
-			v, ok := rep.Figures[fig]
-			if !ok || rep.RunIndex() != k {
-				continue
-			}
-			if math.IsNaN(b) || (info.HigherBetter && v > b) || (!info.HigherBetter && v < b) {
-				b = v
+			if v, ok := rep.Figures[fig]; ok && rep.RunIndex() == k {
+				vals = append(vals, v)
 			}
 		}
-		return b
+		return report.Best(fig, vals)
 	}
 	v := best(r)
 	if ref != nil {

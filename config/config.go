@@ -207,6 +207,8 @@ type AssertionSpec struct {
 	Line  int
 	// Machines are thresholds keyed by machine class ("AMD EPYC, 2 cores"), in config order.
 	Machines []MachineThreshold
+	// RunValue is what each run contributes to the interval: "median" (default) or "best".
+	RunValue string
 }
 
 // MachineThreshold is one entry of an assertion's `machines:`: the threshold measured on one class of
@@ -667,7 +669,7 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 		if e.Kind == yaml.ScalarNode {
 			a.Check = e.Value
 		} else {
-			fields, _, err := mapping(e, "an assertion", "name", "check", "machines")
+			fields, _, err := mapping(e, "an assertion", "name", "check", "machines", "run_value")
 			if err != nil {
 				return nil, err
 			}
@@ -684,6 +686,14 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 			if f, ok := fields["machines"]; ok {
 				if a.Machines, err = parseMachines(f.value); err != nil {
 					return nil, err
+				}
+			}
+			if f, ok := fields["run_value"]; ok {
+				if a.RunValue, err = scalarString(f.value, "run_value"); err != nil {
+					return nil, err
+				}
+				if a.RunValue != assertion.RunMedian && a.RunValue != assertion.RunBest {
+					return nil, errAt(f.value, "run_value is %s or %s, got %q", assertion.RunMedian, assertion.RunBest, a.RunValue)
 				}
 			}
 		}
@@ -793,7 +803,7 @@ func parseAssertion(s AssertionSpec) (assertion.Assertion, error) {
 	if err != nil {
 		return a, &lineError{line: s.Line, msg: err.Error()}
 	}
-	a.Name, a.Line = s.Name, s.Line
+	a.Name, a.Line, a.RunValue = s.Name, s.Line, s.RunValue
 	for _, m := range s.Machines {
 		k, err := a.ReadThreshold(m.Value)
 		if err != nil {

@@ -297,6 +297,7 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown figure", strings.Replace(good, "page_all.p50[pg]", "page_all.p42[pg]", 1), false, `x.yaml:26: unknown figure "p42"`},
 		{"workload not run by target", strings.Replace(good, "page_all.p50[pg]", "lookup.p50[pg]", 1), false, "target pg does not run lookup"},
 		{"bad assertion", strings.Replace(good, "0.5 * scan", "0.5 ** scan", 1), false, "x.yaml:24: cannot read"},
+		{"bad run value", strings.Replace(good, "check: page_all.p50[pg] <= 1000000", "check: page_all.p50[pg] <= 1000000\n    run_value: fastest", 1), false, `run_value is median or best, got "fastest"`},
 		{"scan more rows than loaded", strings.Replace(good, "  - scan\n", "  - name: scan\n    rows: 5000\n", 1), false, "scan reads 5000 rows but the dataset has only 1000 persons"},
 		{"ci without section", strings.Replace(good, good[strings.Index(good, "ci:"):], "", 1), true, "--ci needs a ci: section"},
 		{"ci names unknown workload", strings.Replace(good, "lookup: {ops: 20}", "lokup: {ops: 20}", 1), true, `ci.workloads names "lokup"`},
@@ -381,6 +382,9 @@ func TestMachineThresholds(t *testing.T) {
 	want := map[string]float64{"AMD EPYC, 2 cores": 2500000, "Intel(R) Xeon(R) Processor, 4 cores": 0.9}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("machines = %v, want %v", got, want)
+	}
+	if p.Assertions[1].RunValue != "" {
+		t.Errorf("run_value not set: got %q, want the default (median)", p.Assertions[1].RunValue)
 	}
 	if p.Assertions[0].Machines != nil {
 		t.Errorf("an assertion without machines: got %v", p.Assertions[0].Machines)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -168,6 +169,20 @@ func Median(xs []float64) float64 {
 		return s[m]
 	}
 	return (s[m-1] + s[m]) / 2
+}
+
+// Best returns the best of a figure's values: the largest where higher is better, else the smallest
+// (NaN for none). On a shared machine other work only ever adds time, so the best repeat of a run
+// is its least disturbed one.
+func Best(fig string, xs []float64) float64 {
+	info, _ := LookupFigure(fig)
+	b := math.NaN()
+	for _, v := range xs {
+		if math.IsNaN(b) || (info.HigherBetter && v > b) || (!info.HigherBetter && v < b) {
+			b = v
+		}
+	}
+	return b
 }
 
 // Find returns the result for (target, workload, size); size 0 matches the only size.

@@ -291,6 +291,9 @@ type Assertion struct {
 	Value      float64   `json:"value"`
 	PerRepeat  []float64 `json:"per_repeat"`
 	RunValues  []float64 `json:"run_values,omitempty"`
+	// RunValue is "best" when each run's value compares the sides' best repeats (config
+	// `run_value: best`) instead of the median of the paired ones; empty for the median.
+	RunValue string `json:"run_value,omitempty"`
 	// Interval is what the verdict was decided on (nil when there was nothing to decide on).
 	Interval *Interval `json:"interval,omitempty"`
 	// Runs is how many runs' values the verdict rests on; Looks how many looks it took (decided at

@@ -70,6 +70,9 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int, rule Rule
 		RelaxedThreshold: a.Relaxed(relax),
 		PerRepeat:        []float64{},
 	}
+	if a.RunValue == RunBest {
+		out.RunValue = RunBest
+	}
 	if keyed {
 		out.MachineClass, out.DefaultThreshold = r.Environment.MachineClass(), def
 	}
@@ -150,7 +153,7 @@ func (a Assertion) runValues(r *report.Report, at int, out *report.Assertion) ([
 		lefts = append(lefts, report.Median(l))
 		if a.Form == Absolute {
 			out.PerRepeat = append(out.PerRepeat, l...)
-			values = append(values, report.Median(l))
+			values = append(values, a.summary(l, [2][]float64{}))
 			continue
 		}
 		rv, ok := right[run]
@@ -173,7 +176,7 @@ func (a Assertion) runValues(r *report.Report, at int, out *report.Assertion) ([
 			continue
 		}
 		out.PerRepeat = append(out.PerRepeat, paired...)
-		values = append(values, report.Median(paired))
+		values = append(values, a.summary(paired, [2][]float64{l, rv}))
 	}
 	out.LeftValue, out.RightValue = report.Median(lefts), report.Median(rights)
 	if len(values) == 0 {
@@ -185,6 +188,23 @@ func (a Assertion) runValues(r *report.Report, at int, out *report.Assertion) ([
 		}
 	}
 	return values, true
+}
+
+// summary is a run's value: the median of its paired per-repeat values (of its values, for an
+// absolute check), or under RunBest each side's best repeat of the run, then their ratio or
+// difference. sides holds the two sides' repeats (none for an absolute check).
+func (a Assertion) summary(paired []float64, sides [2][]float64) float64 {
+	if a.RunValue != RunBest {
+		return report.Median(paired)
+	}
+	if sides[0] == nil {
+		return report.Best(a.Left.Key(), paired)
+	}
+	l, r := report.Best(a.Left.Key(), sides[0]), report.Best(a.Right.Key(), sides[1])
+	if a.Form == Difference {
+		return l - r
+	}
+	return l / r
 }
 
 // why says in one line what decided a verdict, or that nothing did yet.

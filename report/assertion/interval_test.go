@@ -240,6 +240,42 @@ func TestEvaluateOverRuns(t *testing.T) {
 	}
 }
 
+// TestEvaluateRunBest: under run_value best a run's value compares the sides' best repeats, so a
+// repeat another process slowed down (run 1's 400 on go) moves nothing; the median of the paired
+// ratios it gives instead is pulled along with it.
+func TestEvaluateRunBest(t *testing.T) {
+	r := runsReport(map[string][][]float64{
+		"go/ns_per_row": {{400, 100, 300}, {110, 120, 130}, {105, 300, 500}},
+		"c/ns_per_row":  {{100, 100, 100}, {100, 110, 100}, {100, 100, 100}},
+		"go/rows_per_s": {{10, 40, 20}, {30, 30, 30}, {20, 20, 20}},
+		"c/rows_per_s":  {{50, 40, 40}, {30, 60, 30}, {40, 40, 40}},
+	})
+	tests := []struct {
+		check, runValue string
+		want            string // the run values
+	}{
+		{"scan.ns_per_row[go] <= 1.2 * scan.ns_per_row[c]", "", "[3 1.1 3]"},
+		{"scan.ns_per_row[go] <= 1.2 * scan.ns_per_row[c]", RunBest, "[1 1.1 1.05]"},
+		{"scan.ns_per_row[go] - scan.ns_per_row[c] <= 50", RunBest, "[0 10 5]"},
+		{"scan.ns_per_row[go] <= 200", RunBest, "[100 110 105]"},
+		{"scan.rows_per_s[go] >= 0.5 * scan.rows_per_s[c]", RunBest, "[0.8 0.5 0.5]"}, // higher is better: the largest
+	}
+	for _, tt := range tests {
+		a, err := Parse(tt.check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.RunValue = tt.runValue
+		g := a.Evaluate(r, 0, Rule{Confidence: 0.95, Tests: 1})[0]
+		if got := fmt.Sprint(g.RunValues); got != tt.want {
+			t.Errorf("%s (run_value %q): run values %s, want %s", tt.check, tt.runValue, got, tt.want)
+		}
+		if g.RunValue != tt.runValue {
+			t.Errorf("%s: the report says run_value %q, want %q", tt.check, g.RunValue, tt.runValue)
+		}
+	}
+}
+
 // TestEvaluateSignedFigureIsLinear: a memory growth per operation is a difference of two readings,
 // near 0 when nothing leaks: its interval is linear even when every run value is positive (on log
 // scale, run values of 6 to 21 bytes per operation spread by a factor of 3.5, and <= 32 stays undecided).

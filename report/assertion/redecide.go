@@ -27,7 +27,7 @@ func Redecide(prior []report.Assertion, rep *report.Report) ([]report.Assertion,
 		if err != nil {
 			return nil, fmt.Errorf("assertion %q (line %d): %w", p.Expr, p.Line, err)
 		}
-		a.Name, a.Line, a.K = p.Name, p.Line, p.Threshold
+		a.Name, a.Line, a.K, a.RunValue = p.Name, p.Line, p.Threshold, p.RunValue
 		for _, d := range a.Evaluate(rep, rep.Run.Relax, Rule{}) {
 			d.MachineClass, d.DefaultThreshold = p.MachineClass, p.DefaultThreshold
 			out = append(out, d)

@@ -81,6 +81,24 @@ func TestAssertionLineStatesTheRelationThatHolds(t *testing.T) {
 	}
 }
 
+// TestAssertionLineSaysBestRepeat: under run_value best the line names the statistic it decided on.
+func TestAssertionLineSaysBestRepeat(t *testing.T) {
+	a, err := assertion.Parse("lookup.p50[a] <= 1.1 * lookup.p50[b]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.RunValue = assertion.RunBest
+	r := oneResult(200, 100)
+	r.Assertions = a.Evaluate(r, 0, assertion.Rule{})
+	if got, want := decidedOn(r.Assertions[0]), "best-repeat ratio 2 > 1.1 allowed"; got != want {
+		t.Errorf("decided on %q, want %q", got, want)
+	}
+	r.Assertions[0].Runs, r.Assertions[0].Interval = 3, &report.Interval{Lo: 1.5, Hi: 2.5, Confidence: 0.99, Method: "t-log"}
+	if got := decidedOn(r.Assertions[0]); !strings.HasPrefix(got, "mean best-repeat ratio 2 [1.5, 2.5] > 1.1 allowed") {
+		t.Errorf("over runs: decided on %q", got)
+	}
+}
+
 func TestSpacedUnit(t *testing.T) {
 	for in, want := range map[string]string{
 		"351ns": "351 ns", "-1ns": "-1 ns", "4.21µs": "4.21 µs", "1.00ms": "1.00 ms", "2.50s": "2.50 s",
