@@ -498,8 +498,7 @@ type triplexWriter struct {
 	tx      *sqlWriteTx
 	id      int64
 	rows    *batch
-	retract map[int][]string // attribute -> entity ids being replaced
-	pending map[int]map[string]bool
+	retract retractions[string] // entity ids
 	plain   bool
 }
 
@@ -517,8 +516,7 @@ func (x *triplex) newWriter(ctx context.Context, id int64, _ bool) (writerEngine
 	return &triplexWriter{
 		x: x, tx: &sqlWriteTx{tx: tx, batches: []*batch{rows}}, id: id,
 		rows:    rows,
-		retract: map[int][]string{},
-		pending: map[int]map[string]bool{},
+		retract: newRetractions[string](),
 	}, nil
 }
 
@@ -546,7 +544,7 @@ func (w *triplexWriter) add(e int64, a int, v Value) {
 }
 
 func (w *triplexWriter) assert(ctx context.Context, e int64, a int, v Value) error {
-	if len(w.retract) > 0 {
+	if len(w.retract.keys) > 0 {
 		if err := w.flushRetractions(ctx); err != nil {
 			return err
 		}
@@ -561,18 +559,14 @@ func (w *triplexWriter) assert(ctx context.Context, e int64, a int, v Value) err
 
 func (w *triplexWriter) replace(ctx context.Context, e int64, a int, v Value) error {
 	ent := w.x.s.Ident(e)
-	if w.plain || w.pending[a][ent] {
+	if w.plain || w.retract.has(a, ent) {
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
 	}
-	if w.pending[a] == nil {
-		w.pending[a] = map[string]bool{}
-	}
-	w.pending[a][ent] = true
-	w.retract[a] = append(w.retract[a], ent)
+	full := w.retract.add(a, ent)
 	w.add(e, a, v)
-	if w.rows.full() || len(w.retract[a]) >= 500 {
+	if w.rows.full() || full {
 		return w.flush(ctx) // retractions first, then the new versions
 	}
 	return nil
@@ -580,7 +574,7 @@ func (w *triplexWriter) replace(ctx context.Context, e int64, a int, v Value) er
 
 func (w *triplexWriter) flushRetractions(ctx context.Context) error {
 	s := w.x.s
-	for a, ents := range w.retract {
+	for a, ents := range w.retract.keys {
 		q := s.d.rebind("UPDATE " + s.table("triples") + " SET retracted_at = ?, retracted_position = ?, retract_tx_id = ?" +
 			" WHERE attribute = ? AND retracted_at IS NULL AND entity_id IN (" + inList(len(ents)) + ")")
 		args := []any{w.id * msPerTx, w.id, "tx:" + strconv.FormatInt(w.id, 10), s.attrs[a].Ident}
@@ -590,8 +584,7 @@ func (w *triplexWriter) flushRetractions(ctx context.Context) error {
 		if _, err := w.tx.tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("store: retract: %w", err)
 		}
-		delete(w.retract, a)
-		delete(w.pending, a)
+		w.retract.done(a)
 	}
 	return nil
 }

@@ -177,14 +177,45 @@ type indexedWriter struct {
 	x        *indexed
 	sink     indexedSink
 	bulk     bool
-	retracts map[int][]int64 // attribute -> entities whose current value is being replaced
-	pendingE map[int]map[int64]bool
+	retracts retractions[int64]
 	plain    bool // the sink holds plain asserts (which must be flushed before retractions run)
 	deltas   map[avKey]int64
 }
 
 // maxRetract bounds the entities of one retraction statement.
 const maxRetract = 500
+
+// retractions are the keys (entities) whose current value of an attribute a writer is replacing,
+// batched per attribute into one retraction statement that must run before the new versions are
+// inserted. A key replaced twice before that forces them out first: the second retraction has to
+// close the first replacement's version.
+type retractions[K comparable] struct {
+	keys    map[int][]K
+	pending map[int]map[K]bool
+}
+
+func newRetractions[K comparable]() retractions[K] {
+	return retractions[K]{keys: map[int][]K{}, pending: map[int]map[K]bool{}}
+}
+
+// has reports whether k's retraction under attribute a is still waiting.
+func (r retractions[K]) has(a int, k K) bool { return r.pending[a][k] }
+
+// add queues k's retraction under a and reports whether a's batch is full.
+func (r retractions[K]) add(a int, k K) bool {
+	if r.pending[a] == nil {
+		r.pending[a] = map[K]bool{}
+	}
+	r.pending[a][k] = true
+	r.keys[a] = append(r.keys[a], k)
+	return len(r.keys[a]) >= maxRetract
+}
+
+// done forgets a's batch once its statement ran.
+func (r retractions[K]) done(a int) {
+	delete(r.keys, a)
+	delete(r.pending, a)
+}
 
 func (x *indexed) newWriter(ctx context.Context, id int64, bulk bool) (writerEngine, error) {
 	var sink indexedSink
@@ -197,7 +228,7 @@ func (x *indexed) newWriter(ctx context.Context, id int64, bulk bool) (writerEng
 	if err != nil {
 		return nil, err
 	}
-	return &indexedWriter{x: x, sink: sink, bulk: bulk, retracts: map[int][]int64{}, pendingE: map[int]map[int64]bool{},
+	return &indexedWriter{x: x, sink: sink, bulk: bulk, retracts: newRetractions[int64](),
 		deltas: map[avKey]int64{}}, nil
 }
 
@@ -216,7 +247,7 @@ func (w *indexedWriter) count(a int, v Value, d int64) {
 }
 
 func (w *indexedWriter) assert(ctx context.Context, e int64, a int, v Value) error {
-	if len(w.retracts) > 0 {
+	if len(w.retracts.keys) > 0 {
 		if err := w.flushRetractions(ctx); err != nil {
 			return err
 		}
@@ -230,20 +261,16 @@ func (w *indexedWriter) assert(ctx context.Context, e int64, a int, v Value) err
 }
 
 func (w *indexedWriter) replace(ctx context.Context, e int64, a int, v Value) error {
-	if w.plain || w.pendingE[a][e] {
+	if w.plain || w.retracts.has(a, e) {
 		// Plain asserts (or an earlier replace of the same key) must reach the table before the
 		// retraction that may close them.
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
 	}
-	if w.pendingE[a] == nil {
-		w.pendingE[a] = map[int64]bool{}
-	}
-	w.pendingE[a][e] = true
-	w.retracts[a] = append(w.retracts[a], e)
+	full := w.retracts.add(a, e)
 	w.count(a, v, +1)
-	if w.sink.fact(e, a, v) || len(w.retracts[a]) >= maxRetract {
+	if w.sink.fact(e, a, v) || full {
 		return w.flush(ctx) // retractions first, then the new versions
 	}
 	return nil
@@ -252,12 +279,11 @@ func (w *indexedWriter) replace(ctx context.Context, e int64, a int, v Value) er
 // flushRetractions closes the current versions being replaced; it must run before their new
 // versions are inserted (which are current too).
 func (w *indexedWriter) flushRetractions(ctx context.Context) error {
-	for a, es := range w.retracts {
+	for a, es := range w.retracts.keys {
 		if err := w.sink.retract(ctx, a, es, func(v Value) { w.count(a, v, -1) }); err != nil {
 			return err
 		}
-		delete(w.retracts, a)
-		delete(w.pendingE, a)
+		w.retracts.done(a)
 	}
 	return nil
 }
