@@ -2,11 +2,11 @@ package adapters
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -63,11 +63,7 @@ func ParseOptions(specs []OptionSpec, raw map[string]any) (Options, error) {
 	for _, s := range specs {
 		o.specs[s.Name] = s
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(raw))
 	for _, k := range keys {
 		s, ok := o.specs[k]
 		if !ok {

@@ -2,8 +2,8 @@ package adapters
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/dbbench/dbbench/workloads"
 )
@@ -46,12 +46,7 @@ func (r *Registry) Lookup(name string) (Adapter, bool) {
 
 // Names returns the registered adapter names, sorted.
 func (r *Registry) Names() []string {
-	n := make([]string, 0, len(r.byName))
-	for k := range r.byName {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
+	return slices.Sorted(maps.Keys(r.byName))
 }
 
 // Supports reports whether targets of the adapter run the named workload, and whether it is one of

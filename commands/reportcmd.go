@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -161,11 +162,7 @@ func uniqueName(used map[string]bool, name string) string {
 func writeHGRM(opts *ReportOptions, r *report.Report) error {
 	scale, ok := render.HGRMUnits[opts.Unit]
 	if !ok {
-		units := make([]string, 0, len(render.HGRMUnits))
-		for u := range render.HGRMUnits {
-			units = append(units, u)
-		}
-		sort.Strings(units)
+		units := slices.Sorted(maps.Keys(render.HGRMUnits))
 		return exitcode.Usagef("--unit: unknown unit %q (units: %s)", opts.Unit, strings.Join(units, ", "))
 	}
 	type file struct {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,12 +50,7 @@ func (t *Thresholds) Keys() []string {
 	if t == nil {
 		return nil
 	}
-	keys := make([]string, 0, len(t.byKey))
-	for k := range t.byKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(t.byKey))
 }
 
 // String renders the thresholds in the flag syntax, default first.

@@ -9,11 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -561,12 +562,7 @@ func scansInKeyOrder(t adapters.Target) bool {
 
 // sortedKeys returns map keys in order, for deterministic output.
 func sortedKeys(m map[string]any) []string {
-	k := make([]string, 0, len(m))
-	for x := range m {
-		k = append(k, x)
-	}
-	sort.Strings(k)
-	return k
+	return slices.Sorted(maps.Keys(m))
 }
 
 // onlyYCSB reports whether every workload is a YCSB workload (no persons dataset needed).

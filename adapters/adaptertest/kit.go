@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -480,11 +481,7 @@ func files(t testing.TB, dir string) map[string]string {
 
 // describe lists the names of a files map, for messages.
 func describe(m map[string]string) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(m))
 	if len(names) == 0 {
 		return "nothing"
 	}

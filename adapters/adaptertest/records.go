@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"testing"
@@ -286,12 +287,7 @@ func cloneFields(fields [][]byte) [][]byte {
 
 // sortedKeys returns the model's keys in byte order (Go compares strings bytewise).
 func (m *recordModel) sortedKeys() []string {
-	keys := make([]string, 0, len(m.recs))
-	for k := range m.recs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m.recs))
 }
 
 // rangeTally is what a scan of up to n records from start must return.

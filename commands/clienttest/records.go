@@ -3,6 +3,7 @@ package clienttest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -162,11 +163,7 @@ func (m *recordModel) inserts() (string, error) {
 
 // scans scans from several keys for several lengths, each against the model's range.
 func (m *recordModel) scans() (string, error) {
-	keys := make([]string, 0, len(m.recs))
-	for k := range m.recs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m.recs))
 	n := 0
 	for _, start := range []string{"", "user", keys[0], keys[len(keys)/3], keys[len(keys)/2] + "!", keys[len(keys)-1], "zzzz"} {
 		for _, count := range []int{1, 10, 100, len(keys) + 1} {

@@ -5,7 +5,8 @@
 package cleanup
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -62,11 +63,7 @@ func Abort() {
 func Pending() []string {
 	mu.Lock()
 	defer mu.Unlock()
-	ids := make([]int, 0, len(pending))
-	for id := range pending {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
+	ids := slices.Sorted(maps.Keys(pending))
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = pending[id]

@@ -2,6 +2,7 @@ package assertion
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -241,12 +242,7 @@ func percent(c float64) string {
 
 // runsOf returns the runs of a side's values in order.
 func runsOf(m map[int][]float64) []int {
-	runs := make([]int, 0, len(m))
-	for k := range m {
-		runs = append(runs, k)
-	}
-	slices.Sort(runs)
-	return runs
+	return slices.Sorted(maps.Keys(m))
 }
 
 func sizedName(ref Ref, sizes []int, at int) string {

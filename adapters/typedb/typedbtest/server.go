@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -175,12 +176,7 @@ func (s *Server) count(route string) {
 func (s *Server) Databases() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	names := make([]string, 0, len(s.dbs))
-	for n := range s.dbs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(s.dbs))
 }
 
 // OpenTransactions counts the transactions open now (expired ones excluded).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -419,10 +420,6 @@ func (b *adapterBackend) profiling(x any) (done func()) {
 
 // knownLibraries lists the LIBRARY arguments, for the usage line.
 func knownLibraries() string {
-	names := make([]string, 0, len(libraries))
-	for n := range libraries {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(libraries))
 	return strings.Join(names, ", ")
 }
