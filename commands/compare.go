@@ -68,7 +68,7 @@ func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.BoolVar(&opts.AllowSizeMismatch, "allow-size-mismatch", false, "compare reports of different dataset sizes (paired smallest with smallest)")
 	fl.Float64Var(&opts.Alpha, "alpha", 0, "significance level of the U test (default 0.01 over runs, 0.05 over repeats)")
 	fl.BoolVar(&opts.Force, "force", false, "compare reports of different configs, seeds, adapters or options (said in the output)")
-	fl.StringVar(&opts.RunValue, "run-value", compare.RunMedian, "with several runs a side, each gives its median or its best repeat")
+	fl.StringVar(&opts.RunValue, "run-value", report.RunMedian, "with several runs a side, each gives its median or its best repeat")
 	fl.IntVar(&opts.DropSlowest, "drop-slowest", 0, "with several runs a side, leave out each side's N slowest runs of each figure")
 	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one run per side, test and decide over its repeats (overstates it across runs)")
 	fl.Float64Var(&opts.Confidence, "confidence", compare.DefaultConfidence, "gate: family-wise confidence, split over the gated figures and looks")

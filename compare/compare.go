@@ -66,8 +66,8 @@ type Options struct {
 	// PerRepeat takes the repeats as the samples when a side has a single run (the repeat-level U
 	// test; only honest for reports made back to back on an idle machine).
 	PerRepeat bool
-	// RunValue is what each run contributes when the runs are the samples: RunMedian (default) or
-	// RunBest.
+	// RunValue is what each run contributes when the runs are the samples: report.RunMedian
+	// (default) or report.RunBest.
 	RunValue string
 	// DropSlowest leaves out each side's N slowest runs of each figure before the test (with several
 	// runs a side). Other work on a shared machine only ever adds time, and when it lasts a whole run
@@ -86,17 +86,6 @@ type Options struct {
 	// (nil: "run N").
 	OldFiles, NewFiles []string
 }
-
-// What a run contributes as a sample (Options.RunValue).
-const (
-	// RunMedian is the median over the run's repeats (of the per-repeat ratios when normalizing).
-	RunMedian = "median"
-	// RunBest is the run's best repeat (the smallest time, the largest throughput), divided by the
-	// reference target's best repeat of the same run when normalizing. On a shared machine other
-	// work only ever adds time, so the best repeat is the one least disturbed: it moves far less from
-	// run to run than the median does when the machine is busy.
-	RunBest = "best"
-)
 
 // DefaultFigures is the set compared when Options.Figures is empty: the throughput (rows_per_s, or
 // ops_per_s when a result has no rows) and the p50 and p99 latencies. Latency figures (percentiles,
@@ -346,10 +335,10 @@ func CompareRuns(olds, news []*report.Report, opts Options) (*Comparison, error)
 	}
 	switch c.opts.RunValue {
 	case "":
-		c.opts.RunValue = RunMedian
-	case RunMedian, RunBest:
+		c.opts.RunValue = report.RunMedian
+	case report.RunMedian, report.RunBest:
 	default:
-		return nil, fmt.Errorf("run value %q: want %s or %s", c.opts.RunValue, RunMedian, RunBest)
+		return nil, fmt.Errorf("run value %q: want %s or %s", c.opts.RunValue, report.RunMedian, report.RunBest)
 	}
 	if a := c.opts.Alpha; !(a > 0 && a < 1) {
 		return nil, fmt.Errorf("alpha %g: want a significance level between 0 and 1, e.g. 0.05", a)
@@ -877,7 +866,7 @@ func (c *comparer) sideSeries(name string, rs, refs []*report.Result, fig string
 				continue // the run did not measure this figure (or not the reference's)
 			}
 			v := median(vals)
-			if c.opts.RunValue == RunBest {
+			if c.opts.RunValue == report.RunBest {
 				var err error
 				if v, err = bestOfRun(r, ref(i), fig, k); err != nil {
 					return out, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
 
@@ -203,7 +204,7 @@ func describe(s Source) string {
 
 func byDefault(c *Comparison) string {
 	s := ""
-	if c.RunValue == RunBest {
+	if c.RunValue == report.RunBest {
 		s = " (each run: its best repeat over the reference's best repeat)"
 	}
 	if c.NormalizedByDefault {
@@ -231,7 +232,7 @@ func legend(c *Comparison) string {
 	switch c.Sample {
 	case SampleRuns:
 		samples = "runs (each run's median over its repeats; N counts runs)"
-		if c.RunValue == RunBest {
+		if c.RunValue == report.RunBest {
 			samples = "runs (each run's best repeat, divided by the reference's best when normalized; N counts runs)"
 		}
 		if c.DropSlowest > 0 {

@@ -268,11 +268,11 @@ func TestRunValueBest(t *testing.T) {
 	for g := 0; g < gates; g++ {
 		old := runs(1)
 		for _, k := range []float64{1, 1.1} {
-			c, err := CompareRuns(old, runs(k), Options{RunValue: RunBest, Figures: []string{"ns_per_row"}, Thresholds: &th})
+			c, err := CompareRuns(old, runs(k), Options{RunValue: report.RunBest, Figures: []string{"ns_per_row"}, Thresholds: &th})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.RunValue != RunBest || c.NormalizeBy != "ref" {
+			if c.RunValue != report.RunBest || c.NormalizeBy != "ref" {
 				t.Fatalf("run value %q, normalized by %q", c.RunValue, c.NormalizeBy)
 			}
 			if c.Gate.Verdict == GateFail {
@@ -345,7 +345,7 @@ func TestDropSlowestCatchesWhatADisturbedRunHides(t *testing.T) {
 	for g := 0; g < gates; g++ {
 		old, same, slow := runs(1), runs(1), runs(1.1)
 		for _, drop := range []int{0, 1} {
-			opts := Options{RunValue: RunBest, DropSlowest: drop, Figures: []string{"ns_per_row"}, Thresholds: &th}
+			opts := Options{RunValue: report.RunBest, DropSlowest: drop, Figures: []string{"ns_per_row"}, Thresholds: &th}
 			c, err := CompareRuns(old, slow, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -373,7 +373,7 @@ func TestDropSlowestCatchesWhatADisturbedRunHides(t *testing.T) {
 		t.Errorf("the premise failed: a disturbed run should make the plain test miss some slowdowns")
 	}
 	for _, n := range []int{-1, 5} {
-		if _, err := CompareRuns(runs(1), runs(1), Options{RunValue: RunBest, DropSlowest: n}); err == nil || !strings.Contains(err.Error(), "slowest runs") {
+		if _, err := CompareRuns(runs(1), runs(1), Options{RunValue: report.RunBest, DropSlowest: n}); err == nil || !strings.Contains(err.Error(), "slowest runs") {
 			t.Errorf("drop %d of 7 runs: %v, want an error", n, err)
 		}
 	}

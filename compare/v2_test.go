@@ -56,7 +56,7 @@ func TestMultiRunReportIsItsRuns(t *testing.T) {
 	}
 	for _, opts := range []Options{
 		{Thresholds: &th},
-		{Thresholds: &th, RunValue: RunBest},
+		{Thresholds: &th, RunValue: report.RunBest},
 		{Thresholds: &th, NoNormalize: true},
 		{Thresholds: &th, DropSlowest: 1},
 	} {

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
 	"github.com/dbbench/dbbench/workloads"
 )
@@ -692,8 +693,8 @@ func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
 				if a.RunValue, err = scalarString(f.value, "run_value"); err != nil {
 					return nil, err
 				}
-				if a.RunValue != assertion.RunMedian && a.RunValue != assertion.RunBest {
-					return nil, errAt(f.value, "run_value is %s or %s, got %q", assertion.RunMedian, assertion.RunBest, a.RunValue)
+				if a.RunValue != report.RunMedian && a.RunValue != report.RunBest {
+					return nil, errAt(f.value, "run_value is %s or %s, got %q", report.RunMedian, report.RunBest, a.RunValue)
 				}
 			}
 		}

@@ -171,6 +171,19 @@ func Median(xs []float64) float64 {
 	return (s[m-1] + s[m]) / 2
 }
 
+// What a run contributes as its value, to compare's samples (--run-value) and to an assertion's
+// interval (run_value:).
+const (
+	// RunMedian is the median over the run's repeats (of the paired per-repeat ratios or differences
+	// where two sides are compared).
+	RunMedian = "median"
+	// RunBest is the run's best repeat of each side (the smallest time, the largest throughput), then
+	// their ratio or difference: on a shared machine other work only ever adds time, so the best
+	// repeat is the one least disturbed, and it moves far less from run to run than the median does
+	// when the machine is busy.
+	RunBest = "best"
+)
+
 // Best returns the best of a figure's values: the largest where higher is better, else the smallest
 // (NaN for none). On a shared machine other work only ever adds time, so the best repeat of a run
 // is its least disturbed one.

@@ -71,8 +71,8 @@ func (a Assertion) evaluateAt(r *report.Report, relax float64, at int, rule Rule
 		RelaxedThreshold: a.Relaxed(relax),
 		PerRepeat:        []float64{},
 	}
-	if a.RunValue == RunBest {
-		out.RunValue = RunBest
+	if a.RunValue == report.RunBest {
+		out.RunValue = report.RunBest
 	}
 	if keyed {
 		out.MachineClass, out.DefaultThreshold = r.Environment.MachineClass(), def
@@ -192,10 +192,10 @@ func (a Assertion) runValues(r *report.Report, at int, out *report.Assertion) ([
 }
 
 // summary is a run's value: the median of its paired per-repeat values (of its values, for an
-// absolute check), or under RunBest each side's best repeat of the run, then their ratio or
+// absolute check), or under report.RunBest each side's best repeat of the run, then their ratio or
 // difference. sides holds the two sides' repeats (none for an absolute check).
 func (a Assertion) summary(paired []float64, sides [2][]float64) float64 {
-	if a.RunValue != RunBest {
+	if a.RunValue != report.RunBest {
 		return report.Median(paired)
 	}
 	if sides[0] == nil {

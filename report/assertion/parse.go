@@ -73,21 +73,10 @@ type Assertion struct {
 	// measured on one class of machine does not hold on another, the config says so with the
 	// threshold measured there, instead of widening K for every machine.
 	Machines map[string]float64
-	// RunValue is what each run contributes: RunMedian ("" too) or RunBest (docs/verdicts.md).
+	// RunValue is what each run contributes: report.RunMedian ("" too) or report.RunBest
+	// (docs/verdicts.md).
 	RunValue string
 }
-
-// What a run contributes to an assertion's interval (config `run_value:`, as compare's
-// --run-value).
-const (
-	// RunMedian is the median of the run's paired per-repeat ratios or differences (or of its
-	// values).
-	RunMedian = "median"
-	// RunBest compares each side's best repeat of the run (the smallest time, the largest
-	// throughput): for a claim about what code costs when nothing else runs, on a machine where other
-	// work only ever adds time.
-	RunBest = "best"
-)
 
 // ForMachine returns the assertion with the threshold for the given machine class, and whether the
 // config keys one to that class.

@@ -87,7 +87,7 @@ func TestAssertionLineSaysBestRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.RunValue = assertion.RunBest
+	a.RunValue = report.RunBest
 	r := oneResult(200, 100)
 	r.Assertions = a.Evaluate(r, 0, assertion.Rule{})
 	if got, want := decidedOn(r.Assertions[0]), "best-repeat ratio 2 > 1.1 allowed"; got != want {

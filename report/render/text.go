@@ -267,13 +267,13 @@ func decidedOn(a report.Assertion) string {
 	if a.RelaxedThreshold != a.Threshold {
 		notes = append(notes, "relaxed from "+format(a.Threshold))
 	}
-	if a.RunValue == "best" { // each run's value is from the sides' best repeats
+	if a.RunValue == report.RunBest { // each run's value is from the sides' best repeats
 		what = strings.Replace(what, "median", "best-repeat", 1)
 	}
 	if iv := a.Interval; iv != nil && iv.Method != "point" && a.Runs > 1 {
 		// the interval over runs, around the runs' mean (geometric mean for ratios)
 		what = strings.Replace(what, "median", "mean", 1)
-		if a.RunValue == "best" {
+		if a.RunValue == report.RunBest {
 			what = "mean " + what
 		}
 		value = fmt.Sprintf("%s [%s, %s]", value, format(iv.Lo), format(iv.Hi))
