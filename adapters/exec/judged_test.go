@@ -34,3 +34,31 @@ func TestJudgedCountsOnlyVisibleWork(t *testing.T) {
 		})
 	}
 }
+
+// A repeat of a short-looking read decides by its own round trip: one whose work is too small to
+// judge shows that the first round trip's excess was the machine's (the reply goes unjudged); one
+// whose work is visible judges the time as the first reply was judged.
+func TestJudgeRepeat(t *testing.T) {
+	const cost = 150 * time.Microsecond // visible from 1 ms of work
+	tests := []struct {
+		name     string
+		reported time.Duration
+		rtt      time.Duration
+		want     repeatSeen
+	}{
+		// the Rust client's C scan beside a busy core: 3.2 ms first, its repeats 0.46 ms
+		{"honest, small work", 330 * time.Microsecond, 460 * time.Microsecond, repeatHidden},
+		{"one ns, small work", time.Nanosecond, 460 * time.Microsecond, repeatHidden},
+		{"honest, visible work", 2 * time.Millisecond, 3 * time.Millisecond, repeatPlausible},
+		{"one ns, visible work", time.Nanosecond, 3 * time.Millisecond, repeatShort},
+		{"a tenth of visible work", 300 * time.Microsecond, cost + 3*time.Millisecond, repeatShort},
+		{"a quarter of visible work", 750 * time.Microsecond, cost + 3*time.Millisecond, repeatPlausible},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := judgeRepeat(tt.reported, tt.rtt, cost, shareWhole); got != tt.want {
+				t.Errorf("judgeRepeat(%s, %s) = %d, want %d", tt.reported, tt.rtt, got, tt.want)
+			}
+		})
+	}
+}
