@@ -16,10 +16,16 @@ import (
 // one) is scaled up by the sampling.
 const phaseTries = 3
 
+// sampledSlack is how far above the operations' time a sum with sampled phases may come: the
+// sampling scales each sample's noise up (measured: 1.11 times the operations' time in 3 tries of
+// lmdb's plain scan, 64 steps a sample, under a full go test ./... on 2 cores). A wrong scale (a
+// phase counted at every step and scaled too, or scaled twice) is off by the sampling factor.
+const sampledSlack = 0.25
+
 // CheckPhases checks a target's profile (adapters.Profiler, docs/profile.md): lent a recorder, n
 // operations (op, timed one by one as the engine times them) record exactly the phases named in want,
 // each with time, and their sum is no more than the operations' time (a phase lies inside its
-// operation; a sampled phase's estimate gets phaseTries tries); taken back (Profile(nil)), the target records nothing more. It returns the totals.
+// operation; a sampled phase's estimate gets phaseTries tries and sampledSlack); taken back (Profile(nil)), the target records nothing more. It returns the totals.
 func CheckPhases(tb testing.TB, tg adapters.Target, n int, op func(i int) error, want ...string) phase.Totals {
 	tb.Helper()
 	p, ok := tg.(adapters.Profiler)
@@ -51,6 +57,7 @@ func CheckPhases(tb testing.TB, tg adapters.Target, n int, op func(i int) error,
 		var (
 			names      []string
 			sum, timed int64
+			sampled    bool
 			noise      string // what a sampled phase's estimate got wrong this try
 		)
 		for _, ph := range t.Phases {
@@ -61,8 +68,11 @@ func CheckPhases(tb testing.TB, tg adapters.Target, n int, op func(i int) error,
 				tb.Fatalf("timed phase %s recorded %d ns", ph.Name, ph.Ns)
 			case ph.Method == phase.Timed:
 				timed += ph.Ns
-			case ph.Ns <= 0:
-				noise = fmt.Sprintf("sampled phase %s estimated at %d ns", ph.Name, ph.Ns)
+			default:
+				sampled = true
+				if ph.Ns <= 0 {
+					noise = fmt.Sprintf("sampled phase %s estimated at %d ns", ph.Name, ph.Ns)
+				}
 			}
 		}
 		if !slices.Equal(names, want) {
@@ -71,8 +81,12 @@ func CheckPhases(tb testing.TB, tg adapters.Target, n int, op func(i int) error,
 		if timed > int64(busy) {
 			tb.Fatalf("timed phases sum to %d ns, more than the operations' %d ns", timed, busy)
 		}
-		if noise == "" && sum > int64(busy) {
-			noise = fmt.Sprintf("phases sum to %d ns, more than the operations' %d ns", sum, busy)
+		limit := float64(busy)
+		if sampled {
+			limit *= 1 + sampledSlack
+		}
+		if noise == "" && float64(sum) > limit {
+			noise = fmt.Sprintf("phases sum to %d ns, more than the operations' %d ns allow", sum, busy)
 		}
 		if noise == "" {
 			return t
