@@ -189,6 +189,58 @@ func alternating(n int) []string {
 	return s
 }
 
+// pairwise is runs with each pair's order forgotten (the gate runs a pair in a random order).
+func pairwise(runs []string) string {
+	var pairs []string
+	for i := 0; i < len(runs); i += 2 {
+		p := runs[i:min(i+2, len(runs))]
+		if len(p) == 2 && p[0] > p[1] {
+			p = []string{p[1], p[0]}
+		}
+		pairs = append(pairs, strings.Join(p, "+"))
+	}
+	return strings.Join(pairs, " ")
+}
+
+// saidOrder is the order of the runs as the gate's last look line gives it ("(order ONNO: ..."), as
+// sides; nil when no line gives one.
+func saidOrder(out string) []string {
+	i := strings.LastIndex(out, "(order ")
+	if i < 0 {
+		return nil
+	}
+	var sides []string
+	for _, c := range out[i+len("(order "):] {
+		switch c {
+		case 'O':
+			sides = append(sides, "old")
+		case 'N':
+			sides = append(sides, "new")
+		default:
+			return sides
+		}
+	}
+	return sides
+}
+
+// servedInOrder writes NEW's pool as the stub serves it, in name order: first `slow` runs `factor`
+// times slower, then `same` runs unchanged.
+func servedInOrder(slow int, factor float64, same int) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		tmp := t.TempDir()
+		gatePool(t, filepath.Join(tmp, "a"), slow, factor, 2)
+		gatePool(t, filepath.Join(tmp, "b"), same, 1, 3)
+		for _, part := range []string{"a", "b"} {
+			for k := 1; k <= map[string]int{"a": slow, "b": same}[part]; k++ {
+				name := fmt.Sprintf("run-%s%02d.json", part, k)
+				if err := os.Rename(filepath.Join(tmp, part, fmt.Sprintf("run-%d.json", k)), filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
 func TestGateScript(t *testing.T) {
 	for _, tool := range []string{"bash", "git", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -196,6 +248,14 @@ func TestGateScript(t *testing.T) {
 		}
 	}
 	slug := compare.MachineSlug(report.CollectEnvironment().MachineClass())
+	// Over all cases (some 30 pairs alongside) both orders of a pair must occur: a gate that always
+	// ran OLD first would fail this but for a chance of 2^-29.
+	orders := map[string]int{}
+	defer func() {
+		if !t.Failed() && (orders["old"] == 0 || orders["new"] == 0) {
+			t.Errorf("pairs with old first: %d, with new first: %d; want both", orders["old"], orders["new"])
+		}
+	}()
 	committed := filepath.Join("baselines", "gate", slug, "time")
 	for _, tt := range []struct {
 		name      string
@@ -203,14 +263,21 @@ func TestGateScript(t *testing.T) {
 		env       []string
 		committed func(t *testing.T, dir string) // writes a committed baseline under dir, if any
 		change    func(t *testing.T, g gateRepo)
+		newPool   func(t *testing.T, dir string) // NEW's reports, instead of 12 at newFactor
 		code      int
 		ran       func(g gateRepo) []string
 		say       []string
 	}{
 		{name: "alongside, no change", newFactor: 1, code: 0, ran: func(gateRepo) []string { return alternating(4) },
 			say: []string{"baseline alongside: the base revision", "gate: PASS: all 2 gated figures within the threshold", "gate: PASS (modes: time)"}},
-		{name: "alongside, 20% slower", newFactor: 1.2, code: 1, ran: func(gateRepo) []string { return alternating(4) },
-			say: []string{"lies beyond the 5% threshold, on the worse side", "gate: FAIL"}},
+		{name: "alongside, 20% slower: the FAIL confirmed at the next look", newFactor: 1.2, code: 1, ran: func(gateRepo) []string { return alternating(6) },
+			say: []string{"lies beyond the 5% threshold, on the worse side", "FAIL at look 1; a FAIL is final when the next look confirms it", "-- look 2 of at most 4: 6 new runs", "gate: FAIL"}},
+		{name: "alongside, 20% slower, no budget to confirm: inconclusive", newFactor: 1.2, env: []string{"DBBENCH_GATE_BUDGET=0"}, code: 4,
+			ran: func(gateRepo) []string { return alternating(4) },
+			say: []string{"FAIL at look 1", "not within the budget of 0s", "the FAIL at look 1 was not confirmed by a later look", "gate: INCONCLUSIVE"}},
+		{name: "alongside, a FAIL the later looks do not confirm: inconclusive", env: []string{"DBBENCH_GATE_LOOKS=3"}, code: 4,
+			newPool: servedInOrder(4, 1.2, 8), ran: func(gateRepo) []string { return alternating(8) },
+			say: []string{"FAIL at look 1", "-- look 3 of at most 3: 8 new runs", "the FAIL at look 1 was not confirmed by a later look", "gate: INCONCLUSIVE"}},
 		{name: "alongside, on the threshold: pairs added until the last look", newFactor: 1.05, env: []string{"DBBENCH_GATE_LOOKS=3"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(8) },
 			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
@@ -224,7 +291,7 @@ func TestGateScript(t *testing.T) {
 		{name: "the committed baseline catches a regression", newFactor: 1.2,
 			env:       []string{"DBBENCH_GATE_BASE=EMPTY"},
 			committed: func(t *testing.T, dir string) { gatePool(t, dir, 7, 1, 99) },
-			code:      1, ran: func(gateRepo) []string { return []string{"new", "new", "new", "new"} }, say: []string{"gate: FAIL"}},
+			code:      1, ran: func(gateRepo) []string { return []string{"new", "new", "new", "new", "new", "new"} }, say: []string{"FAIL at look 1", "gate: FAIL"}},
 		{name: "configs/gate.yaml changed and no committed baseline: inconclusive", newFactor: 1,
 			change: func(t *testing.T, g gateRepo) {
 				if err := os.WriteFile(filepath.Join(g.dir, "configs", "gate.yaml"), []byte("name: gate\nrepeats: 3\n"), 0o644); err != nil {
@@ -260,7 +327,14 @@ func TestGateScript(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newGateRepo(t)
 			gatePool(t, filepath.Join(g.stub, "old"), 12, 1, 1)
-			gatePool(t, filepath.Join(g.stub, "new"), 12, tt.newFactor, 2)
+			if tt.newPool != nil {
+				if err := os.MkdirAll(filepath.Join(g.stub, "new"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				tt.newPool(t, filepath.Join(g.stub, "new"))
+			} else {
+				gatePool(t, filepath.Join(g.stub, "new"), 12, tt.newFactor, 2)
+			}
 			if tt.committed != nil {
 				tt.committed(t, filepath.Join(g.dir, committed))
 			}
@@ -272,8 +346,16 @@ func TestGateScript(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d", code, tt.code)
 			}
-			if want := tt.ran(g); strings.Join(ran, " ") != strings.Join(want, " ") {
-				t.Errorf("runs %q, want %q", ran, want)
+			if want := tt.ran(g); pairwise(ran) != pairwise(want) {
+				t.Errorf("runs %q, want %q (each pair in either order)", ran, want)
+			}
+			for i := 0; i+1 < len(ran); i += 2 {
+				if ran[i] != ran[i+1] {
+					orders[ran[i]]++
+				}
+			}
+			if said := saidOrder(out); said != nil && strings.Join(said, " ") != strings.Join(ran, " ") {
+				t.Errorf("the gate says the order was %q; the runs were %q", said, ran)
 			}
 			for _, s := range tt.say {
 				if !strings.Contains(out, s) {
