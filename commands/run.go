@@ -83,13 +83,8 @@ type RunOptions struct {
 // DefaultReportDir is where reports go when --out is not given.
 const DefaultReportDir = "reports"
 
-// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
-func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{f: f}
-	cmd := &cobra.Command{
-		Use:   "run [-c CONFIG] [--ci] [--out FILE]",
-		Short: "Run a benchmark config and decide its assertions",
-		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
+// runLong is run's help.
+const runLong = `Run loads the dataset into every target of the config, runs each workload with warm-up and
 interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
 writes the JSON report (by default to a new file reports/<config>-<time>.json). The report path is
 reserved when the run starts: it holds a small reservation record (run, host, pid, time) until the
@@ -138,8 +133,10 @@ keep the lag near the machine's floor, for up to a core.
 --shard I/N runs share I (0-based) of N of the workload: operations I, I+N, ... of what one process
 does (or --shards N with the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job's pod
 has it); --start-at TIME loads, then waits for TIME before the first operation. 'dbbench merge'
-makes one report of the N shards' (docs/shards.md).`,
-		Example: `  dbbench run
+makes one report of the N shards' (docs/shards.md).`
+
+// runExample is run's examples.
+const runExample = `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
@@ -148,8 +145,17 @@ makes one report of the N shards' (docs/shards.md).`,
   dbbench run --runs 1                                      # one quick run, a point verdict
   dbbench run -c lmdb --ci --profile                        # where each operation's time goes, phase by phase
   dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s
-  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`,
-		Args: cobra.NoArgs,
+  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`
+
+// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
+func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "run [-c CONFIG] [--ci] [--out FILE]",
+		Short:   "Run a benchmark config and decide its assertions",
+		Long:    runLong,
+		Example: runExample,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
 			if runF != nil {
@@ -158,6 +164,13 @@ makes one report of the N shards' (docs/shards.md).`,
 			return runRun(cmd, opts)
 		},
 	}
+	addRunFlags(cmd, opts)
+	return cmd
+}
+
+// addRunFlags adds run's flags: what to run and where the report goes, the measurement's options,
+// the verdict's runs, and the hidden flags of worker processes.
+func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.Flags().StringVarP(&opts.Config, "config", "c", "", "config file or built-in config name (default: the built-in default)")
 	cmd.Flags().BoolVar(&opts.CI, "ci", false, "use the config's CI sizes and relaxed thresholds")
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write the JSON report here (default reports/<config>-<time>.json)")
@@ -183,7 +196,6 @@ makes one report of the N shards' (docs/shards.md).`,
 	addLoadOnceFlags(cmd, opts)
 	cmd.Flags().StringVar(&opts.Isolation, "isolation", "", "override the config's isolation: "+strings.Join(config.IsolationModes, " or "))
 	cmd.Flags().StringSliceVar(&opts.Slowdowns, "slowdown", nil, "inject extra work into a target: NAME=FRACTION (100% makes it 2x slower)")
-	return cmd
 }
 
 // addLoadFlags adds --rate and --duration, the load model's overrides (config.Plan.OverrideLoad).

@@ -361,40 +361,61 @@ func mergeLoads(ls []*Load, lates []time.Duration) *Load {
 	out.Hlog = ""
 	var work float64
 	var lists [][]LoadType
+	for _, l := range ls {
+		out.addTotals(l)
+		work += l.Generator.WorkPerOpNs * float64(l.Scheduled)
+		lists = append(lists, l.Types)
+	}
+	if out.Scheduled > 0 {
+		out.Generator.WorkPerOpNs = work / float64(out.Scheduled)
+	}
+	out.Types = mergeTypes(lists...)
+	out.Intervals = mergeIntervals(ls, lates)
+	return &out
+}
+
+// saturationRank orders a load's saturation from none to the worst: a merged load says the worst.
+var saturationRank = map[string]int{"": 0, "generator stalled": 1, "target saturated": 2, "generator saturated": 3}
+
+// addTotals adds one shard's counts, generator and checks to l (a sum, a maximum or the worst of each).
+func (l *Load) addTotals(s *Load) {
+	l.TargetRate += s.TargetRate
+	l.Achieved += s.Achieved
+	l.Workers += s.Workers
+	l.Scheduled += s.Scheduled
+	l.Completed += s.Completed
+	l.Late += s.Late
+	l.Waited += s.Waited
+	l.Dropped += s.Dropped
+	l.Errors += s.Errors
+	l.TimedOut += s.TimedOut
+	l.SpanNs = max(l.SpanNs, s.SpanNs)
+	l.DurationNs = max(l.DurationNs, s.DurationNs)
+	if saturationRank[s.Saturation] > saturationRank[l.Saturation] {
+		l.Saturation = s.Saturation
+	}
+	g := s.Generator
+	l.Generator.CPUNs += g.CPUNs
+	l.Generator.CPUMeasured = l.Generator.CPUMeasured && g.CPUMeasured
+	l.Generator.CPUShare += g.CPUShare
+	l.Generator.Late += g.Late
+	l.Generator.MaxLagNs = max(l.Generator.MaxLagNs, g.MaxLagNs)
+	c := s.Checks
+	l.Checks.Reads += c.Reads
+	l.Checks.ReadsUnchecked += c.ReadsUnchecked
+	l.Checks.Scans += c.Scans
+	l.Checks.ScansInexact += c.ScansInexact
+	l.Checks.ReadBack += c.ReadBack
+}
+
+// mergeIntervals adds the shards' time series interval by interval, shard i's moved on by lates[i]
+// in whole intervals; an interval's response percentiles are those of its histograms' sum when every
+// shard's interval there carries one.
+func mergeIntervals(ls []*Load, lates []time.Duration) []LoadInterval {
 	ivs := map[int64]*LoadInterval{}
 	hists := map[int64]*hdrhistogram.Histogram{} // nil: a shard's interval had no histogram
 	var starts []int64
-	rank := map[string]int{"": 0, "generator stalled": 1, "target saturated": 2, "generator saturated": 3}
 	for i, l := range ls {
-		out.TargetRate += l.TargetRate
-		out.Achieved += l.Achieved
-		out.Workers += l.Workers
-		out.Scheduled += l.Scheduled
-		out.Completed += l.Completed
-		out.Late += l.Late
-		out.Waited += l.Waited
-		out.Dropped += l.Dropped
-		out.Errors += l.Errors
-		out.TimedOut += l.TimedOut
-		out.SpanNs = max(out.SpanNs, l.SpanNs)
-		out.DurationNs = max(out.DurationNs, l.DurationNs)
-		if rank[l.Saturation] > rank[out.Saturation] {
-			out.Saturation = l.Saturation
-		}
-		g := l.Generator
-		out.Generator.CPUNs += g.CPUNs
-		out.Generator.CPUMeasured = out.Generator.CPUMeasured && g.CPUMeasured
-		out.Generator.CPUShare += g.CPUShare
-		out.Generator.Late += g.Late
-		out.Generator.MaxLagNs = max(out.Generator.MaxLagNs, g.MaxLagNs)
-		work += g.WorkPerOpNs * float64(l.Scheduled)
-		c := l.Checks
-		out.Checks.Reads += c.Reads
-		out.Checks.ReadsUnchecked += c.ReadsUnchecked
-		out.Checks.Scans += c.Scans
-		out.Checks.ScansInexact += c.ScansInexact
-		out.Checks.ReadBack += c.ReadBack
-		lists = append(lists, l.Types)
 		for _, iv := range l.Intervals {
 			at := iv.StartNs
 			if iv.LengthNs > 0 {
@@ -420,17 +441,13 @@ func mergeLoads(ls []*Load, lates []time.Duration) *Load {
 			m.Late += iv.Late
 		}
 	}
-	if out.Scheduled > 0 {
-		out.Generator.WorkPerOpNs = work / float64(out.Scheduled)
-	}
-	out.Types = mergeTypes(lists...)
 	slices.Sort(starts)
-	out.Intervals = []LoadInterval{}
+	merged := []LoadInterval{}
 	for _, s := range starts {
 		if h := hists[s]; h != nil {
 			ivs[s].SetResponse(h)
 		}
-		out.Intervals = append(out.Intervals, *ivs[s])
+		merged = append(merged, *ivs[s])
 	}
-	return &out
+	return merged
 }

@@ -250,15 +250,9 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		l = startLaps(r)
 		signCtx = withoutPhases(ctx)
 	}
-	var payload []byte
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		payload = b
-	default:
-		if payload, err = json.Marshal(b); err != nil {
-			return nil, nil, fmt.Errorf("typedb %s: encoding the request: %w", op, err)
-		}
+	payload, err := encodeBody(op, body)
+	if err != nil {
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	for attempt := 0; ; attempt++ {
@@ -270,25 +264,14 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 				return nil, nil, err
 			}
 		}
-		var rd io.Reader
-		if payload != nil {
-			rd = bytes.NewReader(payload)
-		}
 		rctx := ctx
 		if l != nil {
 			rctx = l.trace(ctx)
 		}
-		req, err := http.NewRequestWithContext(rctx, method, c.base+path, rd)
+		req, err := c.newRequest(rctx, op, method, path, payload, auth, token)
 		if err != nil {
 			cancel()
-			return nil, nil, fmt.Errorf("typedb %s: %w", op, err)
-		}
-		if payload != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("Accept", "application/json")
-		if auth {
-			req.Header.Set("Authorization", "Bearer "+token)
+			return nil, nil, err
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
@@ -296,19 +279,7 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 			return nil, nil, c.transportError(ctx, op, err)
 		}
 		if resp.StatusCode < 400 {
-			if l != nil {
-				l.lap(phase.Drain) // the header
-				resp.Body = &timedBody{resp.Body, l}
-			}
-			return resp, func() {
-				if l != nil {
-					l.lap(phase.Decode)
-				}
-				// Drain what is left (normally nothing) so the connection can be reused.
-				_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-				resp.Body.Close()
-				cancel()
-			}, nil
+			return resp, answered(resp, l, cancel), nil
 		}
 		err = readError(op, resp)
 		resp.Body.Close()
@@ -325,6 +296,61 @@ func (c *Client) call(ctx context.Context, op, method, path string, body any, au
 		}
 		cancel()
 		return nil, nil, err
+	}
+}
+
+// encodeBody is a request's body: nothing for nil, a []byte as it is, any other value as JSON.
+func encodeBody(op string, body any) ([]byte, error) {
+	switch b := body.(type) {
+	case nil:
+		return nil, nil
+	case []byte:
+		return b, nil
+	default:
+		payload, err := json.Marshal(b)
+		if err != nil {
+			return nil, fmt.Errorf("typedb %s: encoding the request: %w", op, err)
+		}
+		return payload, nil
+	}
+}
+
+// newRequest is one attempt's request: a fresh reader over payload (a retry sends it again), JSON
+// headers, and the bearer token when auth.
+func (c *Client) newRequest(ctx context.Context, op, method, path string, payload []byte, auth bool, token string) (*http.Request, error) {
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("typedb %s: %w", op, err)
+	}
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req, nil
+}
+
+// answered starts the reading of a successful response (its header ends the drain phase, its body is
+// timed when phases are) and returns the caller's done: close the lap, drain what is left (normally
+// nothing) so the connection can be reused, close, and release the request's timeout.
+func answered(resp *http.Response, l *laps, cancel context.CancelFunc) func() {
+	if l != nil {
+		l.lap(phase.Drain) // the header
+		resp.Body = &timedBody{resp.Body, l}
+	}
+	return func() {
+		if l != nil {
+			l.lap(phase.Decode)
+		}
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		resp.Body.Close()
+		cancel()
 	}
 }
 

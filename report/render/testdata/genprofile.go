@@ -66,89 +66,109 @@ func main() {
 	noisy := func(v float64) float64 { return v * (1 + 0.04*(2*rng.Float64()-1)) }
 	var results []comparetest.Result
 	for _, t := range targets {
-		figs := map[string][]float64{}
-		var lat [][]int64
-		for range repeats {
-			total := t.other
-			for _, p := range t.phases {
-				total += p.ns
-			}
-			if len(t.phases) == 0 { // what the C baseline's own clock says
-				total = map[string]float64{"lookup": 398, "scan": 2.31e6}[t.workload]
-			}
-			ops := map[string]int{"lookup": 2000, "scan": 1}[t.workload]
-			rows := map[string]float64{"lookup": 1, "scan": 10000}[t.workload]
-			h := report.NewHistogram()
-			var rep []int64
-			for range ops {
-				v := int64(noisy(total))
-				rep = append(rep, v)
-				report.Record(h, time.Duration(v))
-			}
-			lat = append(lat, rep)
-			add := func(name string, v float64) { figs[name] = append(figs[name], v) }
-			for k, v := range report.Percentiles(h) {
-				add(k, v)
-			}
-			mean := report.Percentiles(h)["mean"]
-			add("ops", float64(ops))
-			add("errors", 0)
-			add("rows", rows*float64(ops))
-			add("ns_per_op", mean)
-			add("ns_per_row", mean/rows)
-			add("rows_per_s", rows*1e9/mean)
-			if len(t.phases) == 0 {
-				continue
-			}
-			ns := map[string]float64{}
-			sum := 0.0
-			for _, p := range t.phases {
-				ns[p.name] = noisy(p.ns)
-				sum += ns[p.name]
-			}
-			other := noisy(t.other)
-			sum += other
-			for _, p := range t.phases {
-				add(report.PhaseFigure(p.name), ns[p.name])
-				add(report.PhaseShareFigure(p.name), ns[p.name]/sum)
-			}
-			add(report.PhaseOther, other)
-			if t.roundTrip > 0 {
-				add(report.RoundTrip, noisy(t.roundTrip))
-			}
-			if t.laps > 0 { // a client's own clock reads are its own: dbbench cannot price them
-				add(report.ProfileOverhead, t.laps*clockNs)
-			}
-		}
-		for k, v := range t.memory {
-			for range repeats {
-				figs[k] = append(figs[k], v)
-			}
-		}
-		unit := t.unit
-		if unit == "" {
-			unit = "lookup"
-		}
-		results = append(results, comparetest.Result{Target: t.name, Workload: t.workload, Size: 10000, Unit: unit, Figures: figs, Latencies: lat})
+		results = append(results, t.result(noisy))
 	}
 	r := comparetest.Report("profile", results...)
 	r.Run.Harness = report.Harness{TimerNs: 23, LoopNs: 71.9}
 	for i, t := range targets {
-		x := &r.Results[i]
 		if tt := r.TargetByName(t.name); tt != nil {
 			tt.Adapter = t.adapter
 		}
-		if len(t.phases) == 0 {
-			continue
-		}
-		p := &report.Profile{ClockNs: clockNs, LapsPerOp: t.laps}
-		for _, ph := range t.phases {
-			p.Phases = append(p.Phases, report.ProfilePhase{Name: ph.name, Method: ph.method, Every: ph.every})
-		}
-		x.Profile = p
+		r.Results[i].Profile = t.profile()
 	}
 	r.Run.FinishedAt = r.Run.StartedAt.Add(42 * time.Second)
 	if err := report.Write("testdata/profile.json", r); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// result is t's made-up result: per repeat its times, then its phases, then its memory figures.
+func (t target) result(noisy func(float64) float64) comparetest.Result {
+	figs := map[string][]float64{}
+	add := func(name string, v float64) { figs[name] = append(figs[name], v) }
+	var lat [][]int64
+	for range repeats {
+		lat = append(lat, t.addTimes(noisy, add))
+		t.addPhases(noisy, add)
+	}
+	for k, v := range t.memory {
+		for range repeats {
+			figs[k] = append(figs[k], v)
+		}
+	}
+	unit := t.unit
+	if unit == "" {
+		unit = "lookup"
+	}
+	return comparetest.Result{Target: t.name, Workload: t.workload, Size: 10000, Unit: unit, Figures: figs, Latencies: lat}
+}
+
+// addTimes adds one repeat's time figures (its operations' total: the phases and the rest, or the
+// C baseline's own clock) and returns its latencies.
+func (t target) addTimes(noisy func(float64) float64, add func(string, float64)) []int64 {
+	total := t.other
+	for _, p := range t.phases {
+		total += p.ns
+	}
+	if len(t.phases) == 0 { // what the C baseline's own clock says
+		total = map[string]float64{"lookup": 398, "scan": 2.31e6}[t.workload]
+	}
+	ops := map[string]int{"lookup": 2000, "scan": 1}[t.workload]
+	rows := map[string]float64{"lookup": 1, "scan": 10000}[t.workload]
+	h := report.NewHistogram()
+	var rep []int64
+	for range ops {
+		v := int64(noisy(total))
+		rep = append(rep, v)
+		report.Record(h, time.Duration(v))
+	}
+	for k, v := range report.Percentiles(h) {
+		add(k, v)
+	}
+	mean := report.Percentiles(h)["mean"]
+	add("ops", float64(ops))
+	add("errors", 0)
+	add("rows", rows*float64(ops))
+	add("ns_per_op", mean)
+	add("ns_per_row", mean/rows)
+	add("rows_per_s", rows*1e9/mean)
+	return rep
+}
+
+// addPhases adds one repeat's phase figures, when t is profiled.
+func (t target) addPhases(noisy func(float64) float64, add func(string, float64)) {
+	if len(t.phases) == 0 {
+		return
+	}
+	ns := map[string]float64{}
+	sum := 0.0
+	for _, p := range t.phases {
+		ns[p.name] = noisy(p.ns)
+		sum += ns[p.name]
+	}
+	other := noisy(t.other)
+	sum += other
+	for _, p := range t.phases {
+		add(report.PhaseFigure(p.name), ns[p.name])
+		add(report.PhaseShareFigure(p.name), ns[p.name]/sum)
+	}
+	add(report.PhaseOther, other)
+	if t.roundTrip > 0 {
+		add(report.RoundTrip, noisy(t.roundTrip))
+	}
+	if t.laps > 0 { // a client's own clock reads are its own: dbbench cannot price them
+		add(report.ProfileOverhead, t.laps*clockNs)
+	}
+}
+
+// profile is t's report.Profile: its phases and how each was read; nil when t is not profiled.
+func (t target) profile() *report.Profile {
+	if len(t.phases) == 0 {
+		return nil
+	}
+	p := &report.Profile{ClockNs: clockNs, LapsPerOp: t.laps}
+	for _, ph := range t.phases {
+		p.Phases = append(p.Phases, report.ProfilePhase{Name: ph.name, Method: ph.method, Every: ph.every})
+	}
+	return p
 }
