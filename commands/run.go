@@ -83,8 +83,13 @@ type RunOptions struct {
 // DefaultReportDir is where reports go when --out is not given.
 const DefaultReportDir = "reports"
 
-// runLong is run's help.
-const runLong = `Run loads the dataset into every target of the config, runs each workload with warm-up and
+// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
+func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "run [-c CONFIG] [--ci] [--out FILE]",
+		Short: "Run a benchmark config and decide its assertions",
+		Long: `Run loads the dataset into every target of the config, runs each workload with warm-up and
 interleaved repeats, verifies row counts and checksums, prints a summary and the assertions, and
 writes the JSON report (by default to a new file reports/<config>-<time>.json). The report path is
 reserved when the run starts: it holds a small reservation record (run, host, pid, time) until the
@@ -133,10 +138,8 @@ keep the lag near the machine's floor, for up to a core.
 --shard I/N runs share I (0-based) of N of the workload: operations I, I+N, ... of what one process
 does (or --shards N with the index from $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job's pod
 has it); --start-at TIME loads, then waits for TIME before the first operation. 'dbbench merge'
-makes one report of the N shards' (docs/shards.md).`
-
-// runExample is run's examples.
-const runExample = `  dbbench run
+makes one report of the N shards' (docs/shards.md).`,
+		Example: `  dbbench run
   dbbench run -c configs/lmdb.yaml
   dbbench run -c lmdb --ci --out baselines/lmdb-ci.json
   dbbench run -c configs/triplex-sqlite.yaml -q
@@ -145,17 +148,8 @@ const runExample = `  dbbench run
   dbbench run --runs 1                                      # one quick run, a point verdict
   dbbench run -c lmdb --ci --profile                        # where each operation's time goes, phase by phase
   dbbench run -c ycsb-a --rate 2000 --duration 10s          # YCSB A as an open loop at 2,000 ops/s
-  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`
-
-// NewRunCmd builds `dbbench run`. runF replaces the run function in tests of flag parsing.
-func NewRunCmd(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{f: f}
-	cmd := &cobra.Command{
-		Use:     "run [-c CONFIG] [--ci] [--out FILE]",
-		Short:   "Run a benchmark config and decide its assertions",
-		Long:    runLong,
-		Example: runExample,
-		Args:    cobra.NoArgs,
+  dbbench run -c ycsb-c --shard 0/4 --out shard-0.json      # share 0 of 4, for dbbench merge`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = os.Args
 			if runF != nil {
