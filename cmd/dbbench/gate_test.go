@@ -271,7 +271,7 @@ func TestGateScript(t *testing.T) {
 		{name: "alongside, no change", newFactor: 1, code: 0, ran: func(gateRepo) []string { return alternating(4) },
 			say: []string{"baseline alongside: the base revision", "gate: PASS: all 2 gated figures within the threshold", "gate: PASS (modes: time)"}},
 		{name: "alongside, 20% slower: the FAIL confirmed at the next look", newFactor: 1.2, code: 1, ran: func(gateRepo) []string { return alternating(6) },
-			say: []string{"lies beyond the 5% threshold, on the worse side", "FAIL at look 1; a FAIL is final when the next look confirms it", "-- look 2 of at most 4: 6 new runs", "gate: FAIL"}},
+			say: []string{"lies beyond the 5% threshold, on the worse side", "FAIL at look 1; a FAIL is final when a later look confirms it", "-- look 2 of at most 4: 6 new runs", "gate: FAIL"}},
 		{name: "alongside, 20% slower, no budget to confirm: inconclusive", newFactor: 1.2, env: []string{"DBBENCH_GATE_BUDGET=0"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(4) },
 			say: []string{"FAIL at look 1", "not within the budget of 0s", "the FAIL at look 1 was not confirmed by a later look", "gate: INCONCLUSIVE"}},
