@@ -109,6 +109,7 @@ func gatePool(t *testing.T, dir string, n int, factor float64, seed uint64) {
 
 type gateRepo struct {
 	dir, stub    string
+	tmp          string // the gate's TMPDIR: where a gate that did not pass keeps its runs
 	empty, bases string // commits: one without a dbbench, the base (OLD's stub)
 }
 
@@ -116,7 +117,7 @@ type gateRepo struct {
 // as OLD (the base), then as NEW (HEAD), on branch main.
 func newGateRepo(t *testing.T) gateRepo {
 	t.Helper()
-	g := gateRepo{dir: t.TempDir(), stub: t.TempDir()}
+	g := gateRepo{dir: t.TempDir(), stub: t.TempDir(), tmp: t.TempDir()}
 	script, err := os.ReadFile(filepath.Join("..", "..", ".ci", "gate"))
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func (g gateRepo) run(t *testing.T, env ...string) (int, string, []string) {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
-	cmd.Env = append(cmd.Env, "DBBENCH_REAL="+binary, "STUB_DIR="+g.stub, "GOWORK=off", "GOFLAGS=", "DBBENCH_GATE_MODE=time")
+	cmd.Env = append(cmd.Env, "DBBENCH_REAL="+binary, "STUB_DIR="+g.stub, "GOWORK=off", "GOFLAGS=", "DBBENCH_GATE_MODE=time", "TMPDIR="+g.tmp)
 	cmd.Env = append(cmd.Env, env...)
 	b, err := cmd.CombinedOutput()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
@@ -187,6 +188,17 @@ func alternating(n int) []string {
 		s = append(s, "old", "new")
 	}
 	return s
+}
+
+// filterSide is the runs of one side.
+func filterSide(runs []string, side string) []string {
+	var out []string
+	for _, r := range runs {
+		if r == side {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // pairwise is runs with each pair's order forgotten (the gate runs a pair in a random order).
@@ -361,6 +373,18 @@ func TestGateScript(t *testing.T) {
 				if !strings.Contains(out, s) {
 					t.Errorf("output lacks %q", s)
 				}
+			}
+			// A gate that failed or did not decide keeps its runs (NEW's, when it took any); one that
+			// passed keeps nothing.
+			kept, _ := filepath.Glob(filepath.Join(g.tmp, "dbbench-gate.*"))
+			if tt.code == 1 || tt.code == 4 {
+				if len(kept) != 1 || !strings.Contains(out, "are kept in "+kept[0]) {
+					t.Errorf("kept %q; want one dbbench-gate.* directory, named in the output", kept)
+				} else if runs, _ := filepath.Glob(filepath.Join(kept[0], "gate-ci", "run-*.json")); len(runs) != len(filterSide(tt.ran(g), "new")) {
+					t.Errorf("kept %d of NEW's runs, want %d", len(runs), len(filterSide(tt.ran(g), "new")))
+				}
+			} else if len(kept) != 0 {
+				t.Errorf("a gate that exited %d kept %q", code, kept)
 			}
 			// The base's worktree is gone, whatever happened.
 			if b, err := exec.Command("git", "-C", g.dir, "worktree", "list").Output(); err == nil && strings.Count(string(b), "\n") > 1 {
