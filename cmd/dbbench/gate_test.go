@@ -190,15 +190,15 @@ func alternating(n int) []string {
 	return s
 }
 
-// filterSide is the runs of one side.
-func filterSide(runs []string, side string) []string {
-	var out []string
+// countSide is how many of runs are one side's.
+func countSide(runs []string, side string) int {
+	n := 0
 	for _, r := range runs {
 		if r == side {
-			out = append(out, r)
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // pairwise is runs with each pair's order forgotten (the gate runs a pair in a random order).
@@ -240,12 +240,19 @@ func saidOrder(out string) []string {
 func servedInOrder(slow int, factor float64, same int) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
 		tmp := t.TempDir()
-		gatePool(t, filepath.Join(tmp, "a"), slow, factor, 2)
-		gatePool(t, filepath.Join(tmp, "b"), same, 1, 3)
-		for _, part := range []string{"a", "b"} {
-			for k := 1; k <= map[string]int{"a": slow, "b": same}[part]; k++ {
-				name := fmt.Sprintf("run-%s%02d.json", part, k)
-				if err := os.Rename(filepath.Join(tmp, part, fmt.Sprintf("run-%d.json", k)), filepath.Join(dir, name)); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []struct {
+			name   string
+			n      int
+			factor float64
+			seed   uint64
+		}{{"a", slow, factor, 2}, {"b", same, 1, 3}} {
+			gatePool(t, filepath.Join(tmp, part.name), part.n, part.factor, part.seed)
+			for k := 1; k <= part.n; k++ {
+				name := fmt.Sprintf("run-%s%02d.json", part.name, k)
+				if err := os.Rename(filepath.Join(tmp, part.name, fmt.Sprintf("run-%d.json", k)), filepath.Join(dir, name)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -340,9 +347,6 @@ func TestGateScript(t *testing.T) {
 			g := newGateRepo(t)
 			gatePool(t, filepath.Join(g.stub, "old"), 12, 1, 1)
 			if tt.newPool != nil {
-				if err := os.MkdirAll(filepath.Join(g.stub, "new"), 0o755); err != nil {
-					t.Fatal(err)
-				}
 				tt.newPool(t, filepath.Join(g.stub, "new"))
 			} else {
 				gatePool(t, filepath.Join(g.stub, "new"), 12, tt.newFactor, 2)
@@ -380,8 +384,8 @@ func TestGateScript(t *testing.T) {
 			if tt.code == 1 || tt.code == 4 {
 				if len(kept) != 1 || !strings.Contains(out, "are kept in "+kept[0]) {
 					t.Errorf("kept %q; want one dbbench-gate.* directory, named in the output", kept)
-				} else if runs, _ := filepath.Glob(filepath.Join(kept[0], "gate-ci", "run-*.json")); len(runs) != len(filterSide(tt.ran(g), "new")) {
-					t.Errorf("kept %d of NEW's runs, want %d", len(runs), len(filterSide(tt.ran(g), "new")))
+				} else if runs, _ := filepath.Glob(filepath.Join(kept[0], "gate-ci", "run-*.json")); len(runs) != countSide(tt.ran(g), "new") {
+					t.Errorf("kept %d of NEW's runs, want %d", len(runs), countSide(tt.ran(g), "new"))
 				}
 			} else if len(kept) != 0 {
 				t.Errorf("a gate that exited %d kept %q", code, kept)
