@@ -41,25 +41,8 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 			charts[i].WriteSVG(ew)
 		}
 	}
-	fmt.Fprintln(ew, "<h2>Figures</h2>\n<table class=\"nowrap\">")
-	head, rows := table(c)
-	fmt.Fprint(ew, "<tr>")
-	for i, h := range head.cells {
-		fmt.Fprintf(ew, "<th%s>%s</th>", numClass(head.right[i]), render.Esc(strings.ToLower(h)))
-	}
-	fmt.Fprintln(ew, "</tr>")
-	for ri, r := range rows {
-		fmt.Fprint(ew, "<tr>")
-		for i, cell := range r.cells {
-			cls := numClass(head.right[i])
-			if r.emphasize[i] {
-				cls = fmt.Sprintf(" class=\"%s\"", verdictClass(c.Rows[ri]))
-			}
-			fmt.Fprintf(ew, "<td%s>%s</td>", cls, render.Esc(cell))
-		}
-		fmt.Fprintln(ew, "</tr>")
-	}
-	fmt.Fprintln(ew, "</table>")
+	fmt.Fprintln(ew, "<h2>Figures</h2>")
+	table(c, false).WriteHTML(ew, "nowrap")
 	for _, f := range c.Failed {
 		fmt.Fprintf(ew, "<p class=\"fail\">FAILED in %s: %s %s%s: %s</p>\n", render.Esc(sideName(c, f.In)), render.Esc(f.Target), render.Esc(f.Workload), sizeSuffix(c, f.Size), render.Esc(f.Error))
 	}
@@ -72,13 +55,6 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(ew, "<p class=\"note\">%s</p>\n", render.Esc(legend(c)))
 	render.WritePageEnd(ew)
 	return ew.Err()
-}
-
-func numClass(right bool) string {
-	if right {
-		return " class=n"
-	}
-	return ""
 }
 
 func verdictClass(r Row) string {
@@ -172,7 +148,7 @@ func changeSeries(c *Comparison, fig, t string, cats []string, rows []Row) rende
 			continue
 		}
 		p := render.Pt(float64(slices.Index(cats, category(c, r))), 100*float64(r.Change),
-			fmt.Sprintf("%s %s %s → %s, %s %s, %s", r.Workload, fig, value(r, float64(r.Old.Median)), value(r, float64(r.New.Median)), FormatChange(float64(r.Change)), ci(r), r.Verdict.Label()))
+			fmt.Sprintf("%s %s %s → %s, %s %s, %s", r.Workload, fig, value(r, float64(r.Old.Median)), value(r, float64(r.New.Median)), FormatChange(float64(r.Change)), ci(r, false), r.Verdict.Label()))
 		lo, hi := float64(r.ChangeLo), float64(r.ChangeHi)
 		if r.Decision != nil { // the interval the gate decided on, as the table shows it
 			lo, hi = float64(r.Decision.Lo), float64(r.Decision.Hi)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
@@ -77,28 +76,9 @@ func WriteText(w io.Writer, c *Comparison) error {
 		line(fmt.Sprintf("normalized: every figure is the target's divided by %s's in the same repeat%s", c.NormalizeBy, byDefault(c)))
 	}
 	fmt.Fprintln(ew)
-	head, rows := table(c)
-	// the text table fits a 120-column terminal: the normalization is said above, not in every
-	// row, and long names are shortened
-	for i, h := range head.cells {
-		switch {
-		case h == "MERGED OLD→NEW":
-			head.cells[i] = "MERGED" // the legend says what it is
-		case h == "FIGURE" && c.NormalizeBy != "":
-			for _, r := range rows {
-				r.cells[i] = strings.TrimSuffix(r.cells[i], "/"+c.NormalizeBy)
-			}
-		case h == "CI":
-			for _, r := range rows {
-				r.cells[i] = strings.Replace(strings.Trim(r.cells[i], "[]"), ", ", "…", 1)
-			}
-		}
-	}
-	if n := slices.Index(head.cells, "N"); n >= 0 && sameRepeats(c) {
-		head, rows = dropColumn(head, rows, n) // every row has the repeats the header lines state
-	}
-	fitNames(head, rows, render.DefaultWidth)
-	writeAligned(ew, head, rows)
+	t := table(c, true)
+	t.Fit(render.DefaultWidth, slices.Index(t.Head, "TARGET"), slices.Index(t.Head, "WORKLOAD"))
+	t.Write(ew)
 	if len(c.Failed)+len(c.Unpaired)+len(c.Notes) > 0 {
 		fmt.Fprintln(ew)
 	}
@@ -139,21 +119,21 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(ew, "- normalized: every figure is the target's divided by `%s`'s in the same repeat%s\n", c.NormalizeBy, byDefault(c))
 	}
 	fmt.Fprintln(ew)
-	head, rows := table(c)
-	fmt.Fprintf(ew, "| %s |\n", strings.Join(head.cells, " | "))
-	aligns := make([]string, len(head.cells))
+	t := table(c, false)
+	fmt.Fprintf(ew, "| %s |\n", strings.Join(t.Head, " | "))
+	aligns := make([]string, len(t.Head))
 	for i := range aligns {
 		aligns[i] = "---"
-		if head.right[i] {
+		if t.Right[i] {
 			aligns[i] = "--:"
 		}
 	}
 	fmt.Fprintf(ew, "|%s|\n", strings.Join(aligns, "|"))
-	for _, r := range rows {
-		cells := make([]string, len(r.cells))
-		for i, s := range r.cells {
+	for ri, r := range t.Rows {
+		cells := make([]string, len(r))
+		for i, s := range r {
 			cells[i] = mdEscape(s)
-			if r.emphasize[i] && s != "" {
+			if t.Class(ri, i) != "" && s != "" {
 				cells[i] = "**" + cells[i] + "**"
 			}
 		}
@@ -308,21 +288,21 @@ func gateLine(c *Comparison) string {
 	return fmt.Sprintf("gate: PASS: %s within the threshold (the whole interval; thresholds %s)", allOf(g.Gated, "gated figure"), g.Thresholds)
 }
 
-// line is one table row; emphasize marks cells markdown shows in bold.
-type line struct {
-	cells     []string
-	right     []bool
-	emphasize []bool
-}
-
 // table lays out the comparison's rows; columns without content anywhere (size, merged, gate) are
-// left out.
-func table(c *Comparison) (line, []line) {
+// left out. The text table (text) fits a 120-column terminal: the normalization and what MERGED
+// holds are said above and below it, not in every row; the interval is compact; N goes when every
+// row has the repeats the header lines state. The verdict cells of a changed or gated row stand out
+// (Class: bold in markdown, coloured in HTML).
+func table(c *Comparison, text bool) *render.Table {
 	hasMerged := false
 	for _, r := range c.Rows {
 		if r.Old.Merged != nil || r.New.Merged != nil {
 			hasMerged = true
 		}
+	}
+	merged := "MERGED OLD→NEW"
+	if text {
+		merged = "MERGED"
 	}
 	type col struct {
 		name  string
@@ -340,28 +320,28 @@ func table(c *Comparison) (line, []line) {
 			return render.Grouped(int64(r.Size))
 		}},
 		{"FIGURE", false, true, func(r Row) string {
-			if c.NormalizeBy != "" {
+			if c.NormalizeBy != "" && !text {
 				return r.Figure + "/" + c.NormalizeBy
 			}
 			return r.Figure
 		}},
 		{"OLD", true, true, func(r Row) string { return value(r, float64(r.Old.Median)) }},
 		{"NEW", true, true, func(r Row) string { return value(r, float64(r.New.Median)) }},
-		{"MERGED OLD→NEW", true, hasMerged, func(r Row) string {
+		{merged, true, hasMerged, func(r Row) string {
 			if r.Old.Merged == nil || r.New.Merged == nil {
 				return ""
 			}
 			return value(r, *r.Old.Merged) + "→" + value(r, *r.New.Merged)
 		}},
 		{"CHANGE", true, true, func(r Row) string { return FormatChange(float64(r.Change)) }},
-		{"CI", false, true, func(r Row) string { return ci(r) }},
+		{"CI", false, true, func(r Row) string { return ci(r, text) }},
 		{"P", true, true, func(r Row) string {
 			if r.Verdict == OneRun || r.Verdict == OtherMachines {
 				return "-"
 			}
 			return strconv.FormatFloat(r.P, 'f', 3, 64)
 		}},
-		{"N", true, true, func(r Row) string {
+		{"N", true, !text || !sameRepeats(c), func(r Row) string {
 			if r.Old.N() == r.New.N() {
 				return fmt.Sprint(r.Old.N())
 			}
@@ -370,31 +350,34 @@ func table(c *Comparison) (line, []line) {
 		{"VERDICT", false, true, func(r Row) string { return r.Verdict.Label() }},
 		{"GATE", false, c.Gate.Enabled, gateCell},
 	}
-	var head line
-	var shown []col
+	cols = slices.DeleteFunc(cols, func(cl col) bool { return !cl.show })
+	t := render.NewTable()
 	for _, cl := range cols {
-		if cl.show {
-			shown = append(shown, cl)
-			head.cells = append(head.cells, cl.name)
-			head.right = append(head.right, cl.right)
-		}
+		t.Head = append(t.Head, cl.name)
+		t.Right = append(t.Right, cl.right)
 	}
-	head.emphasize = make([]bool, len(shown))
-	rows := make([]line, len(c.Rows))
-	for i, r := range c.Rows {
-		l := line{right: head.right, emphasize: make([]bool, len(shown))}
-		for j, cl := range shown {
-			l.cells = append(l.cells, cl.cell(r))
-			switch cl.name {
-			case "CHANGE", "VERDICT":
-				l.emphasize[j] = r.Verdict == Worse || r.Verdict == Better
-			case "GATE":
-				l.emphasize[j] = r.Gate == GateFail || r.Gate == GateInconclusive
+	for _, r := range c.Rows {
+		cells := make([]string, len(cols))
+		for j, cl := range cols {
+			cells[j] = cl.cell(r)
+		}
+		t.Add(cells...)
+	}
+	t.Class = func(row, col int) string {
+		r := c.Rows[row]
+		switch cols[col].name {
+		case "CHANGE", "VERDICT":
+			if r.Verdict == Worse || r.Verdict == Better {
+				return verdictClass(r)
+			}
+		case "GATE":
+			if r.Gate == GateFail || r.Gate == GateInconclusive {
+				return verdictClass(r)
 			}
 		}
-		rows[i] = l
+		return ""
 	}
-	return head, rows
+	return t
 }
 
 func gateCell(r Row) string {
@@ -422,9 +405,9 @@ func value(r Row, v float64) string {
 	return render.FigureValue(r.Figure, v)
 }
 
-// ci renders the change's interval: "[-18.0%, -15.1%]", or "±∞" with too few repeats. A gated row
-// shows the interval the gate decided on.
-func ci(r Row) string {
+// ci renders the change's interval: "[-18.0%, -15.1%]" ("-18.0%…-15.1%" in text), or "±∞" with too
+// few repeats. A gated row shows the interval the gate decided on.
+func ci(r Row, text bool) string {
 	lo, hi := float64(r.ChangeLo), float64(r.ChangeHi)
 	if r.Decision != nil {
 		lo, hi = float64(r.Decision.Lo), float64(r.Decision.Hi)
@@ -432,32 +415,10 @@ func ci(r Row) string {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		return "±∞"
 	}
+	if text {
+		return FormatChange(lo) + "…" + FormatChange(hi)
+	}
 	return "[" + FormatChange(lo) + ", " + FormatChange(hi) + "]"
-}
-
-// writeAligned prints a table: text columns left-aligned, numbers right-aligned, two spaces apart.
-func writeAligned(w io.Writer, head line, rows []line) {
-	width := make([]int, len(head.cells))
-	for _, r := range append([]line{head}, rows...) {
-		for i, c := range r.cells {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range append([]line{head}, rows...) {
-		var b strings.Builder
-		for i, c := range r.cells {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if head.right[i] {
-				b.WriteString(pad + c)
-			} else {
-				b.WriteString(c + pad)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }
 
 // sameRepeats reports whether every row compares the repeat counts both reports state.
@@ -468,50 +429,6 @@ func sameRepeats(c *Comparison) bool {
 		}
 	}
 	return true
-}
-
-func dropColumn(head line, rows []line, i int) (line, []line) {
-	cut := func(l line) line {
-		l.cells = slices.Delete(slices.Clone(l.cells), i, i+1)
-		l.right = slices.Delete(slices.Clone(l.right), i, i+1)
-		l.emphasize = slices.Delete(slices.Clone(l.emphasize), i, i+1)
-		return l
-	}
-	out := make([]line, len(rows))
-	for j, r := range rows {
-		out[j] = cut(r)
-	}
-	return cut(head), out
-}
-
-// fitNames shortens the TARGET and WORKLOAD cells, longest first, until the table fits width.
-func fitNames(head line, rows []line, width int) {
-	const minName = 8
-	for {
-		ws := make([]int, len(head.cells))
-		for _, r := range append([]line{head}, rows...) {
-			for i, c := range r.cells {
-				ws[i] = max(ws[i], utf8.RuneCountInString(c))
-			}
-		}
-		total := 2 * (len(ws) - 1)
-		for _, w := range ws {
-			total += w
-		}
-		widest := -1
-		for i, h := range head.cells {
-			if (h == "TARGET" || h == "WORKLOAD") && ws[i] > minName && (widest < 0 || ws[i] > ws[widest]) {
-				widest = i
-			}
-		}
-		if total <= width || widest < 0 {
-			return
-		}
-		limit := max(minName, ws[widest]-(total-width))
-		for _, r := range rows {
-			r.cells[widest] = render.Shorten(r.cells[widest], limit)
-		}
-	}
 }
 
 // mdEscape keeps a cell's text from breaking a markdown table or being read as markup or HTML.

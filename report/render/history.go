@@ -72,11 +72,11 @@ func HistoryText(w io.Writer, hs []report.History) error {
 		}
 		first := len(head)
 		head = append(head, "FIGURE", "FIRST", "LATEST", "CHANGE", "RUNS", fmt.Sprintf("TREND (last %d)", min(sparkMax, len(h.Runs))))
-		tb := newTable(head...)
+		tb := NewTable(head...)
 		if sweep {
-			tb.alignRight(first - 1)
+			tb.AlignRight(first - 1)
 		}
-		tb.alignRight(first+1, first+2, first+3, first+4)
+		tb.AlignRight(first+1, first+2, first+3, first+4)
 		for _, t := range h.Trends {
 			row := []string{t.Target, t.Workload}
 			if sweep {
@@ -94,10 +94,10 @@ func HistoryText(w io.Writer, hs []report.History) error {
 			if len(vals) > sparkMax {
 				vals = vals[len(vals)-sparkMax:]
 			}
-			tb.add(append(row, t.Figure, FigureValue(t.Figure, a), FigureValue(t.Figure, b), change, fmt.Sprint(n), sparkline(vals))...)
+			tb.Add(append(row, t.Figure, FigureValue(t.Figure, a), FigureValue(t.Figure, b), change, fmt.Sprint(n), sparkline(vals))...)
 		}
-		tb.fit(DefaultWidth, 0, 1)
-		tb.write(ew)
+		tb.Fit(DefaultWidth, 0, 1)
+		tb.Write(ew)
 	}
 	fmt.Fprintln(ew, "\nFIRST and LATEST are medians over each run's repeats; runs ordered by start time.")
 	return ew.Err()

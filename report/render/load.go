@@ -65,7 +65,7 @@ func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
 	line("operations: " + loadCountsText(l))
 	line("generator: " + generatorText(l.Generator))
 	var b strings.Builder
-	clocksTable(l).write(&b)
+	clocksTable(l).Write(&b)
 	for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
 		fmt.Fprint(w, "  "+s)
 	}
@@ -129,9 +129,9 @@ func percentText(share float64) string { return sig3(100*share) + "%" }
 
 // clocksTable lays out per operation type its count and errors and its three clocks' p50, p99,
 // p99.9 and max, one row per clock.
-func clocksTable(l *report.Load) *table {
-	t := newTable("OP", "CLOCK", "COUNT", "ERRORS", "P50", "P99", "P99.9", "MAX")
-	t.alignRight(2, 3, 4, 5, 6, 7)
+func clocksTable(l *report.Load) *Table {
+	t := NewTable("OP", "CLOCK", "COUNT", "ERRORS", "P50", "P99", "P99.9", "MAX")
+	t.AlignRight(2, 3, 4, 5, 6, 7)
 	for _, op := range l.Types {
 		for i, sum := range clockSummaries(op) {
 			row := []string{"", clockNames[i].name, "", ""}
@@ -141,7 +141,7 @@ func clocksTable(l *report.Load) *table {
 			for _, k := range []string{"p50", "p99", "p999", "max"} {
 				row = append(row, ns(sum, k))
 			}
-			t.add(row...)
+			t.Add(row...)
 		}
 	}
 	return t
@@ -262,31 +262,6 @@ func htmlLoads(w io.Writer, r *report.Report) {
 			}
 		}
 		fmt.Fprintln(w, "</table>")
-		htmlClocks(w, l)
+		clocksTable(l).WriteHTML(w, "clocks")
 	}
-}
-
-// htmlClocks writes the clocks table: per operation type its count and errors, one row per clock.
-func htmlClocks(w io.Writer, l *report.Load) {
-	t := clocksTable(l)
-	fmt.Fprint(w, "<table class=\"clocks\">\n<tr>")
-	for i, h := range t.head {
-		fmt.Fprintf(w, "<th%s>%s</th>", numClass(t.right[i]), esc(strings.ToLower(h)))
-	}
-	fmt.Fprintln(w, "</tr>")
-	for _, row := range t.rows {
-		fmt.Fprint(w, "<tr>")
-		for i, c := range row {
-			fmt.Fprintf(w, "<td%s>%s</td>", numClass(t.right[i]), esc(c))
-		}
-		fmt.Fprintln(w, "</tr>")
-	}
-	fmt.Fprintln(w, "</table>")
-}
-
-func numClass(right bool) string {
-	if right {
-		return " class=n"
-	}
-	return ""
 }

@@ -127,17 +127,17 @@ func Memory(w io.Writer, r *report.Report, st Style) {
 	for _, c := range cols {
 		head = append(head, c.head)
 	}
-	t := newTable(head...)
+	t := NewTable(head...)
 	for i := first; i < len(head); i++ {
-		t.alignRight(i)
+		t.AlignRight(i)
 	}
 	for i := range r.Results {
 		x := &r.Results[i]
-		t.add(append(resultLead(x, sweep), memoryCells(x, cols)...)...)
+		t.Add(append(resultLead(x, sweep), memoryCells(x, cols)...)...)
 	}
 	fmt.Fprintln(w)
-	t.fit(st.width(), 0, 1)
-	t.write(w)
+	t.Fit(st.width(), 0, 1)
+	t.Write(w)
 	fmt.Fprintln(w, wrap(memoryLegend, st.width(), ""))
 }
 

@@ -131,8 +131,8 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 	head, sweep := resultHeads(r)
 	first := len(head)
 	head = append(head, "PHASE", "NS/OP", "SHARE", "HOW")
-	t := newTable(head...)
-	t.alignRight(first+1, first+2)
+	t := NewTable(head...)
+	t.AlignRight(first+1, first+2)
 	for i := range r.Results {
 		x := &r.Results[i]
 		if len(x.Repeats) == 0 {
@@ -141,7 +141,7 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 		lead := resultLead(x, sweep)
 		blank := make([]string, len(lead))
 		row := func(cells ...string) {
-			t.add(append(append([]string(nil), lead...), cells...)...)
+			t.Add(append(append([]string(nil), lead...), cells...)...)
 			lead = blank
 		}
 		segs := PhaseSegments(x)
@@ -160,8 +160,8 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 		}
 	}
 	fmt.Fprintln(w)
-	t.fit(st.width(), 0, 1)
-	t.write(w)
+	t.Fit(st.width(), 0, 1)
+	t.Write(w)
 	fmt.Fprintln(w, wrap(phasesLegend, st.width(), ""))
 }
 

@@ -7,33 +7,39 @@ import (
 	"unicode/utf8"
 )
 
-// table lays out columns: text columns left-aligned, numeric ones right-aligned, two spaces apart.
-type table struct {
-	head  []string
-	right []bool
-	rows  [][]string
+// Table is the one table layout of every renderer (reports and comparisons): text columns
+// left-aligned, numeric ones right-aligned, two spaces apart in text; the same cells as an HTML table.
+type Table struct {
+	Head []string
+	// Right marks the numeric columns.
+	Right []bool
+	Rows  [][]string
+	// Class, when set, names the HTML class of a cell that stands out (a verdict), "" for none.
+	Class func(row, col int) string
 	// color, when set, styles the last column's cells (a status word) after alignment.
 	color func(string) string
 }
 
-func newTable(head ...string) *table {
-	return &table{head: head, right: make([]bool, len(head))}
+// NewTable starts a table with its column heads.
+func NewTable(head ...string) *Table {
+	return &Table{Head: head, Right: make([]bool, len(head))}
 }
 
-// alignRight marks columns (by index) as numeric.
-func (t *table) alignRight(cols ...int) *table {
+// AlignRight marks columns (by index) as numeric.
+func (t *Table) AlignRight(cols ...int) *Table {
 	for _, c := range cols {
-		t.right[c] = true
+		t.Right[c] = true
 	}
 	return t
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// Add appends a row.
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
 // widths returns each column's width.
-func (t *table) widths() []int {
-	width := make([]int, len(t.head))
-	for _, r := range append([][]string{t.head}, t.rows...) {
+func (t *Table) widths() []int {
+	width := make([]int, len(t.Head))
+	for _, r := range append([][]string{t.Head}, t.Rows...) {
 		for i, c := range r {
 			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
@@ -41,9 +47,9 @@ func (t *table) widths() []int {
 	return width
 }
 
-// fit shortens the text of the given columns (names), longest first, with a "…" in the middle, until
+// Fit shortens the text of the given columns (names), longest first, with a "…" in the middle, until
 // a line fits width; a name keeps at least 8 characters.
-func (t *table) fit(width int, cols ...int) {
+func (t *Table) Fit(width int, cols ...int) {
 	const minName = 8
 	for {
 		ws := t.widths()
@@ -64,7 +70,7 @@ func (t *table) fit(width int, cols ...int) {
 			return
 		}
 		limit := max(minName, ws[widest]-(total-width))
-		for _, r := range t.rows {
+		for _, r := range t.Rows {
 			r[widest] = shorten(r[widest], limit)
 		}
 	}
@@ -83,7 +89,8 @@ func shorten(s string, n int) string {
 	return string(rs[:head]) + "…" + string(rs[len(rs)-tail:])
 }
 
-func (t *table) write(w io.Writer) {
+// Write prints the table as aligned text.
+func (t *Table) Write(w io.Writer) {
 	width := t.widths()
 	line := func(r []string, color bool) {
 		var b strings.Builder
@@ -92,7 +99,7 @@ func (t *table) write(w io.Writer) {
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			if t.right[i] {
+			if t.Right[i] {
 				b.WriteString(pad + c)
 			} else if i < len(r)-1 {
 				b.WriteString(c + pad)
@@ -104,8 +111,39 @@ func (t *table) write(w io.Writer) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	line(t.head, false)
-	for _, r := range t.rows {
+	line(t.Head, false)
+	for _, r := range t.Rows {
 		line(r, true)
 	}
+}
+
+// WriteHTML prints the table as an HTML table of the given class: heads in lower case, numeric
+// cells of class n, a cell that Class names of that class instead.
+func (t *Table) WriteHTML(w io.Writer, class string) {
+	fmt.Fprintf(w, "<table class=\"%s\">\n<tr>", esc(class))
+	for i, h := range t.Head {
+		fmt.Fprintf(w, "<th%s>%s</th>", t.htmlClass(-1, i), esc(strings.ToLower(h)))
+	}
+	fmt.Fprintln(w, "</tr>")
+	for ri, row := range t.Rows {
+		fmt.Fprint(w, "<tr>")
+		for i, c := range row {
+			fmt.Fprintf(w, "<td%s>%s</td>", t.htmlClass(ri, i), esc(c))
+		}
+		fmt.Fprintln(w, "</tr>")
+	}
+	fmt.Fprintln(w, "</table>")
+}
+
+// htmlClass is a cell's class attribute; row -1 is the head.
+func (t *Table) htmlClass(row, col int) string {
+	if row >= 0 && t.Class != nil {
+		if c := t.Class(row, col); c != "" {
+			return fmt.Sprintf(" class=\"%s\"", c)
+		}
+	}
+	if t.Right[col] {
+		return " class=n"
+	}
+	return ""
 }

@@ -100,10 +100,10 @@ func Results(w io.Writer, r *report.Report, st Style) {
 	}
 	first := len(head)
 	head = append(head, "OPS", "ROWS/S", "NS/ROW", "P50", "P90", "P99", "P99.9", "MAX", "ERRORS", "")
-	t := newTable(head...)
+	t := NewTable(head...)
 	for i := first - 1; i < len(head)-1; i++ {
 		if i >= first || sweep {
-			t.alignRight(i)
+			t.AlignRight(i)
 		}
 	}
 	hasMerged := false
@@ -113,12 +113,12 @@ func Results(w io.Writer, r *report.Report, st Style) {
 		if sweep {
 			row = append(row, fmt.Sprint(x.Size))
 		}
-		t.add(append(row, resultCells(x)...)...)
+		t.Add(append(row, resultCells(x)...)...)
 		hasMerged = hasMerged || len(x.Merged) > 0
 	}
-	t.fit(st.width(), 0, 1)
+	t.Fit(st.width(), 0, 1)
 	t.color = st.verdictWord
-	t.write(w)
+	t.Write(w)
 	if hasMerged {
 		fmt.Fprintln(w, resultsLegend(r))
 	}
