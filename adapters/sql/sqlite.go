@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -14,6 +13,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
 
 // sqlitePragmas apply to every connection. File storage uses WAL, so concurrent readers do not block
@@ -43,13 +43,7 @@ func openSQLite(ctx context.Context, c config, env adapters.Env) (*store, error)
 	s := &store{db: db, driver: DriverSQLite,
 		createSQL: "CREATE TABLE %s (email TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL) WITHOUT ROWID"}
 	s.close = func() error {
-		err := errors.Join(keep.Close(), db.Close())
-		for _, p := range files { // ours: none of them existed before
-			if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-				err = errors.Join(err, rmErr)
-			}
-		}
-		return err
+		return errors.Join(keep.Close(), db.Close(), files.Remove()) // ours: none of them existed before
 	}
 	settings, err := readSQLiteSettings(ctx, keep)
 	if err != nil {
@@ -62,7 +56,7 @@ func openSQLite(ctx context.Context, c config, env adapters.Env) (*store, error)
 
 // sqliteDSN is the database to open and the files closing the store removes: a memdb database, or a
 // file that must not exist yet (nor its companions), in a directory that does.
-func sqliteDSN(c config, env adapters.Env) (dsn string, files []string, err error) {
+func sqliteDSN(c config, env adapters.Env) (dsn string, files sqlitefile.Files, err error) {
 	if c.storage == storageMemory {
 		return "file:/dbbench-sql-" + randomID() + "?vfs=memdb&_pragma=busy_timeout(5000)", nil, nil
 	}
@@ -73,17 +67,8 @@ func sqliteDSN(c config, env adapters.Env) (dsn string, files []string, err erro
 		}
 		path = filepath.Join(env.TempDir, "persons.db")
 	}
-	files = []string{path, path + "-wal", path + "-shm", path + "-journal"}
-	// Never touch a file the user owns: refuse an existing path or companion.
-	for _, p := range files {
-		if _, err := os.Lstat(p); err == nil {
-			return "", nil, exitcode.Usagef("sql: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", nil, exitcode.Usagef("sql: path %s: %v", p, err)
-		}
-	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return "", nil, exitcode.Usagef("sql: path %s: directory %s does not exist", path, filepath.Dir(path))
+	if files, err = sqlitefile.New("sql", path); err != nil {
+		return "", nil, err
 	}
 	q := url.Values{}
 	for _, p := range sqlitePragmas {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
+	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
 
 // Driver versions as pinned in go.mod, for the report.
@@ -45,9 +45,9 @@ type backend interface {
 
 // sqliteBackend is SQLite through modernc.org/sqlite.
 type sqliteBackend struct {
-	storage string // "memory" or "file"
-	path    string // file storage: the database file (created by us)
-	keep    bool   // leave the file in place at close (the user's path, keep: true)
+	storage string           // "memory" or "file"
+	files   sqlitefile.Files // file storage: the database file and its companions (created by us)
+	keep    bool             // leave the file in place at close (the user's path, keep: true)
 	file    *sql.DB
 	id      string // unique per target, names the memdb databases
 	seq     int
@@ -76,18 +76,9 @@ func openSQLite(ctx context.Context, storage, path string, keep bool, env tempDi
 	if path == "" {
 		path = filepath.Join(env.dir(), "triplex.db")
 	}
-	// Never touch a file the user owns: refuse any existing path (and its WAL/SHM companions).
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if _, err := os.Lstat(p); err == nil {
-			return nil, exitcode.Usagef("triplex: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, exitcode.Usagef("triplex: path %s: %v", p, err)
-		}
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, exitcode.Usagef("triplex: path %s: directory %s does not exist", path, dir)
-		}
+	files, err := sqlitefile.New("triplex", path)
+	if err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)", "temp_store(memory)",
@@ -103,7 +94,7 @@ func openSQLite(ctx context.Context, storage, path string, keep bool, env tempDi
 		db.Close()
 		return nil, exitcode.Infraf("triplex: sqlite %s: %w", path, err)
 	}
-	b.path, b.file = path, db
+	b.files, b.file = files, db
 	return b, nil
 }
 
@@ -139,7 +130,7 @@ func (b *sqliteBackend) info(context.Context) map[string]any {
 		m["storage_detail"] = "memdb VFS, one in-memory database per store shared by the pool's connections (SQLite caps each at 1 GiB)"
 	} else {
 		m["storage_detail"] = "file, WAL, synchronous=NORMAL, 256 MiB page cache, 1 GiB mmap"
-		m["path"] = b.path
+		m["path"] = b.files.Path()
 		m["kept"] = b.keep
 	}
 	return m
@@ -153,12 +144,7 @@ func (b *sqliteBackend) close() error {
 	if b.keep {
 		return err // closing checkpoints the WAL: the file alone holds everything
 	}
-	for _, p := range []string{b.path, b.path + "-wal", b.path + "-shm"} {
-		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) && err == nil {
-			err = rmErr
-		}
-	}
-	return err
+	return errors.Join(err, b.files.Remove())
 }
 
 // pgBackend is PostgreSQL through pgx. Everything the adapter creates lives in one schema of its

@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -35,6 +34,7 @@ import (
 	"github.com/dbbench/dbbench/baselines/csupport"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
 
 const (
@@ -52,16 +52,9 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		}
 		path, userPath = filepath.Join(env.TempDir, "persons.db"), false
 	}
-	files := []string{path, path + "-wal", path + "-shm", path + "-journal"}
-	for _, p := range files {
-		if _, err := os.Lstat(p); err == nil {
-			return nil, exitcode.Usagef("sqlite-c: path %s already exists; refusing to overwrite it (give a path that does not exist)", p)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, exitcode.Usagef("sqlite-c: path %s: %v", p, err)
-		}
-	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return nil, exitcode.Usagef("sqlite-c: path %s: directory %s does not exist", path, filepath.Dir(path))
+	files, err := sqlitefile.New("sqlite-c", path)
+	if err != nil {
+		return nil, err
 	}
 	t := &target{path: C.CString(path), files: files, userPath: userPath}
 	if rc := C.dbbsq_open(t.path, &t.db); rc != C.SQLITE_OK {
@@ -87,7 +80,7 @@ type target struct {
 	db       *C.sqlite3
 	lookup   *C.sqlite3_stmt
 	path     *C.char
-	files    []string // the database and its companions: ours, removed at Close
+	files    sqlitefile.Files // the database and its companions: ours, removed at Close
 	userPath bool
 	closed   bool
 }
@@ -327,10 +320,5 @@ func (t *target) Close() error {
 		}
 	}
 	C.free(unsafe.Pointer(t.path))
-	for _, p := range t.files {
-		if rmErr := os.Remove(p); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-			err = errors.Join(err, rmErr)
-		}
-	}
-	return err
+	return errors.Join(err, t.files.Remove())
 }
