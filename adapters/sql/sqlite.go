@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
@@ -97,7 +98,7 @@ func readSQLiteSettings(ctx context.Context, conn *sql.Conn) (sqliteSettings, er
 
 func sqliteInfo(c config, st sqliteSettings) map[string]any {
 	m := map[string]any{
-		"driver": moduleVersion("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": st.version,
+		"driver": "modernc.org/sqlite " + buildinfo.Module("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": st.version,
 		"storage": c.storage, "journal_mode": st.journal, "synchronous": synchronousNames[st.synchronous],
 		"load_path": "one transaction of prepared inserts in email order",
 	}

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -87,16 +86,4 @@ func randomID() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// moduleVersion is the version of a module compiled into this binary, for the report.
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == path {
-				return path + " " + m.Version
-			}
-		}
-	}
-	return path
 }

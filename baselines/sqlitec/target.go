@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"time"
 	"unsafe"
@@ -33,6 +32,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/baselines/csupport"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
@@ -267,7 +267,7 @@ func (t *target) Info() map[string]any {
 	defer t.mu.Unlock()
 	m := map[string]any{
 		"sqlite_version": C.GoString(C.sqlite3_libversion()),
-		"sqlite_build":   "the amalgamation compiled by github.com/mattn/go-sqlite3 " + mattnVersion() + " (cgo, -O2, SQLITE_THREADSAFE=1)",
+		"sqlite_build":   "the amalgamation compiled by github.com/mattn/go-sqlite3 " + buildinfo.Module("github.com/mattn/go-sqlite3") + " (cgo, -O2, SQLITE_THREADSAFE=1)",
 		"implementation": "C (-O2) calling SQLite's C API, one cgo call per workload run; timed inside C with clock_gettime(CLOCK_MONOTONIC)",
 		"connections":    "SQLITE_OPEN_NOMUTEX, one per thread; the concurrent workload opens one per reader before the start gate",
 		"scan":           "BEGIN, SELECT ... ORDER BY email LIMIT ? prepared in the transaction, sqlite3_step per row, COMMIT",
@@ -289,17 +289,6 @@ func (t *target) Info() map[string]any {
 		}
 	}
 	return m
-}
-
-func mattnVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/mattn/go-sqlite3" {
-				return d.Version
-			}
-		}
-	}
-	return "(version unknown)"
 }
 
 // Close closes the connection and removes the database file and its companions (all created here).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,6 +157,21 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if len(r.Assertions) != 2 || r.Assertions[0].Verdict != "pass" {
 		t.Errorf("assertions: %+v", r.Assertions)
+	}
+	// The library a target measured is named by the version the binary links (go.mod's), never by
+	// one written in the code.
+	gomod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*github\.com/PowerDNS/lmdb-go (v\S+)`).FindSubmatch(gomod)
+	if m == nil {
+		t.Fatal("go.mod requires no github.com/PowerDNS/lmdb-go")
+	}
+	for _, tg := range r.Targets {
+		if tg.Name == "lmdb-go" && (len(tg.Instances) != 1 || tg.Instances[0].Info["lmdb_go_version"] != string(m[1])) {
+			t.Errorf("lmdb-go's info: %v, want lmdb_go_version %s (go.mod's)", tg.Instances, m[1])
+		}
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)

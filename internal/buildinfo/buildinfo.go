@@ -69,3 +69,27 @@ func Hash() (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// Module is the version of a module linked into this binary (its replacement's when go.mod replaces
+// it), as the build recorded it, or "unknown": reports name the library they measured from this,
+// never from a version written in the code, which would go stale when go.mod moves.
+func Module(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range bi.Deps {
+		if m.Path != path {
+			continue
+		}
+		switch {
+		case m.Replace == nil:
+			return m.Version
+		case m.Replace.Version != "":
+			return m.Replace.Version
+		default: // replaced by a directory: no version says what it holds
+			return "replaced by " + m.Replace.Path
+		}
+	}
+	return "unknown"
+}

@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
 	lmdbgo "github.com/PowerDNS/lmdb-go/lmdb"
 
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
@@ -233,7 +233,7 @@ func (s *Store) Info() map[string]any {
 	}
 	m := map[string]any{
 		"lmdb_version":    lmdbgo.VersionString(),
-		"lmdb_go_version": moduleVersion(lmdbGoModule),
+		"lmdb_go_version": buildinfo.Module(lmdbGoModule),
 		"map_size_bytes":  s.cfg.MapSize,
 		"max_readers":     s.cfg.MaxReaders,
 		"durable":         s.cfg.Durable,
@@ -287,22 +287,6 @@ func FlagNames(flags uint) string {
 		return "none"
 	}
 	return strings.Join(names, "|")
-}
-
-func moduleVersion(path string) string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, m := range bi.Deps {
-		if m.Path == path {
-			if m.Replace != nil {
-				return m.Replace.Version
-			}
-			return m.Version
-		}
-	}
-	return "unknown"
 }
 
 // Close closes the environment and removes what this store created: LMDB's two files (the directory

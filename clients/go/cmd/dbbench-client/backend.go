@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	sqladapter "github.com/dbbench/dbbench/adapters/sql"
 	"github.com/dbbench/dbbench/adapters/timing"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/workloads"
 )
 
@@ -64,7 +64,7 @@ func (b *adapterBackend) Hello() protocol.Hello {
 	info := b.adapter.Info()
 	h := protocol.Hello{
 		Client: "dbbench-client-go", ClientVersion: "1.0.0", Language: "Go", Runtime: runtime.Version(),
-		Library: b.library, LibraryVersion: moduleVersion(b.library),
+		Library: b.library, LibraryVersion: buildinfo.Module(b.library),
 		Workloads: slices.Clone(info.Builtin), Options: []string{},
 	}
 	for _, w := range info.Workloads {
@@ -76,17 +76,6 @@ func (b *adapterBackend) Hello() protocol.Hello {
 		}
 	}
 	return h
-}
-
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == path {
-				return m.Version
-			}
-		}
-	}
-	return "unknown"
 }
 
 func (b *adapterBackend) Open(ctx context.Context, req protocol.Open) (protocol.Opened, error) {
