@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/callgrind"
@@ -349,7 +349,7 @@ func planRun(c *config.Config, opts *RunOptions) (*config.Plan, error) {
 	// targets): every target of every run sees the same dataset, and no formula over the seed alone
 	// predicts it (docs/protocol.md, "The person file").
 	if plan.Salt = opts.Salt; plan.Salt == 0 {
-		plan.Salt = newSalt()
+		plan.Salt = dataset.NewSalt()
 	}
 	if opts.Instructions && plan.Profile {
 		return nil, exitcode.Usagef("--instructions counts every instruction of the timed operations, the profile's clock reads too: it does not combine with --profile or profile: true")
@@ -682,15 +682,6 @@ func completeConfig(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 		}
 	}
 	return out, cobra.ShellCompDirectiveDefault // and files
-}
-
-// newSalt draws a run's dataset salt (never 0, which means none).
-func newSalt() uint64 {
-	for {
-		if s := rand.Uint64(); s != 0 {
-			return s
-		}
-	}
 }
 
 // generatorSaturated says in one line which load runs were generator saturated, or "".

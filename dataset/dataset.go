@@ -97,6 +97,15 @@ func Generate(n int, seed int64) (*Persons, error) {
 	return p, nil
 }
 
+// NewSalt draws a salt for GenerateSalted: random, never 0 (which means none).
+func NewSalt() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
+}
+
 // GenerateSalted builds n persons from seed, with every name's letters shifted by a key stream of
 // (seed, salt, person): emails (the keys) and so their order are Generate's, lengths too, but no
 // formula over the seed alone predicts a name or a RowSum. dbbench draws a salt per run and writes it

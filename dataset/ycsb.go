@@ -86,9 +86,9 @@ func FieldName(f int) string { return "field" + strconv.Itoa(f) }
 // AppendField appends field f of record i at the given version to b: FieldLength printable ASCII
 // bytes (YCSB writes random printable characters), deterministic from seed, i, f and version.
 func (y YCSB) AppendField(b []byte, i int64, f int, version int64) []byte {
-	s := mix64(uint64(y.Seed) ^ mix64(uint64(i)*0x9e3779b97f4a7c15^uint64(f)<<48^uint64(version)))
+	s := Mix64(uint64(y.Seed) ^ Mix64(uint64(i)*0x9e3779b97f4a7c15^uint64(f)<<48^uint64(version)))
 	for n := 0; n < y.FieldLength; {
-		s = mix64(s + 0x9e3779b97f4a7c15)
+		s = Mix64(s + 0x9e3779b97f4a7c15)
 		// Eight characters per word, each from 6 bits: ' ' + 0..63 stays printable (up to '_').
 		for k := 0; k < 8 && n < y.FieldLength; k++ {
 			b = append(b, ' '+byte(s>>(6*k))&63)
@@ -114,7 +114,7 @@ func (y YCSB) Fields(i int64) [][]byte {
 // writeallfields=false updates one field, chosen at random; here the choice is deterministic, so a
 // verifier knows which field each version changed.
 func (y YCSB) UpdateField(i int64, version int64) int {
-	return int(mix64(uint64(y.Seed)^uint64(i)<<20^uint64(version)*0xbf58476d1ce4e5b9) % uint64(y.FieldCount))
+	return int(Mix64(uint64(y.Seed)^uint64(i)<<20^uint64(version)*0xbf58476d1ce4e5b9) % uint64(y.FieldCount))
 }
 
 // Update returns what the v-th update of record i writes: the field and its new bytes.
@@ -160,8 +160,10 @@ func (y YCSB) SumOf(idx []int64) uint64 {
 	return s
 }
 
-// mix64 is SplitMix64's finalizer: a bijection that spreads every input bit over the word.
-func mix64(z uint64) uint64 {
+// Mix64 is SplitMix64's finalizer, the project's one integer hash: a bijection that spreads every
+// input bit over the word, so nearby inputs (seeds, record numbers, consecutive operations) give
+// unrelated outputs.
+func Mix64(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31

@@ -138,7 +138,7 @@ func (r *closedRecorder) record(typ int, start, end time.Duration, err error, ti
 	}
 	c := &iv.Types[typ]
 	if c.Response == nil {
-		c.Response, c.Service, c.StartLag = newPacked(), newPacked(), newPacked()
+		c.Response, c.Service, c.StartLag = report.NewPacked(), report.NewPacked(), report.NewPacked()
 	}
 	v := min(max(int64(end-start), report.HistMin), report.HistMax)
 	_ = c.Response.RecordValue(v)
@@ -153,10 +153,6 @@ func (r *closedRecorder) record(typ int, start, end time.Duration, err error, ti
 			r.res.Err = err
 		}
 	}
-}
-
-func newPacked() *hdrhistogram.PackedHistogram {
-	return hdrhistogram.NewPacked(report.HistMin, report.HistMax, report.HistSigFigs)
 }
 
 // finish totals the run: its span is its wall time, its achieved rate the completed operations

@@ -20,6 +20,12 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(HistMin, HistMax, HistSigFigs)
 }
 
+// NewPacked returns an empty latency histogram (ns) in packed form, for the many a long run keeps
+// (one a worker and interval) whose counts are mostly zero.
+func NewPacked() *hdrhistogram.PackedHistogram {
+	return hdrhistogram.NewPacked(HistMin, HistMax, HistSigFigs)
+}
+
 // Record adds one latency, clamped into the histogram's range.
 func Record(h *hdrhistogram.Histogram, d time.Duration) {
 	v := int64(d)

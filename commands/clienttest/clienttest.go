@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,7 +140,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	ds, err := dataset.GenerateSalted(opts.Size, 1, newSalt())
+	ds, err := dataset.GenerateSalted(opts.Size, 1, dataset.NewSalt())
 	if err != nil {
 		return nil, err
 	}
@@ -569,14 +568,4 @@ func infoLines(info map[string]any) string {
 		b.WriteString("\n" + key + ": " + exitcode.OneLine(render.Value(info[key])))
 	}
 	return b.String()
-}
-
-// newSalt draws the dataset salt of one client-test (never 0, which means none): the client must
-// answer from the file it is given, not from a formula over the seed.
-func newSalt() uint64 {
-	for {
-		if s := rand.Uint64(); s != 0 {
-			return s
-		}
-	}
 }

@@ -37,7 +37,7 @@ func (s *clientSession) records(dir string) {
 		s.skip("records", "the client does not list capability ops (YCSB's records)")
 		return
 	}
-	y, err := dataset.NewYCSB(int64(newSalt()>>1), 0, 0, false)
+	y, err := dataset.NewYCSB(int64(dataset.NewSalt()>>1), 0, 0, false)
 	if err != nil {
 		s.fail("load records", err)
 		return

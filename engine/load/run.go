@@ -268,7 +268,7 @@ func (r *recorder) record(typ int, intended, start, end time.Duration, err error
 	}
 	c := &iv.Types[typ]
 	if c.Response == nil {
-		c.Response, c.Service, c.StartLag = newPacked(), newPacked(), newPacked()
+		c.Response, c.Service, c.StartLag = report.NewPacked(), report.NewPacked(), report.NewPacked()
 	}
 	recordPacked(c.Response, resp)
 	recordPacked(c.Service, serv)
@@ -287,10 +287,6 @@ func (r *recorder) record(typ int, intended, start, end time.Duration, err error
 		}
 	}
 	r.lastEnd = max(r.lastEnd, end)
-}
-
-func newPacked() *hdrhistogram.PackedHistogram {
-	return hdrhistogram.NewPacked(report.HistMin, report.HistMax, report.HistSigFigs)
 }
 
 func recordPacked(h *hdrhistogram.PackedHistogram, d time.Duration) {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -39,12 +40,12 @@ var benchUnits = []struct {
 func Benchstat(w io.Writer, r *report.Report) error {
 	ew := NewErrWriter(w)
 	fmt.Fprintf(ew, "goos: %s\ngoarch: %s\n", r.Environment.OS, r.Environment.Arch)
-	if cpu := oneLine(r.Environment.CPUModel); cpu != "" {
+	if cpu := exitcode.OneLine(r.Environment.CPUModel); cpu != "" {
 		fmt.Fprintf(ew, "cpu: %s\n", cpu)
 	}
-	fmt.Fprintf(ew, "pkg: dbbench/%s\n", oneLine(r.Run.ConfigName))
+	fmt.Fprintf(ew, "pkg: dbbench/%s\n", exitcode.OneLine(r.Run.ConfigName))
 	if r.Tool.Commit != "" && r.Tool.Commit != "unknown" {
-		fmt.Fprintf(ew, "dbbench-commit: %s\n", oneLine(r.Tool.Commit))
+		fmt.Fprintf(ew, "dbbench-commit: %s\n", exitcode.OneLine(r.Tool.Commit))
 	}
 	fmt.Fprintf(ew, "dbbench-ci: %t\n", r.Run.CI)
 	for _, u := range benchUnits {
@@ -97,9 +98,4 @@ func nameSafe(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// oneLine keeps a config value on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

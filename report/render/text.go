@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -428,7 +429,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 	case report.VerdictError:
 		switch {
 		case len(r.Results) == 0 && len(r.Run.Errors) > 0:
-			fmt.Fprintln(w, "verdict: ERROR: the run stopped before anything was measured: "+oneLine(r.Run.Errors[0]))
+			fmt.Fprintln(w, "verdict: ERROR: the run stopped before anything was measured: "+exitcode.OneLine(r.Run.Errors[0]))
 		case len(r.Results) == 0:
 			fmt.Fprintln(w, "verdict: ERROR: every target was skipped, so nothing was measured (see skipped above)")
 		case firstError != nil && !anyFailed(r):
@@ -436,7 +437,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 			if name == "" {
 				name = firstError.Expr
 			}
-			fmt.Fprintf(w, "verdict: ERROR: %d assertions had nothing to decide on, first %s: %s\n", n[report.VerdictError], name, oneLine(firstError.Reason))
+			fmt.Fprintf(w, "verdict: ERROR: %d assertions had nothing to decide on, first %s: %s\n", n[report.VerdictError], name, exitcode.OneLine(firstError.Reason))
 		default:
 			fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 		}

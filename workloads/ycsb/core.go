@@ -139,17 +139,9 @@ func NewGenerator(w Workload, records, operations int64, seed int64) (*Generator
 	if w.Mix[Scan] > 0 && w.MaxScanLength <= 0 {
 		return nil, fmt.Errorf("%s: maxscanlength must be positive, got %d", w.Name, w.MaxScanLength)
 	}
-	g := &Generator{seed: mix64(uint64(seed) ^ 0x79c5b2a1d3e0f417), ops: ops, keys: keys, scan: ScanLength{Max: w.MaxScanLength}, records: records}
+	g := &Generator{seed: dataset.Mix64(uint64(seed) ^ 0x79c5b2a1d3e0f417), ops: ops, keys: keys, scan: ScanLength{Max: w.MaxScanLength}, records: records}
 	g.r = rand.New(&g.src)
 	return g, nil
-}
-
-// mix64 is SplitMix64's finalizer: nearby inputs (seeds, consecutive operations) give unrelated
-// outputs, so the streams of operations k and k+1 are not correlated.
-func mix64(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }
 
 // Records is the number of records that exist after the inserts drawn so far.
@@ -160,7 +152,7 @@ func (g *Generator) Records() int64 { return g.records }
 // before a read can address it, as YCSB's acknowledged counter does: Rekey).
 func (g *Generator) Next() Operation {
 	x := g.seed + g.k*0x9e3779b97f4a7c15
-	g.src.Seed(mix64(x), mix64(x^0x5851f42d4c957f2d))
+	g.src.Seed(dataset.Mix64(x), dataset.Mix64(x^0x5851f42d4c957f2d))
 	g.k++
 	op := Operation{Type: g.ops.Next(g.r)}
 	switch op.Type {

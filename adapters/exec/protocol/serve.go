@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
+
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // MaxLine bounds one line of the protocol, a request or a reply (docs/protocol.md: 64 MiB).
@@ -142,7 +143,7 @@ func decode(line []byte) (*request, *ErrorReply) {
 	if err := json.Unmarshal(line, &req); err != nil {
 		var id struct{ ID int64 }
 		_ = json.Unmarshal(line, &id)
-		return nil, &ErrorReply{ID: id.ID, Error: "bad request: " + oneLine(err.Error())}
+		return nil, &ErrorReply{ID: id.ID, Error: "bad request: " + exitcode.OneLine(err.Error())}
 	}
 	if req.ID == nil {
 		return nil, &ErrorReply{Error: "bad request: no id"}
@@ -155,12 +156,12 @@ func (s *server) handle(ctx context.Context, req *request) (reply any) {
 	id := *req.ID
 	defer func() {
 		if p := recover(); p != nil {
-			reply = ErrorReply{ID: id, Error: oneLine(fmt.Sprintf("%s failed: panic: %v", req.Op, p))}
+			reply = ErrorReply{ID: id, Error: exitcode.OneLine(fmt.Sprintf("%s failed: panic: %v", req.Op, p))}
 		}
 	}()
 	r, err := s.dispatch(ctx, id, req)
 	if err != nil {
-		return ErrorReply{ID: id, Error: oneLine(err.Error())}
+		return ErrorReply{ID: id, Error: exitcode.OneLine(err.Error())}
 	}
 	return r
 }
@@ -370,9 +371,4 @@ func count(name string, v *int) (int, error) {
 		return 0, fmt.Errorf("%s must not be negative, got %d", name, *v)
 	}
 	return *v, nil
-}
-
-// oneLine keeps an error message on one line, as replies must be.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
