@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/cleanup"
+	"github.com/dbbench/dbbench/internal/randhex"
 )
 
 // ReservationFormat is the version of the reservation record (field dbbench_reservation).
@@ -36,9 +35,7 @@ type reservationRecord struct {
 const reservationAbout = "a dbbench run reserved this path for its report; the report replaces this file when the run ends"
 
 func newRecord() reservationRecord {
-	id := make([]byte, 8)
-	_, _ = rand.Read(id)
-	return reservationRecord{Format: ReservationFormat, About: reservationAbout, RunID: hex.EncodeToString(id),
+	return reservationRecord{Format: ReservationFormat, About: reservationAbout, RunID: randhex.String(8),
 		Process: cleanup.Self(), ReservedAt: time.Now().UTC().Truncate(time.Second)}
 }
 

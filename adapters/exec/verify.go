@@ -2,8 +2,6 @@ package exec
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	mrand "math/rand/v2"
 	"slices"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/exec/protocol"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/randhex"
 )
 
 // What dbbench checks of a client beyond its answers (docs/protocol.md, "What dbbench checks"):
@@ -481,9 +480,7 @@ func challengePersons(k int) ([]protocol.Person, uint64) {
 	out := make([]protocol.Person, k)
 	var sum uint64
 	for i := range out {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		h := hex.EncodeToString(b[:])
+		h := randhex.String(12)
 		p := protocol.Person{Email: "challenge." + h[:16] + "@challenge.invalid", Name: "Challenge " + h[16:], Age: 18 + mrand.IntN(82)}
 		out[i] = p
 		sum += dataset.RowSum(p.Email, p.Name, p.Age)

@@ -14,6 +14,7 @@ import (
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/buildinfo"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/randhex"
 	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
 
@@ -59,7 +60,7 @@ func openSQLite(ctx context.Context, c config, env adapters.Env) (*store, error)
 // file that must not exist yet (nor its companions), in a directory that does.
 func sqliteDSN(c config, env adapters.Env) (dsn string, files sqlitefile.Files, err error) {
 	if c.storage == storageMemory {
-		return "file:/dbbench-sql-" + randomID() + "?vfs=memdb&_pragma=busy_timeout(5000)", nil, nil
+		return "file:/dbbench-sql-" + randhex.String(6) + "?vfs=memdb&_pragma=busy_timeout(5000)", nil, nil
 	}
 	path := c.path
 	if path == "" {

@@ -2,9 +2,7 @@ package sqladapter
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -80,10 +78,4 @@ func (s *store) bind(q string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-func randomID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -2,9 +2,7 @@ package triplex
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,6 +21,7 @@ import (
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/postgres"
+	"github.com/dbbench/dbbench/internal/randhex"
 	"github.com/dbbench/dbbench/internal/sqlitefile"
 )
 
@@ -49,14 +48,8 @@ type sqliteBackend struct {
 	version string
 }
 
-func randomID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 func openSQLite(ctx context.Context, storage, path string, keep bool, env tempDirEnv) (*sqliteBackend, error) {
-	b := &sqliteBackend{storage: storage, id: randomID(), keep: keep}
+	b := &sqliteBackend{storage: storage, id: randhex.String(6), keep: keep}
 	if storage == storageMemory {
 		db, _, release, err := b.storeDB(ctx, "probe")
 		if err != nil {

@@ -29,10 +29,8 @@ package typedb
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -48,6 +46,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/randhex"
 	"github.com/dbbench/dbbench/internal/redact"
 	"github.com/dbbench/dbbench/workloads"
 )
@@ -295,7 +294,7 @@ func (t *target) claimDatabase(ctx context.Context) error {
 	generated := name == ""
 	for attempt := 0; ; attempt++ {
 		if generated {
-			name = "dbbench_" + randomHex(6)
+			name = "dbbench_" + randhex.String(6)
 		}
 		exists, err := t.c.DatabaseExists(ctx, name)
 		if err != nil {
@@ -321,12 +320,6 @@ func (t *target) claimDatabase(ctx context.Context) error {
 		t.pending = cleanup.Register(fmt.Sprintf("delete the TypeDB database %s on %s (DELETE /v1/databases/%s)", name, t.c.Address(), name))
 		return nil
 	}
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // target is one opened TypeDB instance.

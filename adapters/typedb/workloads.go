@@ -14,6 +14,7 @@ import (
 	"github.com/dbbench/dbbench/adapters/typedb/client"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/randhex"
 )
 
 // Schema is the person schema every TypeDB target defines.
@@ -254,7 +255,7 @@ func (t *target) Lookup(ctx context.Context, email []byte) (adapters.Tally, erro
 func (t *target) NewInsertSession(ctx context.Context) (adapters.InsertSession, error) {
 	var db string
 	for {
-		db = t.db + "_ins_" + randomHex(3)
+		db = t.db + "_ins_" + randhex.String(3)
 		exists, err := t.c.DatabaseExists(ctx, db)
 		if err != nil {
 			return nil, exitcode.AsInfra(err)

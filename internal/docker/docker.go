@@ -1,6 +1,6 @@
-// Package docker finds a Docker (or Podman) engine for the adapters that can start their server in a
-// container. It answers quickly on machines without one, so a target can say so in one line instead of
-// hanging in a container library's discovery.
+// Package docker finds a Docker (or Podman) engine and starts containers on it, for the adapters that
+// can start their server in a container. Find answers quickly on machines without one, so a target can
+// say so in one line instead of hanging in a container library's discovery.
 package docker
 
 import (

@@ -8,8 +8,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/randhex"
 	"github.com/dbbench/dbbench/internal/redact"
 )
 
@@ -26,9 +25,7 @@ import (
 func CreateSchema(ctx context.Context, conn *pgx.Conn, prefix string) (string, error) {
 	var err error
 	for range 5 {
-		var b [6]byte
-		rand.Read(b[:])
-		name := prefix + hex.EncodeToString(b[:])
+		name := prefix + randhex.String(6)
 		if _, err = conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err == nil {
 			// The owner's mark lets a later run remove the schema if this process dies first.
 			_, err = conn.Exec(ctx, "COMMENT ON SCHEMA "+pgx.Identifier{name}.Sanitize()+" IS '"+cleanup.Owner()+"'")

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbbench/dbbench/internal/randhex"
 )
 
 // Config configures a fake server. Zero values get the defaults noted.
@@ -334,7 +336,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		newError(http.StatusUnauthorized, "[AUT1] Invalid credential supplied.", lineAuthError).write(w)
 		return
 	}
-	token := randomHex(32)
+	token := randhex.String(32)
 	s.mu.Lock()
 	s.tokens[token] = *body.Username
 	s.mu.Unlock()
@@ -381,12 +383,6 @@ func requestTxType(r *http.Request) string {
 	}
 	_ = json.Unmarshal(b, &body)
 	return body.TransactionType
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func newUUID() string {
