@@ -467,11 +467,13 @@ func (r *Runner) stalled(s *targetState, acc *resultAcc) bool {
 // measure runs one execution; a timed one under instruction counting has its instructions counted.
 // The GC first keeps collection work (deterministic in amount, not in timing) out of the count.
 // A timed one of a profiled run lends its target a phase recorder, around the memory samples too
-// (the recorder is made before the first: it is not the target's memory).
+// (the recorder is made before the first: it is not the target's memory). Around all of it, what the
+// work read from storage is sampled (storage.go).
 func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name string) (*measurement, error) {
 	if !timed {
 		return r.count(ctx, ex, false, name)
 	}
+	read, watched := storageSample(ex.target, ex.servers)
 	prof := r.startProfile(ex)
 	var (
 		m   *measurement
@@ -483,6 +485,9 @@ func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name st
 		m, err = r.count(ctx, ex, true, name)
 	}
 	prof.stop(m, r.clockNs)
+	if after, ok := storageSample(ex.target, ex.servers); m != nil && watched && ok {
+		m.storageRead = max(0, after-read) // a server process that ended takes its count with it
+	}
 	return m, err
 }
 

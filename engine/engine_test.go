@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
@@ -65,6 +69,7 @@ func (f fake) Info() adapters.Info {
 			{Name: "verify_sleep", Kind: adapters.Duration, Default: "0s"},
 			{Name: "fail_verify", Kind: adapters.Int, Default: "-1"},
 			{Name: "log_ops", Kind: adapters.Bool},
+			{Name: "cold_read", Kind: adapters.Int, Default: "0"},
 		},
 		Workloads: []adapters.WorkloadSpec{{Name: "echo", Help: "returns op_sum"}},
 	}
@@ -138,6 +143,11 @@ func (t *fakeTarget) Close() error {
 
 func (t *fakeTarget) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 	t.log.add(t.o.String("label") + ":scan")
+	if size := t.o.Int("cold_read"); size > 0 {
+		if err := t.readCold(int(size)); err != nil {
+			return adapters.Tally{}, err
+		}
+	}
 	tl, err := t.Target.(adapters.Scanner).Scan(ctx, n)
 	if t.o.Bool("drop_row") {
 		tl.Rows--
@@ -146,6 +156,30 @@ func (t *fakeTarget) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 		tl.Sum++
 	}
 	return tl, err
+}
+
+// readCold reads a file of size bytes that it first drops from the page cache (made at the first
+// call, untimed then): a store read from disk.
+func (t *fakeTarget) readCold(size int) error {
+	path := filepath.Join(t.env.TempDir, "cold")
+	if _, err := os.Stat(path); err != nil {
+		if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
+			return err
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, f)
+	return err
 }
 
 func (t *fakeTarget) ScansInKeyOrder() bool { return true }
@@ -463,6 +497,41 @@ targets:
 	}
 	if rep.Verdict != "error" {
 		t.Errorf("verdict %s, want error", rep.Verdict)
+	}
+}
+
+// TestColdRepeatsWarn: a target whose timed scans read its store from disk gets a warning naming each
+// repeat and what it read; one that reads from memory gets none.
+func TestColdRepeatsWarn(t *testing.T) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(os.TempDir(), &fs); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Type == unix.TMPFS_MAGIC || fs.Type == unix.RAMFS_MAGIC {
+		t.Skipf("the temp dir %s is in memory: nothing is read from storage there", os.TempDir())
+	}
+	rep, err := run(t, plan(t, &callLog{}, `name: t
+dataset: {persons: 100}
+warmup: 1
+repeats: 2
+workloads: [scan]
+targets:
+  - {name: cold, adapter: fake, options: {cold_read: 4194304}}
+  - {name: warm, adapter: fake}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, warm := rep.Find("cold", "scan", 0), rep.Find("warm", "scan", 0)
+	if cold == nil || warm == nil || cold.Status != report.StatusOK {
+		t.Fatalf("results: %+v", rep.Results)
+	}
+	want := regexp.MustCompile(`^timed repeats read from storage \(repeat 1 [4-9]\.\d MiB, repeat 2 [4-9]\.\d MiB\): the store was not all in memory`)
+	if len(cold.Warnings) != 1 || !want.MatchString(cold.Warnings[0]) {
+		t.Errorf("cold: warnings %q, want one matching %s", cold.Warnings, want)
+	}
+	if len(warm.Warnings) != 0 {
+		t.Errorf("warm: warnings %q, want none", warm.Warnings)
 	}
 }
 

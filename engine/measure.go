@@ -36,6 +36,9 @@ type measurement struct {
 	busy time.Duration
 	// profile is the repeat's phase profile (profile: true; docs/profile.md); nil: none.
 	profile *repeatProfile
+	// storageRead is what the processes doing the work read from storage during the repeat (see
+	// storage.go); 0 when it could not be read.
+	storageRead int64
 }
 
 // latencySum is the sum of the repeat's operations' latencies, what the phases divide up.

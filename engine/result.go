@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -24,8 +25,9 @@ type resultAcc struct {
 	err          error
 	info         map[string]any
 	warnings     []string
-	loadAcc                 // a load-model (YCSB) workload's
-	prof         profileAcc // the phases of its profiled repeats (profile: true)
+	cold         []coldRepeat // measured repeats that read from storage (storage.go)
+	loadAcc                   // a load-model (YCSB) workload's
+	prof         profileAcc   // the phases of its profiled repeats (profile: true)
 }
 
 func newResultAcc(k resultKey, unit string, params map[string]any) *resultAcc {
@@ -109,6 +111,9 @@ func (a *resultAcc) add(index int, m *measurement) {
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,
 	})
 	a.sums = append(a.sums, m.sum)
+	if m.storageRead > coldReadBytes {
+		a.cold = append(a.cold, coldRepeat{index: index, bytes: m.storageRead})
+	}
 }
 
 func (a *resultAcc) describe(info map[string]any) {
@@ -135,6 +140,9 @@ func (a *resultAcc) finish() report.Result {
 	r := report.Result{
 		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
 		Status: report.StatusOK, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
+	}
+	if w := coldWarning(a.cold); w != "" {
+		r.Warnings = append(slices.Clone(r.Warnings), w)
 	}
 	if r.Repeats == nil {
 		r.Repeats = []report.Repeat{}

@@ -1,6 +1,7 @@
 // Package procmem reads the memory of processes as the kernel and the C allocator count it: the
 // resident set of a process (now and at its peak) from /proc, and the bytes glibc's malloc holds in
-// use in this process (mallinfo2). The engine reads them around a workload's timed repeats, outside
+// use in this process (mallinfo2); and what a process has read from storage, the reads the page cache
+// did not serve (/proc/PID/io). The engine reads them around a workload's timed repeats, outside
 // every timed operation (docs/memory.md).
 package procmem
 

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/procmem"
+)
+
+// Storage reads in a timed repeat. A store the page cache no longer holds in full is read partly
+// from disk, and the repeat's times say so without saying why: a store left idle while the other
+// targets run can be evicted (memory pressure; on some virtual machines a kernel policy that pages
+// out idle page cache within a minute). Mapped stores (LMDB) and a server's shared buffers are
+// safer than stores read with pread (SQLite, PostgreSQL's data files), but none is immune. The engine
+// reads, outside the timed operations, what the processes doing the work have read from storage
+// (procmem.ReadStorage) before and after each measured repeat, and a result whose repeats read more
+// than coldReadBytes says so in a warning. Warm-ups are not watched: reading the store in is theirs.
+// Nor are the repeats of interleave: ops (the targets share one stretch of time, and in one process
+// one count) or the load model's runs (engine/ycsb.go), which measure per operation on their own.
+
+// coldReadBytes is the storage reads in one repeat above which the result warns: a few pages of
+// metadata stay below it; a repeat whose data came partly from disk does not.
+const coldReadBytes = 1 << 20
+
+// storageSample is what this process, the target's own processes and a server the run started for
+// it have read from storage so far; ok is false when this process's count cannot be read (no
+// /proc/self/io: not Linux, or a kernel without I/O accounting). A client or server process that
+// cannot be read (another user's, without the right to trace it) is left out.
+func storageSample(t adapters.Target, servers []adapters.Process) (n int64, ok bool) {
+	n, err := procmem.ReadStorage(os.Getpid())
+	if err != nil {
+		return 0, false
+	}
+	procs := servers
+	if po, isOwner := t.(adapters.ProcessOwner); isOwner {
+		procs = append(po.Processes(), servers...)
+	}
+	for _, p := range procs {
+		if m, err := procmem.ReadStorageTree(p.PID); err == nil {
+			n += m
+		}
+	}
+	return n, true
+}
+
+// coldRepeat is a measured repeat that read from storage.
+type coldRepeat struct {
+	index int
+	bytes int64
+}
+
+// coldWarning says which repeats read more than coldReadBytes from storage, or "".
+func coldWarning(cold []coldRepeat) string {
+	if len(cold) == 0 {
+		return ""
+	}
+	parts := make([]string, len(cold))
+	for i, c := range cold {
+		parts[i] = fmt.Sprintf("repeat %d %.1f MiB", c.index+1, float64(c.bytes)/(1<<20))
+	}
+	return "timed repeats read from storage (" + strings.Join(parts, ", ") + "): the store was not all in " +
+		"memory, so their times include reads from disk; a store left idle can be evicted from the page cache " +
+		"(isolation: rewarm, an untimed run just before each timed repeat, makes it rarer)"
+}
