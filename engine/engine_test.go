@@ -158,10 +158,13 @@ func (t *fakeTarget) Scan(ctx context.Context, n int) (adapters.Tally, error) {
 	return tl, err
 }
 
-// readCold reads a file of size bytes that it first drops from the page cache (made at the first
-// call, untimed then): a store read from disk.
 func (t *fakeTarget) readCold(size int) error {
-	path := filepath.Join(t.env.TempDir, "cold")
+	return readCold(filepath.Join(t.env.TempDir, "cold"), size)
+}
+
+// readCold reads a file of size bytes at path that it first drops from the page cache (made at the
+// first call, which is a warm-up's), as a store read from disk would be.
+func readCold(path string, size int) error {
 	if _, err := os.Stat(path); err != nil {
 		if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
 			return err
@@ -503,13 +506,7 @@ targets:
 // TestColdRepeatsWarn: a target whose timed scans read its store from disk gets a warning naming each
 // repeat and what it read; one that reads from memory gets none.
 func TestColdRepeatsWarn(t *testing.T) {
-	var fs unix.Statfs_t
-	if err := unix.Statfs(os.TempDir(), &fs); err != nil {
-		t.Fatal(err)
-	}
-	if fs.Type == unix.TMPFS_MAGIC || fs.Type == unix.RAMFS_MAGIC {
-		t.Skipf("the temp dir %s is in memory: nothing is read from storage there", os.TempDir())
-	}
+	skipInMemoryTemp(t)
 	rep, err := run(t, plan(t, &callLog{}, `name: t
 dataset: {persons: 100}
 warmup: 1
@@ -532,6 +529,18 @@ targets:
 	}
 	if len(warm.Warnings) != 0 {
 		t.Errorf("warm: warnings %q, want none", warm.Warnings)
+	}
+}
+
+// skipInMemoryTemp skips a test whose temp files must be read from storage when they are in memory.
+func skipInMemoryTemp(t *testing.T) {
+	t.Helper()
+	var fs unix.Statfs_t
+	if err := unix.Statfs(os.TempDir(), &fs); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Type == unix.TMPFS_MAGIC || fs.Type == unix.RAMFS_MAGIC {
+		t.Skipf("the temp dir %s is in memory: nothing is read from storage there", os.TempDir())
 	}
 }
 

@@ -111,8 +111,14 @@ func (a *resultAcc) add(index int, m *measurement) {
 		Checksum: fmt.Sprintf("%016x", m.sum), Figures: figs, Histogram: enc,
 	})
 	a.sums = append(a.sums, m.sum)
-	if m.storageRead > coldReadBytes {
-		a.cold = append(a.cold, coldRepeat{index: index, bytes: m.storageRead})
+	a.noteStorage(index, m.storageRead)
+}
+
+// noteStorage keeps a measured repeat that read more than coldReadBytes from storage, for the
+// result's warning (storage.go).
+func (a *resultAcc) noteStorage(index int, read int64) {
+	if read > coldReadBytes {
+		a.cold = append(a.cold, coldRepeat{index: index, bytes: read})
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // (procmem.ReadStorage) before and after each measured repeat, and a result whose repeats read more
 // than coldReadBytes says so in a warning. Warm-ups are not watched: reading the store in is theirs.
 // Nor are the repeats of interleave: ops (the targets share one stretch of time, and in one process
-// one count) or the load model's runs (engine/ycsb.go), which measure per operation on their own.
+// one count). The load model's run phases are watched the same way (ycsbRun.runPhase).
 
 // coldReadBytes is the storage reads in one repeat above which the result warns: a few pages of
 // metadata stay below it; a repeat whose data came partly from disk does not.

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,11 +43,12 @@ func (recAdapter) Info() adapters.Info {
 		{Name: "stall_at", Kind: adapters.Int, Default: "-1"},        // the read with this number holds the whole store for stall_for
 		{Name: "stall_for", Kind: adapters.Duration, Default: "0s"},
 		{Name: "self_time", Kind: adapters.Duration, Default: "0s"}, // reads and updates report this as their own time (SetRecordTime)
+		{Name: "cold_read", Kind: adapters.Int, Default: "0"},       // every 50th read also reads this many bytes from disk
 	}}
 }
 
-func (recAdapter) Open(_ context.Context, o adapters.Options, _ adapters.Env) (adapters.Target, error) {
-	s := &recStore{o: o}
+func (recAdapter) Open(_ context.Context, o adapters.Options, env adapters.Env) (adapters.Target, error) {
+	s := &recStore{o: o, dir: env.TempDir}
 	if o.Bool("no_scan") {
 		return &noScan{s}, nil
 	}
@@ -54,6 +57,7 @@ func (recAdapter) Open(_ context.Context, o adapters.Options, _ adapters.Env) (a
 
 type recStore struct {
 	o       adapters.Options
+	dir     string
 	reads   atomic.Int64
 	mu      sync.RWMutex
 	recs    map[string][][]byte
@@ -112,7 +116,13 @@ func (s *recStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([]
 			return nil, false, ctx.Err()
 		}
 	}
-	if s.reads.Add(1)-1 == s.o.Int("stall_at") { // a stall of the whole store: every operation waits
+	n := s.reads.Add(1) - 1
+	if size := s.o.Int("cold_read"); size > 0 && n%50 == 0 {
+		if err := readCold(filepath.Join(s.dir, "cold"), int(size)); err != nil {
+			return nil, false, err
+		}
+	}
+	if n == s.o.Int("stall_at") { // a stall of the whole store: every operation waits
 		s.mu.Lock()
 		time.Sleep(s.o.Duration("stall_for"))
 		s.mu.Unlock()
@@ -398,6 +408,37 @@ func TestYCSBSelfTimed(t *testing.T) {
 				t.Errorf("%s %v ns, want the target's own %v ns (the call took 2 ms)", tt.figure, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestYCSBColdRunWarns: a run phase whose reads came partly from disk warns, as a repeat does; the
+// same store reading from memory does not.
+func TestYCSBColdRunWarns(t *testing.T) {
+	skipInMemoryTemp(t)
+	p := ycsbPlan(t, `name: y
+warmup: 1
+repeats: 2
+workloads: [ycsb-c]
+ycsb: {recordcount: 100}
+load: {rate: 400, duration: 500ms, workers: 4}
+targets:
+  - {name: cold, adapter: records, options: {cold_read: 1048576}}
+  - {name: warm, adapter: records}
+`)
+	rep, err := run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, warm := rep.Find("cold", "ycsb-c", 0), rep.Find("warm", "ycsb-c", 0)
+	if cold == nil || warm == nil || cold.Status != report.StatusOK {
+		t.Fatalf("results: %+v", rep.Results)
+	}
+	want := regexp.MustCompile(`^timed repeats read from storage \(repeat 1 [3-9]\.\d MiB, repeat 2 [3-9]\.\d MiB\)`)
+	if !slices.ContainsFunc(cold.Warnings, want.MatchString) {
+		t.Errorf("cold: warnings %q, want one matching %s", cold.Warnings, want)
+	}
+	if slices.ContainsFunc(warm.Warnings, func(w string) bool { return strings.Contains(w, "read from storage") }) {
+		t.Errorf("warm: warnings %q, want none about storage", warm.Warnings)
 	}
 }
 
