@@ -334,8 +334,10 @@ type Profiler interface {
 	Profile(r *phase.Recorder)
 }
 
-// ProcessOwner is a target whose work runs in processes of its own: with memory figures asked for
-// (docs/memory.md), the engine reads their resident sets from /proc around each timed repeat.
+// ProcessOwner is a target whose work runs in processes of its own (a client: RoleClient) or on a
+// server it started for itself (RoleServer): the engine reads their resident sets (memory figures,
+// docs/memory.md) and what they read from storage from /proc around each timed repeat. A target
+// with no RoleClient process does its work in dbbench's process.
 type ProcessOwner interface {
 	Processes() []Process
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/procmem"
@@ -35,12 +36,11 @@ func sampleMemory(t adapters.Target, servers []adapters.Process) memSample {
 	s.allocs, s.live = int64(ms[0].Value.Uint64()), int64(ms[1].Value.Uint64())
 	s.cHeap, s.cHeapOK = procmem.CHeap()
 	s.self, _ = procmem.ReadResident(os.Getpid())
-	po, ok := t.(adapters.ProcessOwner)
-	s.inProcess = !ok
 	procs := servers
-	if ok {
+	if po, ok := t.(adapters.ProcessOwner); ok {
 		procs = append(po.Processes(), servers...)
 	}
+	s.inProcess = !slices.ContainsFunc(procs, func(p adapters.Process) bool { return p.Role == adapters.RoleClient })
 	for _, p := range procs {
 		r, err := procmem.ReadTree(p.PID)
 		if err != nil {

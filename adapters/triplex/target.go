@@ -57,7 +57,20 @@ var (
 	_ adapters.PointReader    = (*target)(nil)
 	_ adapters.Inserter       = (*target)(nil)
 	_ adapters.CustomRunner   = (*target)(nil)
+	_ adapters.ProcessOwner   = (*target)(nil)
 )
+
+// Processes is the throwaway PostgreSQL server the target started for itself (its postmaster: the
+// engine reads the tree), so that its memory and its reads from storage are measured with the
+// target's repeats; none on SQLite, on a dsn or on a server in a container.
+func (t *target) Processes() []adapters.Process {
+	if pg, ok := t.b.(*pgBackend); ok && pg.server != nil {
+		if pid := pg.server.PID(); pid > 0 {
+			return []adapters.Process{{Role: adapters.RoleServer, PID: pid}}
+		}
+	}
+	return nil
+}
 
 // writeStats accumulates write throughput.
 type writeStats struct {

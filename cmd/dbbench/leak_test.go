@@ -76,15 +76,21 @@ func TestServerMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, mem := rep.Find("pg", "lookup", 0), rep.Find("mem", "lookup", 0)
-	if pg == nil || mem == nil {
+	pg, mem, tx := rep.Find("pg", "lookup", 0), rep.Find("mem", "lookup", 0), rep.Find("tx", "lookup", 0)
+	if pg == nil || mem == nil || tx == nil {
 		t.Fatal("a result is missing")
 	}
-	if v, ok := pg.Figures["server_peak_rss_bytes"]; !ok || v < 1<<20 {
-		t.Errorf("pg: server_peak_rss_bytes %v (present %v): a PostgreSQL server holds more than 1 MiB", v, ok)
-	}
-	if _, ok := pg.Figures["server_rss_growth_per_op"]; !ok {
-		t.Errorf("pg: server_rss_growth_per_op missing: %v", pg.Figures)
+	for _, x := range []*report.Result{pg, tx} {
+		if v, ok := x.Figures["server_peak_rss_bytes"]; !ok || v < 1<<20 {
+			t.Errorf("%s: server_peak_rss_bytes %v (present %v): a PostgreSQL server holds more than 1 MiB", x.Target, v, ok)
+		}
+		if _, ok := x.Figures["server_rss_growth_per_op"]; !ok {
+			t.Errorf("%s: server_rss_growth_per_op missing: %v", x.Target, x.Figures)
+		}
+		// Both do their work in dbbench's process: the Go heap's figures are theirs.
+		if _, ok := x.Figures["bytes_allocated_per_op"]; !ok {
+			t.Errorf("%s: bytes_allocated_per_op missing (taken for a client process?): %v", x.Target, x.Figures)
+		}
 	}
 	for _, f := range []string{"server_peak_rss_bytes", "server_rss_growth_per_op"} {
 		if _, ok := mem.Figures[f]; ok {
