@@ -36,10 +36,7 @@ func sampleMemory(t adapters.Target, servers []adapters.Process) memSample {
 	s.allocs, s.live = int64(ms[0].Value.Uint64()), int64(ms[1].Value.Uint64())
 	s.cHeap, s.cHeapOK = procmem.CHeap()
 	s.self, _ = procmem.ReadResident(os.Getpid())
-	procs := servers
-	if po, ok := t.(adapters.ProcessOwner); ok {
-		procs = append(po.Processes(), servers...)
-	}
+	procs := targetProcesses(t, servers)
 	s.inProcess = !slices.ContainsFunc(procs, func(p adapters.Process) bool { return p.Role == adapters.RoleClient })
 	for _, p := range procs {
 		r, err := procmem.ReadTree(p.PID)
@@ -52,6 +49,15 @@ func sampleMemory(t adapters.Target, servers []adapters.Process) memSample {
 		s.procs[p.Role] = sum
 	}
 	return s
+}
+
+// targetProcesses are the processes outside dbbench that do a target's work: its own (a client, a
+// server it started for itself) and a server the run started for it.
+func targetProcesses(t adapters.Target, servers []adapters.Process) []adapters.Process {
+	if po, ok := t.(adapters.ProcessOwner); ok {
+		return append(po.Processes(), servers...)
+	}
+	return servers
 }
 
 // memoryFigures are a repeat's memory figures from the samples before and after its ops operations

@@ -33,11 +33,7 @@ func storageSample(t adapters.Target, servers []adapters.Process) (n int64, ok b
 	if err != nil {
 		return 0, false
 	}
-	procs := servers
-	if po, isOwner := t.(adapters.ProcessOwner); isOwner {
-		procs = append(po.Processes(), servers...)
-	}
-	for _, p := range procs {
+	for _, p := range targetProcesses(t, servers) {
 		if m, err := procmem.ReadStorageTree(p.PID); err == nil {
 			n += m
 		}
