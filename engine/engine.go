@@ -171,7 +171,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	prog.start(p)
 	var results []*resultAcc // in the order the workloads ran
 	r.partial = func(runErr *RunError) *report.Report {
-		return r.complete(head, measured{targets: targets, results: finishAll(results), peakRSS: report.PeakRSS()}, runErr, ctx.Err() != nil)
+		return r.complete(head, measured{targets: targets, results: finishAll(results, r.RunIndex), peakRSS: report.PeakRSS()}, runErr, ctx.Err() != nil)
 	}
 	runErr := &RunError{}
 	for _, size := range p.Sizes {
@@ -235,11 +235,12 @@ func newTargetStates(p *config.Plan) ([]*targetState, []report.Target) {
 	return states, targets
 }
 
-// finishAll turns the results accumulated so far into the report's, leaving them to accumulate.
-func finishAll(accs []*resultAcc) []report.Result {
+// finishAll turns the results accumulated so far into the report's, leaving them to accumulate. run
+// is the run a run worker measures (0: not a run worker), for warnings that differ between runs.
+func finishAll(accs []*resultAcc, run int) []report.Result {
 	out := make([]report.Result, 0, len(accs))
 	for _, acc := range accs {
-		out = append(out, acc.finish())
+		out = append(out, acc.finish(run))
 	}
 	return out
 }

@@ -141,13 +141,13 @@ func (a *resultAcc) describe(info map[string]any) {
 	}
 }
 
-// finish turns the accumulated repeats into a report result.
-func (a *resultAcc) finish() report.Result {
+// finish turns the accumulated repeats into a report result; run is finishAll's.
+func (a *resultAcc) finish(run int) report.Result {
 	r := report.Result{
 		Target: a.key.target, Workload: a.key.workload, Size: a.key.size, Unit: a.unit, Params: a.params,
 		Status: report.StatusOK, Repeats: a.repeats, Info: a.info, Warnings: a.warnings,
 	}
-	if w := coldWarning(a.cold); w != "" {
+	if w := coldWarning(a.cold, run); w != "" {
 		r.Warnings = append(slices.Clone(r.Warnings), w)
 	}
 	if r.Repeats == nil {

@@ -47,16 +47,21 @@ type coldRepeat struct {
 	bytes int64
 }
 
-// coldWarning says which repeats read more than coldReadBytes from storage, or "".
-func coldWarning(cold []coldRepeat) string {
+// coldWarning says which repeats read more than coldReadBytes from storage, or "". A run worker's
+// (run > 0) names its run: the merged report keeps each run's warning.
+func coldWarning(cold []coldRepeat, run int) string {
 	if len(cold) == 0 {
 		return ""
+	}
+	which := "timed repeats"
+	if run > 0 {
+		which = fmt.Sprintf("run %d: timed repeats", run)
 	}
 	parts := make([]string, len(cold))
 	for i, c := range cold {
 		parts[i] = fmt.Sprintf("repeat %d %.1f MiB", c.index+1, float64(c.bytes)/(1<<20))
 	}
-	return "timed repeats read from storage (" + strings.Join(parts, ", ") + "): the store was not all in " +
+	return which + " read from storage (" + strings.Join(parts, ", ") + "): the store was not all in " +
 		"memory, so their times include reads from disk; a store left idle can be evicted from the page cache " +
 		"(isolation: rewarm, an untimed run just before each timed repeat, makes it rarer)"
 }
