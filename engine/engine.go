@@ -474,7 +474,7 @@ func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name st
 	if !timed {
 		return r.count(ctx, ex, false, name)
 	}
-	read, watched := storageSample(ex.target, ex.servers)
+	readSince := watchStorage(ex.target, ex.servers)
 	prof := r.startProfile(ex)
 	var (
 		m   *measurement
@@ -486,8 +486,8 @@ func (r *Runner) measure(ctx context.Context, ex *execution, timed bool, name st
 		m, err = r.count(ctx, ex, true, name)
 	}
 	prof.stop(m, r.clockNs)
-	if after, ok := storageSample(ex.target, ex.servers); m != nil && watched && ok {
-		m.storageRead = max(0, after-read) // a server process that ended takes its count with it
+	if m != nil {
+		m.storageRead = readSince()
 	}
 	return m, err
 }

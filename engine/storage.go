@@ -24,6 +24,20 @@ import (
 // metadata stay below it; a repeat whose data came partly from disk does not.
 const coldReadBytes = 1 << 20
 
+// watchStorage starts counting what the work of target t reads from storage; the function it
+// returns says how much was read since, or 0 when either count could not be read. A server process
+// that ended meanwhile takes its count with it, so the difference is kept from going negative.
+func watchStorage(t adapters.Target, servers []adapters.Process) (readSince func() int64) {
+	before, watched := storageSample(t, servers)
+	return func() int64 {
+		after, ok := storageSample(t, servers)
+		if !watched || !ok {
+			return 0
+		}
+		return max(0, after-before)
+	}
+}
+
 // storageSample is what this process, the target's own processes and a server the run started for
 // it have read from storage so far; ok is false when this process's count cannot be read (no
 // /proc/self/io: not Linux, or a kernel without I/O accounting). A client or server process that

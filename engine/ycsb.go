@@ -285,7 +285,7 @@ func (yr *ycsbRun) finalCheck(t *ycsbTarget) {
 
 // runPhase runs one repeat of the run phase on one target, then checks its reads and scans.
 func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
-	read, watched := storageSample(t.s.inst, t.s.servers())
+	readSince := watchStorage(t.s.inst, t.s.servers())
 	stop := watchStall(yr.r.stallLimit(), &t.done, t.s.cancel)
 	started := time.Now()
 	var res *load.Result
@@ -296,8 +296,8 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 		res, err = closedRun(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
 	}
 	stop()
-	if after, ok := storageSample(t.s.inst, t.s.servers()); watched && ok && rep >= yr.r.Plan.Warmup {
-		t.acc.noteStorage(rep-yr.r.Plan.Warmup, max(0, after-read))
+	if rep >= yr.r.Plan.Warmup {
+		t.acc.noteStorage(rep-yr.r.Plan.Warmup, readSince())
 	}
 	if t.stripe != nil && res != nil {
 		t.stripe.base += res.Sequence // the next run phase goes on from the whole sequence's end
