@@ -67,7 +67,7 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 	s.load = func(ctx context.Context, ds *dataset.Persons) error { return s.copyPersons(ctx, sc.Name, ds, progress) }
 	s.info = func(ctx context.Context) map[string]any {
 		m := map[string]any{
-			"driver":         "github.com/jackc/pgx/v5 " + buildinfo.Module("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib); YCSB reads and updates through pgx itself on the same connections",
+			"driver":         buildinfo.Named("github.com/jackc/pgx/v5") + " through database/sql (pgx/stdlib); YCSB reads and updates through pgx itself on the same connections",
 			"server_version": sc.Version, "server": server, "schema": sc.Name, "schema_created": sc.Created,
 			"load_path": "COPY (pgx CopyFrom) in email order, then VACUUM ANALYZE",
 		}

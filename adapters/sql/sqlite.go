@@ -99,7 +99,7 @@ func readSQLiteSettings(ctx context.Context, conn *sql.Conn) (sqliteSettings, er
 
 func sqliteInfo(c config, st sqliteSettings) map[string]any {
 	m := map[string]any{
-		"driver": "modernc.org/sqlite " + buildinfo.Module("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": st.version,
+		"driver": buildinfo.Named("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": st.version,
 		"storage": c.storage, "journal_mode": st.journal, "synchronous": synchronousNames[st.synchronous],
 		"load_path": "one transaction of prepared inserts in email order",
 	}

@@ -113,7 +113,7 @@ func (b *sqliteBackend) storeDB(ctx context.Context, name string) (*sql.DB, stor
 }
 
 func (b *sqliteBackend) info(context.Context) map[string]any {
-	m := map[string]any{"driver": "modernc.org/sqlite " + buildinfo.Module("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": b.version, "storage": b.storage}
+	m := map[string]any{"driver": buildinfo.Named("modernc.org/sqlite") + " (pure Go, database/sql)", "sqlite_version": b.version, "storage": b.storage}
 	if b.storage == storageMemory {
 		m["storage_detail"] = "memdb VFS, one in-memory database per store shared by the pool's connections (SQLite caps each at 1 GiB)"
 	} else {
@@ -220,7 +220,7 @@ func (b *pgBackend) storeDB(context.Context, string) (*sql.DB, store.TxBeginner,
 }
 
 func (b *pgBackend) info(ctx context.Context) map[string]any {
-	m := map[string]any{"driver": "github.com/jackc/pgx/v5 " + buildinfo.Module("github.com/jackc/pgx/v5") + " (reads and the triplex layout through database/sql via pgx/stdlib; the indexed layout's writes natively: COPY, array parameters, pipelined batches)", "server_version": b.schema.Version, "schema": b.schema.Name, "storage": "server"}
+	m := map[string]any{"driver": buildinfo.Named("github.com/jackc/pgx/v5") + " (reads and the triplex layout through database/sql via pgx/stdlib; the indexed layout's writes natively: COPY, array parameters, pipelined batches)", "server_version": b.schema.Version, "schema": b.schema.Name, "storage": "server"}
 	if b.server != nil {
 		m["server"] = "throwaway (" + b.server.Mode() + ")"
 		m["shared_buffers"] = b.sb

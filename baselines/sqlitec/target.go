@@ -267,7 +267,7 @@ func (t *target) Info() map[string]any {
 	defer t.mu.Unlock()
 	m := map[string]any{
 		"sqlite_version": C.GoString(C.sqlite3_libversion()),
-		"sqlite_build":   "the amalgamation compiled by github.com/mattn/go-sqlite3 " + buildinfo.Module("github.com/mattn/go-sqlite3") + " (cgo, -O2, SQLITE_THREADSAFE=1)",
+		"sqlite_build":   "the amalgamation compiled by " + buildinfo.Named("github.com/mattn/go-sqlite3") + " (cgo, -O2, SQLITE_THREADSAFE=1)",
 		"implementation": "C (-O2) calling SQLite's C API, one cgo call per workload run; timed inside C with clock_gettime(CLOCK_MONOTONIC)",
 		"connections":    "SQLITE_OPEN_NOMUTEX, one per thread; the concurrent workload opens one per reader before the start gate",
 		"scan":           "BEGIN, SELECT ... ORDER BY email LIMIT ? prepared in the transaction, sqlite3_step per row, COMMIT",

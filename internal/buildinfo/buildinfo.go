@@ -70,6 +70,10 @@ func Hash() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// Named is a linked module as a report names it: its path and Module's version
+// ("modernc.org/sqlite v1.62.0").
+func Named(path string) string { return path + " " + Module(path) }
+
 // Module is the version of a module linked into this binary (its replacement's when go.mod replaces
 // it), as the build recorded it, or "unknown": reports name the library they measured from this,
 // never from a version written in the code, which would go stale when go.mod moves.
