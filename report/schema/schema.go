@@ -1,9 +1,10 @@
 // Package schema holds the JSON Schemas (draft 2020-12) of dbbench's machine-readable outputs, one
-// file per format and version, published in this directory: report.v1.schema.json and
-// report.v2.schema.json for the reports `dbbench run` writes (version 2 since runs became the unit of
-// evidence; readers accept both), compare.v2.schema.json for `dbbench compare --format json` (compare.v1 for its earlier outputs). They require the
-// fields a reader needs and allow additions (fields are only ever added within a version). Validate
-// checks a document against them with github.com/santhosh-tekuri/jsonschema/v6.
+// file per format and version, published in this directory: report.v1, v2 and v3 .schema.json for
+// the reports `dbbench run` writes (version 2 since runs became the unit of evidence, 3 since a
+// load-model result counts its errors apart; readers accept all), compare.v2.schema.json for
+// `dbbench compare --format json` (compare.v1 for its earlier outputs). They require the fields a
+// reader needs and allow additions (fields are only ever added within a version). Validate checks a
+// document against them with github.com/santhosh-tekuri/jsonschema/v6.
 package schema
 
 import (
