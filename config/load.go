@@ -25,6 +25,10 @@ const (
 	MaxLoadWorkers       = 4096
 	MaxLoadRate          = 10_000_000 // ops/s
 	MaxLoadDuration      = 24 * time.Hour
+	// DefaultMaxErrorRate: a result fails when any repeat's errors exceed this share of its
+	// operations (load.max_error_rate): a few timeouts under overload stay a measurement, half the
+	// operations refused never passes.
+	DefaultMaxErrorRate = 0.01
 )
 
 // Policies and arrivals a `load:` section accepts (engine/load's names).
@@ -53,6 +57,18 @@ type LoadPlan struct {
 	Interval  time.Duration
 	LateAfter time.Duration
 	Precise   bool // one worker at a time waits for the next start, spinning (engine/load Config.Precise)
+	// MaxErrorRate is the largest share of a repeat's operations that may fail (errors over
+	// completed plus errors) before the result fails (default DefaultMaxErrorRate).
+	MaxErrorRate float64
+}
+
+// ErrorBudget is the largest error rate a repeat may have: the section's max_error_rate, or the
+// default when there is no section (a closed loop of one worker).
+func (l *LoadPlan) ErrorBudget() float64 {
+	if l == nil {
+		return DefaultMaxErrorRate
+	}
+	return l.MaxErrorRate
 }
 
 // Open reports whether the load is an open loop (a rate or a ramp).
@@ -70,6 +86,9 @@ type YCSBPlan struct {
 	InsertOrder         string // hashed or ordered
 	RequestDistribution string // "": the workload's own
 	MaxScanLength       int64  // 0: the workload's own
+	// CheckSample accepts that reads past the verification's memory budget go unchecked (counted
+	// and shown); without it a result with unchecked reads is not ok.
+	CheckSample bool
 }
 
 // Defaults of the `ycsb:` section: sized so a run takes seconds.
@@ -165,11 +184,11 @@ func parseRate(n *yaml.Node, what string, zeroOK bool) (float64, error) {
 
 // parseLoad reads the `load:` section.
 func parseLoad(n *yaml.Node) (*LoadPlan, error) {
-	fields, _, err := mapping(n, "load", "rate", "stages", "arrivals", "duration", "ops", "workers", "policy", "timeout", "interval", "late_after", "precise")
+	fields, _, err := mapping(n, "load", "rate", "stages", "arrivals", "duration", "ops", "workers", "policy", "timeout", "interval", "late_after", "precise", "max_error_rate")
 	if err != nil {
 		return nil, err
 	}
-	l := &LoadPlan{Line: n.Line, Arrivals: "constant", Policy: "queue"}
+	l := &LoadPlan{Line: n.Line, Arrivals: "constant", Policy: "queue", MaxErrorRate: DefaultMaxErrorRate}
 	if f, ok := fields["rate"]; ok {
 		if l.Rate, err = parseRate(f.value, "load.rate", false); err != nil {
 			return nil, err
@@ -218,6 +237,11 @@ func parseLoad(n *yaml.Node) (*LoadPlan, error) {
 	}
 	if f, ok := fields["precise"]; ok {
 		if l.Precise, err = boolValue(f.value, "load.precise"); err != nil {
+			return nil, err
+		}
+	}
+	if f, ok := fields["max_error_rate"]; ok {
+		if l.MaxErrorRate, err = fraction(f.value, "load.max_error_rate", 1); err != nil {
 			return nil, err
 		}
 	}
@@ -307,7 +331,7 @@ func parseStages(n *yaml.Node) ([]LoadStage, error) {
 // parseYCSB reads the `ycsb:` section.
 func parseYCSB(n *yaml.Node) (*YCSBPlan, error) {
 	fields, _, err := mapping(n, "ycsb", "workload", "mix", "recordcount", "operationcount", "fieldcount", "fieldlength",
-		"insertorder", "requestdistribution", "maxscanlength")
+		"insertorder", "requestdistribution", "maxscanlength", "check_sample")
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +379,11 @@ func parseYCSB(n *yaml.Node) (*YCSBPlan, error) {
 		}
 		if y.InsertOrder != "hashed" && y.InsertOrder != "ordered" {
 			return nil, errAt(f.value, "ycsb.insertorder %q: want hashed or ordered", y.InsertOrder)
+		}
+	}
+	if f, ok := fields["check_sample"]; ok {
+		if y.CheckSample, err = boolValue(f.value, "ycsb.check_sample"); err != nil {
+			return nil, err
 		}
 	}
 	if f, ok := fields["requestdistribution"]; ok {
@@ -546,6 +575,9 @@ func (y YCSBPlan) asRun() map[string]any {
 	if y.RequestDistribution != "" {
 		m["requestdistribution"] = y.RequestDistribution
 	}
+	if y.CheckSample {
+		m["check_sample"] = true
+	}
 	return m
 }
 
@@ -573,6 +605,9 @@ func (l *LoadPlan) asRun() map[string]any {
 	if l.Precise {
 		m["precise"] = true
 	}
+	if l.MaxErrorRate != DefaultMaxErrorRate {
+		m["max_error_rate"] = l.MaxErrorRate
+	}
 	return m
 }
 
@@ -592,7 +627,7 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	if duration < 0 || duration > MaxLoadDuration {
 		return fmt.Errorf("--duration %v: want a positive duration, at most %v", duration, MaxLoadDuration)
 	}
-	l := &LoadPlan{Arrivals: "constant", Policy: "queue"}
+	l := &LoadPlan{Arrivals: "constant", Policy: "queue", MaxErrorRate: DefaultMaxErrorRate}
 	if p.Load != nil {
 		cp := *p.Load
 		l = &cp

@@ -40,6 +40,16 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("%+v, as run %v", p.Load, p.AsRun["load"])
 			}
 		}},
+		{"error budget: default, none, given", "load: {rate: 100, duration: 1s}\n", false, func(t *testing.T, p *Plan) {
+			if p.Load.ErrorBudget() != DefaultMaxErrorRate || (*LoadPlan)(nil).ErrorBudget() != DefaultMaxErrorRate {
+				t.Errorf("%+v", p.Load)
+			}
+		}},
+		{"max_error_rate and check_sample", "load: {rate: 100, duration: 1s, max_error_rate: 5%}\nycsb: {check_sample: true}\n", false, func(t *testing.T, p *Plan) {
+			if p.Load.ErrorBudget() != 0.05 || !p.YCSB.CheckSample || p.AsRun["load"].(map[string]any)["max_error_rate"] != 0.05 {
+				t.Errorf("%+v %+v, as run %v", p.Load, p.YCSB, p.AsRun["load"])
+			}
+		}},
 		{"closed loop of workers", "load: {workers: 16, ops: 500}\n", false, func(t *testing.T, p *Plan) {
 			if p.Load.Open() || p.Load.Workers != 16 || p.Load.Ops != 500 {
 				t.Errorf("%+v", p.Load)
@@ -96,6 +106,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad workload letter", ycsbBase + "ycsb: {workload: g}\n", "y.yaml:5: ycsb.workload \"g\""},
 		{"bad distribution", ycsbBase + "ycsb: {requestdistribution: pareto}\n", "y.yaml:5: ycsb.requestdistribution \"pareto\""},
 		{"bad insert order", ycsbBase + "ycsb: {insertorder: random}\n", "ycsb.insertorder \"random\""},
+		{"error rate above 1", ycsbBase + "load: {rate: 5, duration: 1s, max_error_rate: 1.5}\n", "y.yaml:5: load.max_error_rate must be between 0 and 1"},
 		{"zero mix", strings.Replace(ycsbBase, "ycsb-a", "ycsb", 1) + "ycsb: {mix: {read: 0}}\n", "y.yaml:5: ycsb.mix: every proportion is zero"},
 		{"workload ycsb without a mix", strings.Replace(ycsbBase, "ycsb-a", "ycsb", 1), "workload ycsb (line 2) needs ycsb.workload"},
 		{"load without a YCSB workload", "name: y\ndataset: {persons: 10}\nworkloads: [scan]\ntargets: [{adapter: memory}]\nload: {rate: 5}\n", "y.yaml:5: load: applies to YCSB workloads"},
