@@ -47,11 +47,7 @@ func (r *Runner) mergeHlogs() error {
 	if len(parts) == 0 {
 		return nil
 	}
-	type line struct {
-		at   float64
-		text string
-	}
-	var lines []line
+	var lines []hlogLine
 	var header []string
 	first := math.Inf(1)
 	starts := make([]float64, len(parts))
@@ -61,19 +57,12 @@ func (r *Runner) mergeHlogs() error {
 		if err != nil {
 			return fmt.Errorf("interval log: %w", err)
 		}
-		starts[k] = math.NaN()
-		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			if rest, ok := strings.CutPrefix(l, "#[StartTime: "); ok {
-				starts[k], _ = strconv.ParseFloat(strings.Fields(rest)[0], 64)
-			}
-			if strings.HasPrefix(l, "Tag=") {
-				bodies[k] = append(bodies[k], l)
-			} else if k == 0 || len(header) == 0 {
-				header = append(header, l)
-			}
+		var head []string
+		if starts[k], head, bodies[k], err = readHlogPart(b); err != nil {
+			return fmt.Errorf("interval log %s: %w", p, err)
 		}
-		if math.IsNaN(starts[k]) {
-			return fmt.Errorf("interval log %s: no start time", p)
+		if k == 0 || len(header) == 0 {
+			header = head
 		}
 		first = min(first, starts[k])
 	}
@@ -82,16 +71,14 @@ func (r *Runner) mergeHlogs() error {
 	}
 	for k, body := range bodies {
 		for _, l := range body {
-			f := strings.SplitN(l, ",", 3)
-			at, err := strconv.ParseFloat(f[1], 64)
-			if len(f) < 3 || err != nil {
-				return fmt.Errorf("interval log %s: a line without a start time", parts[k])
+			sh, err := shiftHlogLine(l, starts[k]-first)
+			if err != nil {
+				return fmt.Errorf("interval log %s: %w", parts[k], err)
 			}
-			at += starts[k] - first
-			lines = append(lines, line{at, fmt.Sprintf("%s,%.3f,%s", f[0], at, f[2])})
+			lines = append(lines, sh)
 		}
 	}
-	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })
+	slices.SortStableFunc(lines, func(a, b hlogLine) int { return cmp.Compare(a.at, b.at) })
 	var out strings.Builder
 	if header == nil {
 		w, err := hlog.NewWriter(&out, time.UnixMilli(int64(math.Round(first*1000))), "dbbench "+r.Plan.Name)
@@ -105,6 +92,51 @@ func (r *Runner) mergeHlogs() error {
 		out.WriteString(l.text + "\n")
 	}
 	return os.WriteFile(r.HlogPath, []byte(out.String()), 0o644)
+}
+
+// hlogLine is one interval's line of a log, at its start time (s) from the log's start.
+type hlogLine struct {
+	at   float64
+	text string
+}
+
+// readHlogPart splits a worker's interval log into its start time (s since the epoch), its header
+// lines and its interval lines (tagged: dbbench tags every series).
+func readHlogPart(b []byte) (start float64, header, body []string, err error) {
+	start = math.NaN()
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if rest, ok := strings.CutPrefix(l, "#[StartTime: "); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+					start = v
+				}
+			}
+		}
+		if strings.HasPrefix(l, "Tag=") {
+			body = append(body, l)
+		} else {
+			header = append(header, l)
+		}
+	}
+	if math.IsNaN(start) || math.IsInf(start, 0) {
+		return 0, nil, nil, fmt.Errorf("no start time")
+	}
+	return start, header, body, nil
+}
+
+// shiftHlogLine moves an interval line (Tag=T,START,LENGTH,MAX,HISTOGRAM) by (s): its start from
+// another log's start.
+func shiftHlogLine(l string, by float64) (hlogLine, error) {
+	f := strings.SplitN(l, ",", 3)
+	if len(f) < 3 {
+		return hlogLine{}, fmt.Errorf("a line without a start time")
+	}
+	at, err := strconv.ParseFloat(f[1], 64)
+	if err != nil || math.IsNaN(at) || math.IsInf(at, 0) {
+		return hlogLine{}, fmt.Errorf("a line without a start time")
+	}
+	at += by
+	return hlogLine{at, fmt.Sprintf("%s,%.3f,%s", f[0], at, f[2])}, nil
 }
 
 // hlogFile is the open interval log of a run.
@@ -138,22 +170,8 @@ func (r *Runner) writeHlog(target, workload string, started time.Time, res *load
 	if interval <= 0 {
 		interval = load.DefaultInterval
 	}
-	off := started.Sub(r.hlog.start)
-	for _, iv := range res.Intervals {
-		for i, c := range iv.Types {
-			if c.Response == nil {
-				continue
-			}
-			for _, s := range []struct {
-				clock string
-				h     hlog.Histogram
-			}{{hlog.Response, c.Response}, {hlog.Service, c.Service}, {hlog.StartLag, c.StartLag}} {
-				tag := hlog.Tag(target+":"+workload, res.Types[i].Name, s.clock)
-				if err := r.hlog.w.Write(tag, off+iv.Start, off+iv.Start+interval, s.h); err != nil {
-					return fmt.Errorf("interval log: %w", err)
-				}
-			}
-		}
+	if err := res.WriteLog(r.hlog.w, target+":"+workload, started.Sub(r.hlog.start), interval); err != nil {
+		return fmt.Errorf("interval log: %w", err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestWriteLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := res.WriteLog(w, "memory", time.Second); err != nil {
+		if err := res.WriteLog(w, "memory", 0, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		r := hdrhistogram.NewHistogramLogReader(&buf)
