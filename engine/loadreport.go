@@ -52,37 +52,45 @@ func (a *resultAcc) addLoad(index int, res *load.Result, cfg load.Config, open, 
 }
 
 // loadFigures are a run phase's flat figures, so that assertions and the runs machinery read them
-// as any other: totals, the three clocks over all types, and the same per type as OP.FIGURE.
+// as any other: totals, the clocks over all types, and the same per type as OP.FIGURE. Counts,
+// rates and clocks are of the operations that succeeded; errors are a count and a rate of their
+// own. What only a schedule measures (target rate, late, waited, dropped, start lag, the
+// generator's figures) is absent from a closed loop's, never 0.
 func loadFigures(res *load.Result, open bool) map[string]float64 {
 	f := map[string]float64{
-		"ops": float64(res.Completed), "errors": float64(res.Errors), "elapsed": float64(res.Span.Nanoseconds()),
-		"ops_per_s": res.Achieved, "achieved_rate": res.Achieved, "late": float64(res.Late),
-		"dropped": float64(res.Dropped), "waited": float64(res.Waited), "timed_out": float64(res.TimedOut),
+		"ops": float64(res.Completed), "errors": float64(res.Errors), "error_rate": res.ErrorRate(),
+		"elapsed": float64(res.Span.Nanoseconds()), "ops_per_s": res.Achieved, "achieved_rate": res.Achieved,
+		"timed_out": float64(res.TimedOut),
 	}
 	if open {
 		f["target_rate"] = res.Target
+		f["late"], f["dropped"], f["waited"] = float64(res.Late), float64(res.Dropped), float64(res.Waited)
 		f["generator_work_per_op"] = float64(res.Generator.WorkPerOp(res.Scheduled).Nanoseconds())
+		f["generator_late"] = float64(res.Generator.Late)
 	}
-	var all load.Clocks[*hdrhistogram.Histogram]
-	all.Response, all.Service, all.StartLag = report.NewHistogram(), report.NewHistogram(), report.NewHistogram()
+	all := load.Clocks[*hdrhistogram.Histogram]{Response: report.NewHistogram(), Service: report.NewHistogram()}
+	if open {
+		all.StartLag = report.NewHistogram()
+	}
 	for _, t := range res.Types {
 		all.Response.Merge(t.Response)
 		all.Service.Merge(t.Service)
-		all.StartLag.Merge(t.StartLag)
+		if open {
+			all.StartLag.Merge(t.StartLag)
+		}
 		f[t.Name+".count"] = float64(t.Count)
 		f[t.Name+".errors"] = float64(t.Errors)
+		if n := t.Count + t.Errors; n > 0 {
+			f[t.Name+".error_rate"] = float64(t.Errors) / float64(n)
+		}
 		if t.Count > 0 {
-			clockFigures(f, t.Name+".", t.Clocks)
+			report.ClockFigures(f, t.Name+".", t.Response, t.Service, t.StartLag)
 		}
 	}
 	if res.Completed > 0 {
-		clockFigures(f, "", all)
+		report.ClockFigures(f, "", all.Response, all.Service, all.StartLag)
 	}
 	return f
-}
-
-func clockFigures(f map[string]float64, prefix string, c load.Clocks[*hdrhistogram.Histogram]) {
-	report.ClockFigures(f, prefix, c.Response, c.Service, c.StartLag)
 }
 
 // loadReport is a run phase as report.Load holds it (a shard's with its intervals' histograms).
@@ -97,11 +105,11 @@ func loadReport(res *load.Result, cfg load.Config, open, shard bool) *report.Loa
 	}
 	l := &report.Load{
 		Loop: "closed", Workers: cfg.Workers, Achieved: res.Achieved,
-		SpanNs: res.Span.Nanoseconds(), Scheduled: res.Scheduled, Completed: res.Completed, Late: res.Late,
-		Waited: res.Waited, Dropped: res.Dropped, Errors: res.Errors, TimedOut: res.TimedOut,
-		LateAfter: lateAfter.Nanoseconds(), Saturation: res.Saturation(), Intervals: []report.LoadInterval{},
+		SpanNs: res.Span.Nanoseconds(), Scheduled: res.Scheduled, Completed: res.Completed,
+		Errors: res.Errors, ErrorRate: res.ErrorRate(), TimedOut: res.TimedOut, Intervals: []report.LoadInterval{},
 	}
 	if open {
+		l.Late, l.Waited, l.Dropped, l.LateAfter, l.Saturation = res.Late, res.Waited, res.Dropped, lateAfter.Nanoseconds(), res.Saturation()
 		l.Loop, l.Arrivals, l.Policy = "open", string(cfg.Schedule.Arrival), string(cfg.Policy)
 		if l.Arrivals == "" {
 			l.Arrivals = string(load.Constant)
@@ -121,7 +129,7 @@ func loadReport(res *load.Result, cfg load.Config, open, shard bool) *report.Loa
 	for _, iv := range res.Intervals {
 		li := report.LoadInterval{StartNs: iv.Start.Nanoseconds(), LengthNs: interval.Nanoseconds(),
 			TargetRate: iv.Target / interval.Seconds(), Achieved: float64(iv.Completed) / interval.Seconds(),
-			Dropped: iv.Dropped, Late: iv.Late}
+			Errors: iv.Errors, Dropped: iv.Dropped, Late: iv.Late}
 		h := report.NewHistogram()
 		for _, c := range iv.Types {
 			if c.Response != nil {
@@ -138,15 +146,23 @@ func loadReport(res *load.Result, cfg load.Config, open, shard bool) *report.Loa
 }
 
 // loadTypes are a run phase's operation types as the report holds them: counts, and each clock's
-// percentiles and histogram.
+// percentiles and histogram (a closed loop has no start lag), and the failed operations' response
+// times apart.
 func loadTypes(res *load.Result) []report.LoadType {
 	out := []report.LoadType{}
 	for _, t := range res.Types {
 		lt := report.LoadType{Op: t.Name, Count: t.Count, Errors: t.Errors,
-			Response: report.Percentiles(t.Response), Service: report.Percentiles(t.Service), StartLag: report.Percentiles(t.StartLag)}
+			Response: report.Percentiles(t.Response), Service: report.Percentiles(t.Service)}
 		lt.Histogram.Response, _ = report.EncodeHistogram(t.Response)
 		lt.Histogram.Service, _ = report.EncodeHistogram(t.Service)
-		lt.Histogram.StartLag, _ = report.EncodeHistogram(t.StartLag)
+		if t.StartLag != nil {
+			lt.StartLag = report.Percentiles(t.StartLag)
+			lt.Histogram.StartLag, _ = report.EncodeHistogram(t.StartLag)
+		}
+		if t.Errors > 0 {
+			lt.Failed = report.Percentiles(t.Failed)
+			lt.Histogram.Failed, _ = report.EncodeHistogram(t.Failed)
+		}
 		out = append(out, lt)
 	}
 	return out

@@ -299,7 +299,7 @@ func TestOneProcessRedraws(t *testing.T) {
 				}
 				return g
 			}
-			tg := &ycsbTarget{gen: gen(), log: newRecordLog(yr.y, n)}
+			tg := &ycsbTarget{gen: gen(), log: newRecordLog(yr.y, n, false)}
 			next, seq := yr.next(tg), gen()
 			var beyond, moved int
 			for i := range yr.perRun {

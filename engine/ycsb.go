@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,16 +223,18 @@ func (yr *ycsbRun) params() map[string]any {
 		m["duration"] = s.Duration.String()
 	}
 	switch {
-	case yr.open && s.Duration > 0:
-		m["target_rate"] = s.Intended(s.Duration) / s.Duration.Seconds() // a ramp's mean
 	case yr.open:
-		m["target_rate"] = s.Rate
+		m["target_rate"] = s.MeanRate() // a ramp's mean; the whole schedule's (a shard's share is in load)
 	}
 	return m
 }
 
 func (yr *ycsbRun) method() string {
-	return "every read's fields against the versions its record could hold (dataset.YCSB), scans against the records " +
+	reads := "every read's fields"
+	if yr.r.Plan.YCSB.CheckSample {
+		reads = "each read's fields up to 64 MiB of reads a run phase (ycsb.check_sample: the reads past it are counted in load.checks.reads_unchecked, not checked)"
+	}
+	return reads + " against the versions its record could hold (dataset.YCSB), scans against the records " +
 		"in key order from their start key (rows, and the checksum where no write overlapped), every record written " +
 		"read back after the last run phase"
 }
@@ -255,7 +259,7 @@ func (yr *ycsbRun) loadPhase(ctx context.Context, t *ycsbTarget, prog *tracker) 
 		return nil
 	}
 	t.acc.loadPhase = &loadPhase{records: n, took: d}
-	t.log = newRecordLog(yr.y, n)
+	t.log = newRecordLog(yr.y, n, yr.r.Plan.YCSB.CheckSample)
 	reps := int64(yr.r.Plan.Warmup + yr.r.Plan.Repeats)
 	t.gen, err = ycsb.NewGenerator(yr.def, n, yr.perRun*reps, yr.y.Seed)
 	if err != nil {
@@ -293,7 +297,7 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 	if yr.open {
 		res, err = load.Run(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
 	} else {
-		res, err = closedRun(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
+		res, err = load.RunClosed(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
 	}
 	stop()
 	if rep >= yr.r.Plan.Warmup {
@@ -327,11 +331,29 @@ func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
 			t.acc.hlog = yr.r.hlogName()
 		}
 	}
-	// Errors are counted, not fatal (a timeout under overload is a measurement), unless nothing worked.
-	if res.Err != nil && res.Errors == res.Completed {
-		t.acc.fail(fmt.Errorf("every operation failed, the first: %w", res.Err))
+	// Errors are a rate of their own: a few (a timeout under overload) are a measurement, more than
+	// the error budget (load.max_error_rate) fail the result, a warm-up's too.
+	if budget := yr.r.Plan.Load.ErrorBudget(); res.ErrorRate() > budget {
+		t.acc.fail(errorBudgetSpent(res, budget, rep < yr.r.Plan.Warmup))
 	}
 	return nil
+}
+
+// errorBudgetSpent says that a run phase's errors passed the error budget: how many, of what, and
+// the first error.
+func errorBudgetSpent(res *load.Result, budget float64, warmup bool) error {
+	what := "a measured run phase"
+	if warmup {
+		what = "a warm-up run phase"
+	}
+	var kinds []string
+	for _, t := range res.Types {
+		if t.Errors > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d of %d %ss", t.Errors, t.Errors+t.Count, t.Name))
+		}
+	}
+	return fmt.Errorf("%s failed %.1f%% of its operations (%s), more than load.max_error_rate %s allows; the first: %w",
+		what, 100*res.ErrorRate(), strings.Join(kinds, ", "), strconv.FormatFloat(100*budget, 'f', -1, 64)+"%", res.Err)
 }
 
 // maxRedraws bounds the draws of a record not yet acknowledged (an insert still in flight) before

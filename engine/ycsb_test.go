@@ -35,10 +35,12 @@ type recAdapter struct{}
 
 func (recAdapter) Info() adapters.Info {
 	return adapters.Info{Name: "records", Records: ycsb.Ops(), Options: []adapters.OptionSpec{
-		{Name: "lie", Kind: adapters.Bool},      // a read of a record updated at least once returns version 0's fields
-		{Name: "bad_scan", Kind: adapters.Bool}, // scans skip their first record
-		{Name: "no_scan", Kind: adapters.Bool},  // the store has no RecordScanner
+		{Name: "lie", Kind: adapters.Bool},                    // a read of a record updated at least once returns version 0's fields
+		{Name: "lie_from", Kind: adapters.Int, Default: "-1"}, // the same, from the read with this number on
+		{Name: "bad_scan", Kind: adapters.Bool},               // scans skip their first record
+		{Name: "no_scan", Kind: adapters.Bool},                // the store has no RecordScanner
 		{Name: "lose_update", Kind: adapters.Bool},
+		{Name: "refuse_updates", Kind: adapters.Bool},                // every update fails (as a PostgreSQL trigger that raises would)
 		{Name: "read_sleep", Kind: adapters.Duration, Default: "0s"}, // each read takes this long (honouring its context)
 		{Name: "stall_at", Kind: adapters.Int, Default: "-1"},        // the read with this number holds the whole store for stall_for
 		{Name: "stall_for", Kind: adapters.Duration, Default: "0s"},
@@ -133,7 +135,8 @@ func (s *recStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([]
 	if !ok {
 		return nil, false, nil
 	}
-	if s.o.Bool("lie") && s.updated[string(key)] {
+	lie := s.o.Bool("lie") || s.o.Int("lie_from") >= 0 && n >= s.o.Int("lie_from")
+	if lie && s.updated[string(key)] {
 		// The record as loaded: which record it is comes from its key.
 		for i := int64(0); ; i++ {
 			if string(s.y.Key(i)) == string(key) {
@@ -151,6 +154,9 @@ func (s *recStore) ReadRecord(ctx context.Context, key []byte, dst [][]byte) ([]
 func (s *recStore) UpdateRecord(ctx context.Context, key []byte, field int, value []byte) error {
 	if d := s.o.Duration("self_time"); d > 0 {
 		adapters.SetRecordTime(ctx, d)
+	}
+	if s.o.Bool("refuse_updates") {
+		return errors.New("update refused")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -367,20 +373,25 @@ func TestYCSBMissingOperationRefused(t *testing.T) {
 }
 
 // TestYCSBTimeout: an operation that outlasts load.timeout is cancelled through its context and
-// counted as an error and timed out, per type too; the run goes on.
+// counted as an error and timed out, per type too, never a completion nor a clock's sample; the
+// run goes on, and the result fails on its error rate (every read timed out: more than 1%).
 func TestYCSBTimeout(t *testing.T) {
 	p := ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 1\nworkloads: [ycsb-c]\nycsb: {recordcount: 50}\nload: {rate: 200, duration: 250ms, workers: 64, timeout: 5ms}\ntargets: [{name: rec, adapter: records, options: {read_sleep: 50ms}}]\n")
 	rep, _ := run(t, p)
 	res := rep.Find("rec", "ycsb-c", 0)
-	if res == nil || res.Load == nil || res.Status != report.StatusFailed || !strings.Contains(res.Error, "every operation failed, the first: ") {
+	if res == nil || res.Load == nil || res.Status != report.StatusFailed || !strings.Contains(res.Error, "failed 100.0% of its operations (50 of 50 reads), more than load.max_error_rate 1% allows") {
 		t.Fatalf("result %+v", res)
 	}
 	f := res.Figures
-	if res.Load.Completed != 50 || f["timed_out"] != 50 || f["errors"] != 50 || f["read.errors"] != 50 {
-		t.Errorf("completed %d, timed out %v, errors %v, read errors %v; want 50 each", res.Load.Completed, f["timed_out"], f["errors"], f["read.errors"])
+	if res.Load.Completed != 0 || res.Load.Errors != 50 || f["ops"] != 0 || f["timed_out"] != 50 || f["errors"] != 50 || f["read.errors"] != 50 || f["error_rate"] != 1 {
+		t.Errorf("completed %d, errors %d, ops %v, timed out %v, errors %v, read errors %v, error rate %v; want 0, then 50 each, and 1",
+			res.Load.Completed, res.Load.Errors, f["ops"], f["timed_out"], f["errors"], f["read.errors"], f["error_rate"])
 	}
-	if f["service_p50"] < 4e6 || f["service_p50"] > 40e6 {
-		t.Errorf("service p50 %v ns: the reads should end at their 5ms timeout, not after 50ms", f["service_p50"])
+	if _, ok := f["service_p50"]; ok {
+		t.Errorf("service p50 %v: no operation succeeded, so there is no service time", f["service_p50"])
+	}
+	if failed := res.Load.Types[0].Failed["p50"]; failed < 4e6 || failed > 40e6 {
+		t.Errorf("failed reads' response p50 %v ns: they should end at their 5ms timeout, not after 50ms", failed)
 	}
 }
 
@@ -450,7 +461,7 @@ func TestMergeHlogs(t *testing.T) {
 	var parts []string
 	base := time.Now().Truncate(time.Second)
 	for k, target := range []string{"rec", "rec"} {
-		res, err := closedRun(context.Background(), load.Config{Workers: 1, Schedule: load.Schedule{Ops: 10 * int64(k+1)}, OpTypes: []string{"read"}},
+		res, err := load.RunClosed(context.Background(), load.Config{Workers: 1, Schedule: load.Schedule{Ops: 10 * int64(k+1)}, OpTypes: []string{"read"}},
 			func(int64) (int, int) { return 0, 0 }, func(context.Context, load.Op[int]) error { return nil })
 		if err != nil {
 			t.Fatal(err)
@@ -532,5 +543,135 @@ func TestYCSBCoordinatedOmission(t *testing.T) {
 	}
 	if closed["max"] < 250e6 {
 		t.Errorf("closed-loop max %.1f ms: the stall happened in the closed loop too", closed["max"]/1e6)
+	}
+}
+
+// TestYCSBErrorsApart: a store that refuses every update, under ycsb-a (half reads, half updates),
+// open and closed loop: the errors are a count and a rate of their own (about half the operations),
+// never a completion or a clock's sample; the achieved rate is the reads that succeeded over the
+// span; the result fails on its error rate (exit 3), and with a budget that allows half, it does
+// not. The sequence of operations is the seed's, so the counts are the same on any machine.
+func TestYCSBErrorsApart(t *testing.T) {
+	for _, tt := range []struct{ name, load string }{
+		{"open loop", "{rate: 4000, ops: 4000, workers: 8"},
+		{"closed loop", "{ops: 4000, workers: 4"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, budget := range []string{"", ", max_error_rate: 60%"} {
+				p := ycsbPlan(t, "name: y\nwarmup: 0\nrepeats: 1\nworkloads: [ycsb-a]\nycsb: {recordcount: 200, fieldcount: 2, fieldlength: 8}\nload: "+
+					tt.load+budget+"}\ntargets: [{name: rec, adapter: records, options: {refuse_updates: true}}]\n")
+				rep, err := run(t, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := rep.Find("rec", "ycsb-a", 0)
+				f, l := res.Figures, res.Load
+				if rate := f["error_rate"]; math.Abs(rate-0.5) > 0.02 || f["errors"] != f["update.errors"] || f["update.count"] != 0 || f["update.error_rate"] != 1 {
+					t.Errorf("error rate %v, errors %v (updates %v), update count %v: want about half, every one an update", rate, f["errors"], f["update.errors"], f["update.count"])
+				}
+				if f["ops"] != f["read.count"] || f["ops"]+f["errors"] != 4000 || l.Completed != int64(f["ops"]) || l.Errors != int64(f["errors"]) {
+					t.Errorf("ops %v (reads %v), errors %v, load completed %d errors %d: want the reads completed and 4000 in all", f["ops"], f["read.count"], f["errors"], l.Completed, l.Errors)
+				}
+				if want := f["ops"] / (f["elapsed"] / 1e9); math.Abs(f["achieved_rate"]-want) > 0.02*want {
+					t.Errorf("achieved %v/s, want the %v reads that succeeded over the span: %v/s", f["achieved_rate"], f["ops"], want)
+				}
+				if _, ok := f["update.response_p50"]; ok || l.Types[1].Op != "update" || l.Types[1].Failed == nil || l.Types[1].Response["p50"] != 0 {
+					t.Errorf("the failed updates have a clock: figures %v, load type %+v", f, l.Types[1])
+				}
+				failed := res.Status == report.StatusFailed && strings.Contains(res.Error, "more than load.max_error_rate 1% allows; the first: update refused")
+				if budget == "" && (!failed || rep.Verdict != report.VerdictError) {
+					t.Errorf("status %s (%s), verdict %s: want the result failed on its error rate, exit 3", res.Status, res.Error, rep.Verdict)
+				}
+				if budget != "" && (res.Status != report.StatusOK || rep.Verdict == report.VerdictError) {
+					t.Errorf("with max_error_rate 60%%: status %s (%s), verdict %s", res.Status, res.Error, rep.Verdict)
+				}
+			}
+		})
+	}
+}
+
+// TestYCSBClosedLoopMeasuresNoSchedule: a closed loop has no schedule, so its report has no start
+// lag, late, waited, dropped or target rate (absent, not 0), and an assertion on one is an error
+// (exit 3): nothing unmeasured passes.
+func TestYCSBClosedLoopMeasuresNoSchedule(t *testing.T) {
+	p := ycsbPlan(t, `name: y
+warmup: 0
+repeats: 1
+workloads: [ycsb-c]
+ycsb: {recordcount: 100}
+load: {ops: 300, workers: 2}
+assertions:
+  - ycsb-c.start_lag_p99[rec] <= 1us
+  - ycsb-c.late[rec] <= 0
+  - ycsb-c.read.service_p99[rec] <= 1s
+targets: [{name: rec, adapter: records}]
+`)
+	rep, err := run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Find("rec", "ycsb-c", 0)
+	for _, k := range []string{"start_lag_p99", "read.start_lag_p99", "late", "waited", "dropped", "target_rate", "generator_late", "generator_work_per_op"} {
+		if v, ok := res.Figures[k]; ok {
+			t.Errorf("a closed loop reports %s = %v", k, v)
+		}
+	}
+	if res.Load.Types[0].StartLag != nil || res.Load.Loop != "closed" {
+		t.Errorf("load %+v", res.Load)
+	}
+	b, _ := json.Marshal(res.Load)
+	for _, k := range []string{`"late"`, `"waited"`, `"dropped"`, `"target_rate"`, `"start_lag"`, `"generator"`, `"late_after_ns"`} {
+		if strings.Contains(string(b), k+":") {
+			t.Errorf("a closed loop's load section has %s: %s", k, b)
+		}
+	}
+	verdicts := []report.Verdict{report.VerdictError, report.VerdictError, report.VerdictPass}
+	for i, a := range rep.Assertions {
+		if a.Verdict != verdicts[i] {
+			t.Errorf("%s: %s (%s), want %s", a.Expr, a.Verdict, a.Reason, verdicts[i])
+		}
+	}
+	if rep.Verdict != report.VerdictError || !strings.Contains(rep.Assertions[0].Reason, "closed") {
+		t.Errorf("verdict %s, reason %q: want error (exit 3), naming the closed loop", rep.Verdict, rep.Assertions[0].Reason)
+	}
+}
+
+// TestYCSBEveryReadChecked: reads of 10 fields of 10,000 bytes pass the verification's 64 MiB
+// budget a run phase (about 1,000 reads of 100 kB, the budget 671): every one is still checked, as the run goes, and a
+// store that starts lying past the budget is caught; under ycsb.check_sample the reads past it are
+// counted unchecked, the result stays ok, and the method says so.
+func TestYCSBEveryReadChecked(t *testing.T) {
+	const base = "name: y\nwarmup: 0\nrepeats: 1\nworkloads: [ycsb-a]\nload: {ops: 2000, workers: 4}\n"
+	for _, tt := range []struct {
+		name, ycsb, options string
+		failed, sampled     bool
+	}{
+		{"every read checked", "{recordcount: 20, fieldlength: 10000}", "{}", false, false},
+		{"a lie past the budget caught", "{recordcount: 20, fieldlength: 10000}", "{lie_from: 800}", true, false},
+		{"sampled", "{recordcount: 20, fieldlength: 10000, check_sample: true}", "{}", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := run(t, ycsbPlan(t, base+"ycsb: "+tt.ycsb+"\ntargets: [{name: rec, adapter: records, options: "+tt.options+"}]\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rep.Find("rec", "ycsb-a", 0)
+			if failed := res.Status == report.StatusFailed; failed != tt.failed || failed && !strings.Contains(res.Error, "verification failed: a read: record") {
+				t.Fatalf("status %s (%s), want failed %v", res.Status, res.Error, tt.failed)
+			}
+			if tt.failed {
+				return
+			}
+			c, reads := res.Load.Checks, int64(res.Figures["read.count"])
+			if reads < 900 {
+				t.Fatalf("%d reads: too few to pass the budget", reads)
+			}
+			if !tt.sampled && (c.Reads != reads || c.ReadsUnchecked != 0 || !strings.HasPrefix(res.Verification.Method, "every read's fields")) {
+				t.Errorf("checked %d of %d reads, %d unchecked, method %q", c.Reads, reads, c.ReadsUnchecked, res.Verification.Method)
+			}
+			if tt.sampled && (c.ReadsUnchecked == 0 || c.Reads+c.ReadsUnchecked != reads || !strings.Contains(res.Verification.Method, "check_sample")) {
+				t.Errorf("checked %d of %d reads, %d unchecked, method %q", c.Reads, reads, c.ReadsUnchecked, res.Verification.Method)
+			}
+		})
 	}
 }

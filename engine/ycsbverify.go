@@ -36,8 +36,11 @@ type update struct {
 	span
 }
 
-// maxKeptReadBytes bounds the field bytes kept for checking reads after each run phase (64 MiB):
-// reads past it are counted, not checked; the final verification still reads every record written.
+// maxKeptReadBytes bounds the field bytes kept for checking reads after each run phase (64 MiB).
+// Past it, reads are checked as the run goes (outside the timed regions: after the store call, in
+// the worker that read) once every update that began before they ended has ended (the watermark),
+// so every read is checked; ycsb.check_sample counts them unchecked instead (no checking during
+// the run phase). The final verification reads every record written either way.
 const maxKeptReadBytes = 64 << 20
 
 type readRec struct {
@@ -68,8 +71,16 @@ type recordLog struct {
 	reads    []readRec
 	scans    []scanRec
 	kept     int64 // bytes of the reads kept
-	// unchecked counts the reads past maxKeptReadBytes; checked the reads and scans checked.
+	// unchecked counts the reads past maxKeptReadBytes under ycsb.check_sample; checked the reads
+	// and scans checked.
 	unchecked, checked, scansChecked, scansInexact int64
+	sample                                         bool // ycsb.check_sample: past the budget, count reads unchecked
+	// inflight are the updates handed a version and not yet logged, with when (log clock): no
+	// update not among them can begin before now, so a read that ended before the earliest can be
+	// checked (every version it could see is logged).
+	inflight  map[[2]int64]int64
+	settledAt int64 // the watermark at the last check of the kept reads during a run phase
+	verr      error // the first failed check of a read during the run phase
 
 	missing int64 // the first record a read did not find (-1: none)
 
@@ -80,9 +91,10 @@ type recordLog struct {
 	hasForeign atomic.Bool // some record is foreign: exists must look (one process never locks)
 }
 
-func newRecordLog(y dataset.YCSB, loaded int64) *recordLog {
+func newRecordLog(y dataset.YCSB, loaded int64, sample bool) *recordLog {
 	l := &recordLog{y: y, loaded: loaded, t0: time.Now(), versions: map[int64]int64{}, updates: map[int64][]update{},
-		inserted: map[int64]span{}, failedIn: map[int64]bool{}, done: map[int64]bool{}, foreign: map[int64]bool{}, missing: -1}
+		inserted: map[int64]span{}, failedIn: map[int64]bool{}, done: map[int64]bool{}, foreign: map[int64]bool{}, missing: -1,
+		sample: sample, inflight: map[[2]int64]int64{}}
 	l.acked.Store(loaded)
 	return l
 }
@@ -94,6 +106,7 @@ func (l *recordLog) nextVersion(i int64) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.versions[i]++
+	l.inflight[[2]int64{i, l.versions[i]}] = l.now()
 	return l.versions[i]
 }
 
@@ -103,7 +116,18 @@ func (l *recordLog) updated(i, v int64, field int, s span, err error) {
 	}
 	l.mu.Lock()
 	l.updates[i] = append(l.updates[i], update{version: v, field: field, span: s})
+	delete(l.inflight, [2]int64{i, v})
 	l.mu.Unlock()
+}
+
+// watermark is the time before which every update that began is logged: the earliest in flight,
+// or now. Called with l.mu held.
+func (l *recordLog) watermark() int64 {
+	w := l.now()
+	for _, at := range l.inflight {
+		w = min(w, at)
+	}
+	return w
 }
 
 // insertedRecord notes an insert's outcome and moves the acknowledged prefix over the inserts
@@ -167,8 +191,10 @@ func (l *recordLog) below(i int64) int64 {
 	return a
 }
 
-// keepRead keeps a read for the check, unless the reads kept hold maxKeptReadBytes already: false
-// then, and fields are the caller's again.
+// keepRead keeps a read for the check after the run phase. Past maxKeptReadBytes it checks the kept
+// reads the watermark has passed, and this read too when it can, so that memory stays bounded and
+// every read is checked (under ycsb.check_sample it counts the read unchecked instead). False: the
+// read was not kept, and fields are the caller's again.
 func (l *recordLog) keepRead(i int64, fields [][]byte, s span) bool {
 	n := int64(0)
 	for _, f := range fields {
@@ -177,12 +203,51 @@ func (l *recordLog) keepRead(i int64, fields [][]byte, s span) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.kept+n > maxKeptReadBytes {
-		l.unchecked++
-		return false
+		if l.sample {
+			l.unchecked++
+			return false
+		}
+		w := l.watermark()
+		if w > l.settledAt { // otherwise no kept read has become checkable since the last time
+			l.settledAt = w
+			l.checkSettled(w)
+		}
+		if s.end < w && l.kept+n > maxKeptReadBytes {
+			l.checkRead(readRec{record: i, fields: fields, span: s})
+			return false
+		}
 	}
 	l.kept += n
 	l.reads = append(l.reads, readRec{record: i, fields: fields, span: s})
 	return true
+}
+
+// checkSettled checks the kept reads that ended before the watermark w and forgets them. Called with
+// l.mu held.
+func (l *recordLog) checkSettled(w int64) {
+	keep := l.reads[:0]
+	l.kept = 0
+	for _, r := range l.reads {
+		if r.end >= w {
+			keep = append(keep, r)
+			for _, f := range r.fields {
+				l.kept += int64(len(f))
+			}
+			continue
+		}
+		l.checkRead(r)
+	}
+	clear(l.reads[len(keep):])
+	l.reads = keep
+}
+
+// checkRead checks one read, counting it, and keeps the first failure for checkPhase. Called with
+// l.mu held.
+func (l *recordLog) checkRead(r readRec) {
+	if err := l.checkFields(r.record, r.fields, r.start, r.end); err != nil && l.verr == nil {
+		l.verr = fmt.Errorf("verification failed: a read: %w", err)
+	}
+	l.checked++
 }
 
 func (l *recordLog) keepScan(start int64, n int, t adapters.Tally, s span) {
@@ -247,9 +312,12 @@ func (l *recordLog) checkPhase() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	reads, scans := l.reads, l.scans
-	l.reads, l.scans, l.kept = nil, nil, 0
+	l.reads, l.scans, l.kept, l.settledAt = nil, nil, 0, 0
 	if l.missing >= 0 {
 		return fmt.Errorf("verification failed: a read of record %s, which exists, found nothing", l.y.Key(l.missing))
+	}
+	if l.verr != nil {
+		return l.verr
 	}
 	for _, r := range reads {
 		if err := l.checkFields(r.record, r.fields, r.start, r.end); err != nil {

@@ -57,12 +57,14 @@ var memoryFigures = []FigureInfo{
 // three clocks are never one name: response time from the intended start, service time from the
 // actual start, start lag between.
 var loadFigures = []FigureInfo{
-	{"achieved_rate", "1/s", true, "operations completed per second of the run phase's span (load model)"},
-	{"target_rate", "1/s", true, "the schedule's mean rate, ops/s (0 in a closed loop)"},
-	{"late", "count", false, "operations started more than late_after after their intended start"},
-	{"dropped", "count", false, "operations never sent: no free worker at their intended start (policy drop)"},
-	{"waited", "count", false, "operations that waited for a free worker (policy queue)"},
-	{"timed_out", "count", false, "operations that outlasted load.timeout"},
+	{"achieved_rate", "1/s", true, "operations completed without an error per second of the run phase's span (load model)"},
+	{"target_rate", "1/s", true, "the schedule's rate, ops/s (a ramp's mean; open loop only)"},
+	{"error_rate", "ratio", false, "share of the operations performed that failed: errors / (ops + errors)"},
+	{"late", "count", false, "operations sent more than late_after after their intended start (open loop only)"},
+	{"dropped", "count", false, "operations never sent: no free worker at their intended start (policy drop; open loop only)"},
+	{"waited", "count", false, "operations that waited for a worker, every worker busy (policy queue; open loop only)"},
+	{"generator_late", "count", false, "operations the generator itself started late with a worker free (open loop only)"},
+	{"timed_out", "count", false, "operations that outlasted load.timeout (errors too)"},
 	{"response_p50", "ns", false, "median response time: from the intended start to the end (what a user waits)"},
 	{"response_p99", "ns", false, "99th percentile response time (from the intended start)"},
 	{"response_p999", "ns", false, "99.9th percentile response time (from the intended start)"},
@@ -82,8 +84,9 @@ func Signed(name string) bool {
 // OP.FIGURE (read.response_p99, update.service_p50, ...): its count and errors, and the three clocks.
 var OpFigures = func() []FigureInfo {
 	out := []FigureInfo{
-		{"count", "count", true, "operations of this type completed"},
+		{"count", "count", true, "operations of this type completed without an error"},
 		{"errors", "count", false, "operations of this type that failed"},
+		{"error_rate", "ratio", false, "share of the operations of this type performed that failed"},
 	}
 	for _, f := range loadFigures {
 		if strings.HasPrefix(f.Name, "response_") || strings.HasPrefix(f.Name, "service_") || strings.HasPrefix(f.Name, "start_lag_") {
@@ -93,6 +96,19 @@ var OpFigures = func() []FigureInfo {
 	}
 	return out
 }()
+
+// ScheduleFigure reports whether a figure ("OP.FIGURE" too) is one only an open loop measures: what
+// its schedule asked and how it was kept. A closed loop has none of them.
+func ScheduleFigure(name string) bool {
+	if _, fig, ok := strings.Cut(name, "."); ok {
+		name = fig
+	}
+	switch name {
+	case "target_rate", "late", "dropped", "waited", "generator_late", "generator_work_per_op":
+		return true
+	}
+	return strings.HasPrefix(name, "start_lag_")
+}
 
 // OpenLoop reports whether a figure ("OP.FIGURE" too) is one only a load-model workload has.
 func OpenLoop(name string) bool {
@@ -326,12 +342,14 @@ func RepeatsMedian(repeats []Repeat) map[string]float64 {
 }
 
 // ClockFigures sets a load-model workload's clock figures (prefix "" for all operation types,
-// "OP." for one) from its three histograms.
+// "OP." for one) from its three histograms; startLag nil (a closed loop) sets no start lag.
 func ClockFigures(f map[string]float64, prefix string, response, service, startLag *hdrhistogram.Histogram) {
 	f[prefix+"response_p50"] = float64(response.ValueAtQuantile(50))
 	f[prefix+"response_p99"] = float64(response.ValueAtQuantile(99))
 	f[prefix+"response_p999"] = float64(response.ValueAtQuantile(99.9))
 	f[prefix+"service_p50"] = float64(service.ValueAtQuantile(50))
 	f[prefix+"service_p99"] = float64(service.ValueAtQuantile(99))
-	f[prefix+"start_lag_p99"] = float64(startLag.ValueAtQuantile(99))
+	if startLag != nil {
+		f[prefix+"start_lag_p99"] = float64(startLag.ValueAtQuantile(99))
+	}
 }

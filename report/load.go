@@ -1,23 +1,30 @@
 package report
 
-import "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"encoding/json"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // The load model's part of a result (docs/load.md): an open-loop run of a workload against one target.
 // A Result with Load set is one open-loop workload (Unit "op"); its Repeats carry, per run, the flat
 // figures assertions read, named so that no clock is confused with another:
 //
-//	achieved_rate, target_rate (ops/s), late, dropped, errors (operations)
+//	achieved_rate, target_rate (ops/s), late, dropped, errors (operations), error_rate
 //	response_p50, response_p99, response_p999, service_p50, service_p99, start_lag_p99 (ns), all types
-//	OP.response_p99, OP.service_p99, OP.start_lag_p99, ... (ns): the same per operation type OP
+//	OP.response_p99, OP.service_p99, OP.start_lag_p99, OP.error_rate, ... : the same per operation type OP
 //
-// so that an assertion reads e.g. ycsb-a.read.response_p99[sqlite] <= 2ms.
+// so that an assertion reads e.g. ycsb-a.read.response_p99[sqlite] <= 2ms. Since schema version 3
+// the counts, rates and clocks are of the operations that succeeded (errors are a count and a rate
+// of their own), and a closed loop's figures leave out what only a schedule measures.
 
 // Load is what an open-loop workload did on one target: the schedule asked, the rate achieved, the
 // three clocks per operation type and the time series. For several runs it is the last run's.
 type Load struct {
 	// Loop is "open" (operations at intended start times from a schedule) or "closed" (no rate:
 	// each worker starts its next operation when its last one ends; response time = service time,
-	// start lag 0, target rate 0).
+	// and nothing measured of a schedule: its JSON has no arrivals, policy, target rate, duration,
+	// late, waited, dropped, late_after_ns, saturation or generator, and its types no start lag).
 	Loop       string  `json:"loop"`
 	Arrivals   string  `json:"arrivals"` // constant or poisson (open loop)
 	Policy     string  `json:"policy"`   // queue or drop
@@ -27,11 +34,12 @@ type Load struct {
 	DurationNs int64   `json:"duration_ns"`   // the schedule's span (intended starts in [0, duration))
 	SpanNs     int64   `json:"span_ns"`       // start to the later of the schedule's end and the last completion
 	Scheduled  int64   `json:"scheduled"`
-	Completed  int64   `json:"completed"`
-	Late       int64   `json:"late"`    // started more than LateAfterNs after the intended start
-	Waited     int64   `json:"waited"`  // waited for a free worker (queue policy)
-	Dropped    int64   `json:"dropped"` // never sent (drop policy)
+	Completed  int64   `json:"completed"` // without an error
+	Late       int64   `json:"late"`      // sent more than LateAfterNs after the intended start
+	Waited     int64   `json:"waited"`    // waited for a free worker, every worker busy (queue policy)
+	Dropped    int64   `json:"dropped"`   // never sent (drop policy)
 	Errors     int64   `json:"errors"`
+	ErrorRate  float64 `json:"error_rate"` // errors / (completed + errors)
 	TimedOut   int64   `json:"timed_out"`
 	LateAfter  int64   `json:"late_after_ns"`
 	// Saturation is "", "target saturated", "generator stalled" (late hand-overs it recovered from) or
@@ -49,6 +57,30 @@ type Load struct {
 	LoadPhase *LoadPhase `json:"load_phase,omitempty"`
 	// Checks says what was verified, outside the timed region, over all run phases.
 	Checks LoadChecks `json:"checks"`
+}
+
+// MarshalJSON leaves out of a closed loop's section the fields only a schedule measures, so that a
+// figure that was not measured is absent rather than 0 (a reader gets zero values back).
+func (l Load) MarshalJSON() ([]byte, error) {
+	type plain Load
+	if l.Loop != "closed" {
+		return json.Marshal(plain(l))
+	}
+	// A field of the outer struct hides the embedded one of the same JSON name; nil, it is omitted.
+	type none *struct{}
+	return json.Marshal(struct {
+		plain
+		Arrivals   none `json:"arrivals,omitempty"`
+		Policy     none `json:"policy,omitempty"`
+		TargetRate none `json:"target_rate,omitempty"`
+		DurationNs none `json:"duration_ns,omitempty"`
+		Late       none `json:"late,omitempty"`
+		Waited     none `json:"waited,omitempty"`
+		Dropped    none `json:"dropped,omitempty"`
+		LateAfter  none `json:"late_after_ns,omitempty"`
+		Saturation none `json:"saturation,omitempty"`
+		Generator  none `json:"generator,omitempty"`
+	}{plain: plain(l)})
 }
 
 // LoadPhase is the YCSB load phase: records stored with the store's bulk path, in a fresh table.
@@ -77,28 +109,31 @@ type LoadGenerator struct {
 	CPUMeasured bool    `json:"cpu_measured"`
 	CPUShare    float64 `json:"cpu_share"` // CPUNs over the span: the share of one core
 	WorkPerOpNs float64 `json:"work_per_op_ns"`
-	Late        int64   `json:"late"` // operations started late with workers free
+	Late        int64   `json:"late"` // operations started late with a worker free: the generator's own lateness
 	MaxLagNs    int64   `json:"max_lag_ns"`
 }
 
-// LoadType is one operation type's count and three clocks. Each clock's summary holds p50, p90,
-// p99, p99.9, max and mean in ns (keys as Result.Merged's); the histograms are HdrHistogram V2
-// compressed, base64, as Result.Histogram.
+// LoadType is one operation type's count and three clocks, of the operations that succeeded, and
+// the response times of those that failed. Each summary holds p50, p90, p99, p99.9, max and mean in
+// ns (keys as Result.Merged's); the histograms are HdrHistogram V2 compressed, base64, as
+// Result.Histogram.
 type LoadType struct {
 	Op        string             `json:"op"`
-	Count     int64              `json:"count"`
+	Count     int64              `json:"count"` // succeeded
 	Errors    int64              `json:"errors"`
-	Response  map[string]float64 `json:"response"`  // from the intended start: what a user waits
-	Service   map[string]float64 `json:"service"`   // from the actual start: what the store took
-	StartLag  map[string]float64 `json:"start_lag"` // actual minus intended start
+	Response  map[string]float64 `json:"response"`            // from the intended start: what a user waits
+	Service   map[string]float64 `json:"service"`             // from the actual start: what the store took
+	StartLag  map[string]float64 `json:"start_lag,omitempty"` // actual minus intended start (open loop)
+	Failed    map[string]float64 `json:"failed,omitempty"`    // the failed operations' response times
 	Histogram LoadHistograms     `json:"histograms"`
 }
 
-// LoadHistograms are one operation type's three full histograms.
+// LoadHistograms are one operation type's full histograms.
 type LoadHistograms struct {
 	Response string `json:"response"`
 	Service  string `json:"service"`
-	StartLag string `json:"start_lag"`
+	StartLag string `json:"start_lag,omitempty"`
+	Failed   string `json:"failed,omitempty"`
 }
 
 // LoadInterval is one step of the time series (default 1 s), over all operation types: what the
@@ -106,8 +141,9 @@ type LoadHistograms struct {
 type LoadInterval struct {
 	StartNs      int64   `json:"start_ns"`
 	LengthNs     int64   `json:"length_ns"`
-	TargetRate   float64 `json:"target_rate"`   // ops/s the schedule intended over the interval
-	Achieved     float64 `json:"achieved_rate"` // completed in the interval, per second
+	TargetRate   float64 `json:"target_rate,omitempty"` // ops/s the schedule intended over the interval (none: 0, or a closed loop)
+	Achieved     float64 `json:"achieved_rate"`         // completed without an error in the interval, per second
+	Errors       int64   `json:"errors,omitempty"`
 	Dropped      int64   `json:"dropped,omitempty"`
 	Late         int64   `json:"late,omitempty"`
 	ResponseP50  float64 `json:"response_p50"`

@@ -38,15 +38,16 @@ func TestSpinBudget(t *testing.T) {
 			}
 			// A start an hour ago: every operation is due, so taking one never waits.
 			p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
-				next: noArg, claim: make(chan struct{}, 1)}
+				next: noArg, claim: make(chan struct{}, 1), free: newFreeList(1)}
 			var prev time.Duration
 			var n int
 			var total time.Duration
 			for {
-				op, spin, _, ok := p.take()
+				op, spin, _, ok := p.take(0)
 				if !ok {
 					break
 				}
+				p.free.add(0, p.now()) // as if it had performed it
 				if tt.precise {
 					select {
 					case p.claim <- struct{}{}:
@@ -189,5 +190,56 @@ func TestWaitCounted(t *testing.T) {
 	_, clock := sleepThreadCPU(0)
 	if p.sleeps.Load() != 1 || measured != clock || (clock && (sleep <= 0 || sleep > 2*time.Millisecond)) {
 		t.Errorf("%d sleeps, their CPU %v (measured %v, a thread CPU clock: %v)", p.sleeps.Load(), sleep, measured, clock)
+	}
+}
+
+// TestReadyBlame: who is blamed for an operation that starts late. Every operation here is due
+// long before it is taken (a start an hour ago), so each is taken late; the ready time says how
+// much of that lateness is the target's (every worker busy) and how much the generator's.
+func TestReadyBlame(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		name    string
+		policy  Policy
+		free    time.Duration // when the one worker would have become free after operation 0, had it started on time
+		ready   time.Duration // operation 1's (intended at 1 ms)
+		waited  int64
+		dropped int64
+	}{
+		// The worker was free from 0.5 ms and came to the claim an hour late (its thread lost the
+		// CPU): the generator's lateness, not a wait for a worker.
+		{"free worker reached late", Queue, ms / 2, ms, 0, 0},
+		{"free worker reached late, drop", Drop, ms / 2, ms, 0, 0},
+		// The worker was busy until 5 ms: the operation waited 4 ms for it (then the generator's).
+		{"busy worker", Queue, 5 * ms, 5 * ms, 1, 0},
+		{"busy worker, drop", Drop, 5 * ms, 0, 0, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Schedule: Schedule{Rate: 1000, Ops: 2}, Workers: 1, Policy: tt.policy}
+			if err := cfg.normalize(); err != nil {
+				t.Fatal(err)
+			}
+			times, err := cfg.Schedule.Times()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
+				next: noArg, claim: make(chan struct{}, 1), free: newFreeList(1)}
+			op, _, ready, ok := p.take(0)
+			if !ok || op.Seq != 0 || ready != 0 {
+				t.Fatalf("operation 0: seq %d, ready %v, ok %v; want ready at 0 (every worker free since the start)", op.Seq, ready, ok)
+			}
+			p.free.add(0, tt.free)
+			op, _, ready, ok = p.take(0)
+			if tt.dropped > 0 {
+				if ok || p.dropped != tt.dropped {
+					t.Fatalf("operation 1: taken %v, %d dropped; want it dropped", ok, p.dropped)
+				}
+				return
+			}
+			if !ok || op.Seq != 1 || ready != tt.ready || p.waited != tt.waited || p.dropped != 0 {
+				t.Errorf("operation 1: ready %v, waited %d, dropped %d; want ready %v, waited %d", ready, p.waited, p.dropped, tt.ready, tt.waited)
+			}
+		})
 	}
 }

@@ -44,6 +44,9 @@ const (
 	// workers are free; more than the runtime timer's late wake-up (about 1 ms) that waits for it.
 	DrawAhead        = 2 * time.Millisecond
 	DefaultLateAfter = time.Millisecond
+	// StartLead: the schedule starts this long after the last worker is ready, so that waking them
+	// does not make the first operations late (the schedule starts when the workers are ready).
+	StartLead = time.Millisecond
 	// SaturatedShare: a side (generator or target) is saturated when it made more than this share
 	// of the operations late (or, for the target, dropped them).
 	SaturatedShare = 0.01
@@ -128,22 +131,26 @@ type Clocks[H any] struct {
 	StartLag H // actual start - intended start: how late the operation began
 }
 
-// TypeResult is one operation type's totals.
+// TypeResult is one operation type's totals. Errors are apart: Count and the three clocks hold the
+// operations that succeeded; Failed is the response time (from the intended start) of those that
+// returned an error, timeouts included (as k6 keeps http_req_failed apart from its durations).
 type TypeResult struct {
 	Name     string
-	Count    int64 // completed (errors included)
-	Errors   int64
+	Count    int64 // completed without an error
+	Errors   int64 // returned an error (timeouts included)
 	TimedOut int64
 	Clocks[*hdrhistogram.Histogram]
+	Failed *hdrhistogram.Histogram
 }
 
-// Interval is one step of the time series. Completions (and their clocks) fall in the interval
-// they end in; Scheduled and Dropped in the one their intended start falls in.
+// Interval is one step of the time series. Completions and errors (and their clocks) fall in the
+// interval they end in; Scheduled and Dropped in the one their intended start falls in.
 type Interval struct {
 	Start              time.Duration
 	Scheduled          int64   // intended starts in the interval
 	Target             float64 // the schedule's intended operations over the interval (ops)
-	Completed, Dropped int64
+	Completed, Dropped int64   // Completed: without an error
+	Errors             int64
 	Late               int64
 	Types              []Clocks[*hdrhistogram.PackedHistogram] // per operation type; nil when none completed
 }
@@ -159,8 +166,11 @@ type Generator struct {
 	Work        time.Duration // wall time taking operations (drawing and counting them), waiting excluded
 	Spin        time.Duration // wall time spinning until intended starts (off-CPU steps left out)
 	Sleep       time.Duration // the sleeps' system calls: every sleepSample-th timed on its thread's CPU clock
-	Late        int64         // operations started late with nothing to blame but the generator
-	MaxLag      time.Duration // the largest such delay
+	// Late: operations started more than LateAfter after they were ready (their intended start, or
+	// the moment a busy pool freed a worker for them) with a worker free: the generator's own
+	// lateness (a thread that lost the CPU, a slow draw), never counted as the target's.
+	Late   int64
+	MaxLag time.Duration // the largest such delay
 }
 
 // WorkPerOp is the generator's cost per operation, waiting excluded.
@@ -171,18 +181,20 @@ func (g Generator) WorkPerOp(ops int64) time.Duration {
 	return g.Work / time.Duration(ops)
 }
 
-// Result is an open-loop run's outcome.
+// Result is an open-loop run's outcome. A figure is what was measured, of what succeeded: Completed,
+// Achieved and the clocks count the operations that returned no error; errors are a count (and a
+// rate: ErrorRate) of their own.
 type Result struct {
 	Scheduled int64         // operations the schedule intended (sent or dropped)
-	Completed int64         // operations performed (errors included)
+	Completed int64         // operations performed without an error
 	Dropped   int64         // policy drop: no worker free at the intended start
-	Late      int64         // started more than LateAfter after the intended start
-	Waited    int64         // waited for a worker (queue policy) more than LateAfter
+	Late      int64         // sent more than LateAfter after the intended start (errors included)
+	Waited    int64         // waited more than LateAfter for a worker, every worker busy (queue policy)
 	Errors    int64         // operations that returned an error (timeouts included)
 	TimedOut  int64         // operations whose context's deadline passed
 	Err       error         // the first operation error
 	Span      time.Duration // from the start to the later of the schedule's end and the last completion
-	Target    float64       // the schedule's mean rate over its duration (ops/s)
+	Target    float64       // the schedule's rate (Schedule.MeanRate), whatever ended the run (ops/s)
 	Achieved  float64       // Completed / Span (ops/s)
 	Types     []TypeResult
 	Intervals []Interval
@@ -199,6 +211,15 @@ type Result struct {
 	GeneratorSaturated bool
 	// TargetSaturated: more than SaturatedShare of the operations waited for a worker or were dropped.
 	TargetSaturated bool
+}
+
+// ErrorRate is the share of the operations performed that returned an error: Errors over
+// Completed + Errors (0 when none was performed).
+func (r *Result) ErrorRate() float64 {
+	if n := r.Completed + r.Errors; n > 0 {
+		return float64(r.Errors) / float64(n)
+	}
+	return 0
 }
 
 // Saturation names the saturation a run showed: "generator saturated", "target saturated",
@@ -221,6 +242,7 @@ func (r *Result) Saturation() string {
 type recorder struct {
 	mu        sync.Mutex
 	cfg       *Config
+	closed    bool // a closed loop's: no schedule, so no start lag, and nothing late
 	types     []TypeResult
 	intervals []Interval
 	late      int64
@@ -245,6 +267,50 @@ func (r *recorder) interval(at time.Duration) *Interval {
 func (r *recorder) record(typ int, intended, start, end time.Duration, err error, timedOut bool, own time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	t := &r.types[typ]
+	resp, serv, lag := end-intended, end-start, start-intended
+	iv := r.interval(end)
+	if !r.closed {
+		r.schedule(iv, lag, own)
+	}
+	r.lastEnd = max(r.lastEnd, end)
+	if err != nil { // a count and a histogram of its own, never a completion or a clock's sample
+		t.Errors++
+		iv.Errors++
+		report.Record(t.Failed, resp)
+		if timedOut {
+			t.TimedOut++
+		}
+		if r.err == nil {
+			r.err = err
+		}
+		return
+	}
+	t.Count++
+	report.Record(t.Response, resp)
+	report.Record(t.Service, serv)
+	iv.Completed++
+	if iv.Types == nil {
+		iv.Types = make([]Clocks[*hdrhistogram.PackedHistogram], len(r.types))
+	}
+	c := &iv.Types[typ]
+	if c.Response == nil {
+		c.Response, c.Service = report.NewPacked(), report.NewPacked()
+		if !r.closed {
+			c.StartLag = report.NewPacked()
+		}
+	}
+	recordPacked(c.Response, resp)
+	recordPacked(c.Service, serv)
+	if !r.closed {
+		report.Record(t.StartLag, lag)
+		recordPacked(c.StartLag, lag)
+	}
+}
+
+// schedule counts what an open loop's operation says of the schedule, whatever its outcome: late
+// (lag past LateAfter), and the generator's own lateness (own).
+func (r *recorder) schedule(iv *Interval, lag, own time.Duration) {
 	if own > r.cfg.LateAfter {
 		r.genLate++
 		r.genMaxLag = max(r.genMaxLag, own)
@@ -255,38 +321,22 @@ func (r *recorder) record(typ int, intended, start, end time.Duration, err error
 		r.tail[r.tailAt] = max(own, 0)
 		r.tailAt = (r.tailAt + 1) % tailOps
 	}
-	t := &r.types[typ]
-	t.Count++
-	resp, serv, lag := end-intended, end-start, start-intended
-	report.Record(t.Response, resp)
-	report.Record(t.Service, serv)
-	report.Record(t.StartLag, lag)
-	iv := r.interval(end)
-	iv.Completed++
-	if iv.Types == nil {
-		iv.Types = make([]Clocks[*hdrhistogram.PackedHistogram], len(r.types))
-	}
-	c := &iv.Types[typ]
-	if c.Response == nil {
-		c.Response, c.Service, c.StartLag = report.NewPacked(), report.NewPacked(), report.NewPacked()
-	}
-	recordPacked(c.Response, resp)
-	recordPacked(c.Service, serv)
-	recordPacked(c.StartLag, lag)
 	if lag > r.cfg.LateAfter {
 		r.late++
 		iv.Late++
 	}
-	if err != nil {
-		t.Errors++
-		if timedOut {
-			t.TimedOut++
-		}
-		if r.err == nil {
-			r.err = err
-		}
+}
+
+// totals sums the types into the run's counts and its achieved rate.
+func (res *Result) totals() {
+	for _, t := range res.Types {
+		res.Completed += t.Count
+		res.Errors += t.Errors
+		res.TimedOut += t.TimedOut
 	}
-	r.lastEnd = max(r.lastEnd, end)
+	if res.Span > 0 {
+		res.Achieved = float64(res.Completed) / res.Span.Seconds()
+	}
 }
 
 func recordPacked(h *hdrhistogram.PackedHistogram, d time.Duration) {
@@ -298,7 +348,11 @@ func recordPacked(h *hdrhistogram.PackedHistogram, d time.Duration) {
 // in the whole schedule, so a shard draws the operations one process would), and do performs it on
 // a worker. Run returns when every operation taken has completed, or with ctx's error once the
 // workers have stopped after ctx ended. An operation's error does not stop the run: it is counted,
-// and the first is kept in Result.Err.
+// and the first is kept in Result.Err; the clocks and Completed hold only the operations that
+// succeeded.
+//
+// The schedule starts when every worker is ready (StartLead after the last one is), so that start-up
+// never makes an operation late or dropped.
 //
 // There is no dispatcher handing operations over: each free worker takes the schedule's next
 // operation itself (drawing it), waits for its intended start and performs it. A hand-over to a
@@ -314,24 +368,38 @@ func Run[T any](ctx context.Context, cfg Config, next func(seq int64) (int, T), 
 	if err != nil {
 		return nil, err
 	}
-	rec := &recorder{cfg: &cfg, types: make([]TypeResult, len(cfg.OpTypes))}
-	for i, name := range cfg.OpTypes {
-		rec.types[i] = TypeResult{Name: name, Clocks: Clocks[*hdrhistogram.Histogram]{
-			Response: report.NewHistogram(), Service: report.NewHistogram(), StartLag: report.NewHistogram()}}
-	}
-	p := &pool[T]{cfg: &cfg, ctx: ctx, t0: time.Now(), times: times, next: next, rec: rec, claim: make(chan struct{}, 1)}
-	var wg sync.WaitGroup
-	for range cfg.Workers {
+	rec := &recorder{cfg: &cfg, types: NewTypeResults(cfg.OpTypes)}
+	p := &pool[T]{cfg: &cfg, ctx: ctx, times: times, next: next, rec: rec, claim: make(chan struct{}, 1),
+		free: newFreeList(cfg.Workers)}
+	var wg, ready sync.WaitGroup
+	start := make(chan struct{})
+	for w := range cfg.Workers {
 		wg.Add(1)
+		ready.Add(1)
 		go func() {
 			defer wg.Done()
-			p.work(do)
+			ready.Done()
+			<-start
+			p.work(w, do)
 		}()
 	}
+	ready.Wait()
+	p.t0 = time.Now().Add(StartLead) // read by the workers only after start is closed
+	close(start)
 	wg.Wait()
 	res := p.result()
 	res.Sequence = times.Passed()
 	return res, p.err
+}
+
+// NewTypeResults are empty totals for the operation types named, their histograms made.
+func NewTypeResults(names []string) []TypeResult {
+	out := make([]TypeResult, len(names))
+	for i, name := range names {
+		out[i] = TypeResult{Name: name, Failed: report.NewHistogram(), Clocks: Clocks[*hdrhistogram.Histogram]{
+			Response: report.NewHistogram(), Service: report.NewHistogram(), StartLag: report.NewHistogram()}}
+	}
+	return out
 }
 
 // pool is the workers' shared state: the schedule, the draw, and what taking operations counted.
@@ -357,23 +425,24 @@ type pool[T any] struct {
 	workNs, spinNs  atomic.Int64    // taking operations (the generator's work); spinning
 	// The sleeps' system calls: how many, and the thread CPU of every sleepSample-th one.
 	sleeps, sampled, sampledNs atomic.Int64
-	// lastBlocked is when a worker last came to a claim nobody held or waited for and took an
-	// operation already due: until then the operation waited for a worker (the target's delay);
-	// beyond it, a delay is the generator's (a slow draw, a late wake-up, a starved thread).
-	lastBlocked time.Duration
+	// free is the workers free to take an operation, and since when: it says whether an
+	// operation that was due had a worker free (its delay is then the generator's) or every
+	// worker was busy (it waited for one: the target's delay).
+	free      *freeList
+	lastReady time.Duration // the previous operation's ready time
 }
 
 func (p *pool[T]) now() time.Duration { return time.Since(p.t0) }
 
 // work is one worker: take the next operation, wait for its intended start, perform it, record it.
-func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
+func (p *pool[T]) work(w int, do func(context.Context, Op[T]) error) {
 	// A context of the worker's own: a driver watching each call's context (pgx registers a
 	// context.AfterFunc) then registers with it, not with one parent every worker locks.
 	wctx, wcancel := context.WithCancel(p.ctx)
 	defer wcancel()
 	var self time.Duration // one slot per worker
 	for {
-		op, spin, ready, ok := p.take()
+		op, spin, ready, ok := p.take(w)
 		if !ok {
 			return
 		}
@@ -400,8 +469,10 @@ func (p *pool[T]) work(do func(context.Context, Op[T]) error) {
 		}
 		// The generator's own delay: how late the operation started beyond what a busy pool
 		// explains (ready: its intended start, or, when every worker was busy then, the moment
-		// one came for it).
-		p.rec.record(op.Type, op.Intended, start, end, err, timedOut, start-ready)
+		// one became free for it).
+		own := start - ready
+		p.rec.record(op.Type, op.Intended, start, end, err, timedOut, own)
+		p.free.add(w, end-max(own, 0))
 	}
 }
 
@@ -415,21 +486,16 @@ func (p *pool[T]) stop(err error) {
 	<-p.claim
 }
 
-// take gives a free worker the schedule's next operation to perform: drawn, counted scheduled,
-// with its spin budget and its ready time (its intended start, or later when no worker was free
-// then). Under the drop policy an operation with no worker free at its intended start is dropped
-// and the next one taken. It waits (holding the claim) until DrawAhead before the intended start,
+// take gives free worker w the schedule's next operation to perform: drawn, counted scheduled,
+// with its spin budget and its ready time (its intended start, or later when every worker was busy
+// then: the moment the first became free). Under the drop policy an operation with no worker free
+// at its intended start is dropped and the next one taken; one the generator itself reached late,
+// with a worker free, is sent. It waits (holding the claim) until DrawAhead before the intended start,
 // so that an operation is drawn close to it whatever the number of workers (a YCSB read draws
 // among the records inserted by then).
 // Under Precise a successful take returns holding the claim: waitHolding releases it.
-func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
-	arrived, idle := p.now(), true // idle: the generator was waiting for a worker
-	select {
-	case p.claim <- struct{}{}:
-	default:
-		idle = false
-		p.claim <- struct{}{}
-	}
+func (p *pool[T]) take(w int) (op Op[T], spin, ready time.Duration, ok bool) {
+	p.claim <- struct{}{}
 	var work time.Duration // drawing and counting, not the wait before the draw
 	w0 := time.Duration(-1)
 	defer func() {
@@ -472,10 +538,9 @@ func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 		p.countScheduled(intended)
 		gap := intended - p.prevIntended
 		p.prevIntended = intended
-		if idle && arrived > intended {
-			p.lastBlocked = arrived
-		}
-		ready = max(intended, p.lastBlocked)
+		// Ready: its intended start, or later when the operation before it was (one queue), or when
+		// every worker was busy then (the first free one, had the generator kept time).
+		ready = max(intended, p.lastReady, p.free.since())
 		if p.cfg.Policy == Drop && ready > intended {
 			p.dropped++
 			p.dropAt = append(p.dropAt, intended)
@@ -489,6 +554,8 @@ func (p *pool[T]) take() (op Op[T], spin, ready time.Duration, ok bool) {
 		if p.cfg.Precise {
 			spin = max(p.cfg.Spin, 0) // waits never overlap under Precise: the whole budget
 		}
+		p.free.take(w)
+		p.lastReady = ready
 		return Op[T]{Seq: seq, Type: typ, Arg: arg, Intended: intended}, spin, ready, true
 	}
 }
@@ -604,20 +671,9 @@ func (p *pool[T]) result() *Result {
 		Generator: Generator{CPU: work + spin + sleep, CPUMeasured: measured, Work: work, Spin: spin, Sleep: sleep,
 			Late: rec.genLate, MaxLag: rec.genMaxLag},
 	}
-	for _, t := range rec.types {
-		res.Completed += t.Count
-		res.Errors += t.Errors
-		res.TimedOut += t.TimedOut
-	}
 	res.Span = max(s.Duration, rec.lastEnd)
-	if res.Span > 0 {
-		res.Achieved = float64(res.Completed) / res.Span.Seconds()
-	}
-	if s.Duration > 0 {
-		res.Target = s.Intended(s.Duration) / s.Duration.Seconds() * s.Stripe.Share()
-	} else if res.Span > 0 {
-		res.Target = float64(res.Scheduled) / res.Span.Seconds()
-	}
+	res.totals()
+	res.Target = s.MeanRate() * s.Stripe.Share()
 	for _, at := range p.dropAt {
 		rec.interval(at).Dropped++
 	}
@@ -644,4 +700,99 @@ func (p *pool[T]) result() *Result {
 	res.GeneratorStalled = share(rec.genLate) && !res.GeneratorSaturated
 	res.TargetSaturated = share(p.waited + p.dropped)
 	return res
+}
+
+// freeList is the workers free to take an operation, each with the time it would have become free
+// had the generator started its last operation on time (its end less the generator's own delay
+// of it): a heap on that time, so that the first is the one free the longest in that ideal. A
+// worker's delay is then never charged to the target twice: an operation is ready when the
+// schedule says, or when the ideal pool first had a worker for it.
+type freeList struct {
+	mu   sync.Mutex
+	heap []freeEntry
+	pos  []int // per worker: its place in heap, -1 while it holds an operation
+}
+
+type freeEntry struct {
+	worker int
+	at     time.Duration
+}
+
+// newFreeList starts with every worker free since the schedule's start.
+func newFreeList(workers int) *freeList {
+	f := &freeList{pos: make([]int, workers)}
+	for w := range workers {
+		f.pos[w] = len(f.heap)
+		f.heap = append(f.heap, freeEntry{worker: w})
+	}
+	return f
+}
+
+// add marks worker w free from at.
+func (f *freeList) add(w int, at time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pos[w] = len(f.heap)
+	f.heap = append(f.heap, freeEntry{worker: w, at: at})
+	f.up(f.pos[w])
+}
+
+// take marks worker w as holding an operation.
+func (f *freeList) take(w int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i := f.pos[w]
+	if i < 0 {
+		return
+	}
+	last := len(f.heap) - 1
+	f.swap(i, last)
+	f.heap = f.heap[:last]
+	f.pos[w] = -1
+	if i < last {
+		f.down(i)
+		f.up(i)
+	}
+}
+
+// since is when the worker free the longest became free; the caller is free, so there is one.
+func (f *freeList) since() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.heap) == 0 {
+		return 0
+	}
+	return f.heap[0].at
+}
+
+func (f *freeList) swap(i, j int) {
+	f.heap[i], f.heap[j] = f.heap[j], f.heap[i]
+	f.pos[f.heap[i].worker], f.pos[f.heap[j].worker] = i, j
+}
+
+func (f *freeList) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if f.heap[parent].at <= f.heap[i].at {
+			return
+		}
+		f.swap(i, parent)
+		i = parent
+	}
+}
+
+func (f *freeList) down(i int) {
+	for {
+		least := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(f.heap) && f.heap[c].at < f.heap[least].at {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		f.swap(i, least)
+		i = least
+	}
 }

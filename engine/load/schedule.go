@@ -145,6 +145,23 @@ func (s Schedule) Intended(t time.Duration) float64 {
 	return 0
 }
 
+// MeanRate is the schedule's rate (ops/s), whatever ends a run of it: the rate, or a ramp's mean
+// over its time (its duration, or, when an operation count alone ends it, up to its last stage).
+// Its stripe's share is the caller's to take.
+func (s Schedule) MeanRate() float64 {
+	span := s.Duration
+	if span == 0 && len(s.Stages) > 0 {
+		span = s.Stages[len(s.Stages)-1].At
+	}
+	switch {
+	case span > 0:
+		return s.Intended(span) / span.Seconds()
+	case len(s.Stages) > 0:
+		return s.Stages[0].Rate // one stage at 0s: its rate throughout
+	}
+	return s.Rate
+}
+
 // Times iterates over the intended start times of a schedule, in order.
 type Times struct {
 	s    Schedule

@@ -151,3 +151,25 @@ func TestScheduleValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanRate: the schedule's rate whatever ends the run: the rate; a ramp's mean over its
+// duration, or, ended by an operation count alone, up to its last stage.
+func TestMeanRate(t *testing.T) {
+	ramp := []Stage{{0, 1000}, {10 * time.Second, 3000}}
+	for _, tt := range []struct {
+		name string
+		s    Schedule
+		want float64
+	}{
+		{"a rate and a count", Schedule{Rate: 200000, Ops: 3000}, 200000},
+		{"a rate and a duration", Schedule{Rate: 500, Duration: time.Second}, 500},
+		{"a ramp over its duration", Schedule{Stages: ramp, Duration: 10 * time.Second}, 2000},
+		{"a ramp held past its last stage", Schedule{Stages: ramp, Duration: 20 * time.Second}, 2500},
+		{"a ramp ended by a count", Schedule{Stages: ramp, Ops: 10}, 2000},
+		{"one stage and a count", Schedule{Stages: []Stage{{0, 700}}, Ops: 10}, 700},
+	} {
+		if got := tt.s.MeanRate(); math.Abs(got-tt.want) > 1e-9*tt.want {
+			t.Errorf("%s: %g, want %g", tt.name, got, tt.want)
+		}
+	}
+}

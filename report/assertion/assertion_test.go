@@ -410,7 +410,7 @@ func TestEvaluateOpenLoopFigures(t *testing.T) {
 		{"ycsb-a.achieved_rate[p] >= 0.99 * ycsb-a.target_rate[p]", "fail", 0.7, ""},
 		{"ycsb-a.read.response_p99[p] <= 2.5 * ycsb-a.read.response_p99[s]", "pass", 3.5 / 1.7, ""}, // paired: 2.27, 2.0, 2.06
 		{"ycsb-a.insert.response_p99[s] <= 2ms", "error", 0, "figure insert.response_p99 is missing in s ycsb-a (run 1, repeat 1): its operation types are read, update"},
-		{"lookup.response_p99[s] <= 2ms", "error", 0, "figure response_p99 is missing in s lookup (run 1, repeat 1): it is an open-loop figure, and this workload ran closed-loop"},
+		{"lookup.response_p99[s] <= 2ms", "error", 0, "figure response_p99 is missing in s lookup (run 1, repeat 1): it is a load-model figure, and this workload is not one"},
 		{"lookup.p90[s] <= 2ms", "error", 0, "figure p90 is missing in s lookup (run 1, repeat 1)"},
 	}
 	for _, tt := range tests {

@@ -306,14 +306,18 @@ func series(r *report.Report, ref Ref, at int) (map[int][]float64, sideProblem) 
 // exitcodeOneLine folds a multi-line error into one line.
 func exitcodeOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// missingHint says why an open-loop figure may be missing: the workload ran closed-loop, or the
-// operation type is not in its mix (naming the types it has).
+// missingHint says why a load-model figure may be missing: the workload is not one, or ran as a
+// closed loop, which has no schedule to measure; or the operation type is not in its mix (naming
+// the types it has).
 func missingHint(res *report.Result, ref Ref) string {
 	if !report.OpenLoop(ref.Key()) {
 		return ""
 	}
 	if res.Load == nil {
-		return ": it is an open-loop figure, and this workload ran closed-loop"
+		return ": it is a load-model figure, and this workload is not one"
+	}
+	if res.Load.Loop == "closed" && report.ScheduleFigure(ref.Key()) {
+		return ": only an open loop measures it, and this workload ran as a closed loop (no schedule: give load: a rate)"
 	}
 	if ref.Op == "" {
 		return ""

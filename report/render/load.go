@@ -14,16 +14,19 @@ import (
 // counts, the saturation, the generator's cost, and per operation type the three clocks under the
 // names they have everywhere ("response", "service", "start lag"), so that none is read as another.
 
-// clockNames are the three clocks in the order they are shown, with how each is measured.
+// clockNames are the three clocks in the order they are shown, with how each is measured, and the
+// failed operations' response times, which are in none of the clocks.
 var clockNames = []struct{ name, from string }{
 	{"response", "from the intended start: what a user waits"},
 	{"service", "from the actual start: what the store took"},
 	{"start lag", "actual minus intended start"},
+	{"failed", "response time of the operations that failed, in no clock"},
 }
 
-// clockSummaries returns an operation type's three clock summaries in clockNames' order.
+// clockSummaries returns an operation type's clock summaries in clockNames' order: nil for a clock
+// it does not have (a closed loop's start lag; no failed operation).
 func clockSummaries(t report.LoadType) []map[string]float64 {
-	return []map[string]float64{t.Response, t.Service, t.StartLag}
+	return []map[string]float64{t.Response, t.Service, t.StartLag, t.Failed}
 }
 
 // Loads writes, after the results table, a block per open-loop result (per target and workload, and
@@ -60,10 +63,15 @@ func loadResults(r *report.Report) []*report.Result {
 func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
 	l := x.Load
 	line := func(s string) { fmt.Fprintln(w, wrap("  "+s, st.width(), "      ")) }
-	fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), SaturationText(l.Saturation)), st.width(), "  "))
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), loadHeadText(l)), st.width(), "  "))
 	line("rate: " + loadRateText(l))
 	line("operations: " + loadCountsText(l))
-	line("generator: " + generatorText(l.Generator))
+	if l.Loop != "closed" {
+		line("generator: " + generatorText(l.Generator))
+	}
+	if c := checksText(x); c != "" {
+		line("checks: " + c)
+	}
 	var b strings.Builder
 	clocksTable(l).Write(&b)
 	for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
@@ -76,6 +84,15 @@ func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
 	if l.Hlog != "" {
 		line("interval log: " + l.Hlog)
 	}
+}
+
+// loadHeadText is what a load result's head line says: a closed loop has no schedule to keep, an
+// open loop's saturation says what it means for the figures.
+func loadHeadText(l *report.Load) string {
+	if l.Loop == "closed" {
+		return "closed loop: each worker starts its next operation when its last ends (no schedule, so no start lag, late, waited or dropped)"
+	}
+	return SaturationText(l.Saturation)
 }
 
 // SaturationText says what a result's saturation means for its figures.
@@ -96,8 +113,7 @@ func SaturationText(s string) string {
 // loadRateText is the achieved rate against the target rate and the schedule that set it.
 func loadRateText(l *report.Load) string {
 	if l.Loop == "closed" {
-		return fmt.Sprintf("achieved %s, closed loop (each of %d workers starts its next operation when the last ends; no schedule, so no start lag), span %s",
-			Rate(l.Achieved), l.Workers, Ns(float64(l.SpanNs)))
+		return fmt.Sprintf("achieved %s (operations that succeeded), %d workers, span %s", Rate(l.Achieved), l.Workers, Ns(float64(l.SpanNs)))
 	}
 	share := "-"
 	if l.TargetRate > 0 {
@@ -107,11 +123,43 @@ func loadRateText(l *report.Load) string {
 		Rate(l.Achieved), Rate(l.TargetRate), share, l.Arrivals, l.Policy, l.Workers, Ns(float64(l.DurationNs)), Ns(float64(l.SpanNs)))
 }
 
-// loadCountsText is what became of the scheduled operations.
+// loadCountsText is what became of the operations: completed (without an error) and failed apart,
+// and, in an open loop, what the schedule saw.
 func loadCountsText(l *report.Load) string {
-	s := fmt.Sprintf("scheduled %d, completed %d, late %d (started more than %s after the intended start), ",
-		l.Scheduled, l.Completed, l.Late, Ns(float64(l.LateAfter)))
-	return s + fmt.Sprintf("waited for a worker %d, dropped %d, errors %d, timed out %d", l.Waited, l.Dropped, l.Errors, l.TimedOut)
+	errs := fmt.Sprintf("errors %d (%s of the operations performed), timed out %d", l.Errors, errorRateText(l), l.TimedOut)
+	if l.Loop == "closed" {
+		return fmt.Sprintf("completed %d, %s", l.Completed, errs)
+	}
+	return fmt.Sprintf("scheduled %d, completed %d, %s, late %d (sent more than %s after the intended start), waited for a worker %d (every worker busy), dropped %d",
+		l.Scheduled, l.Completed, errs, l.Late, Ns(float64(l.LateAfter)), l.Waited, l.Dropped)
+}
+
+// errorRateText is a load's error rate as a percentage; from its counts in a report before schema
+// version 3 (which has none, and counted errors among the completed).
+func errorRateText(l *report.Load) string {
+	rate := l.ErrorRate
+	if rate == 0 && l.Errors > 0 && l.Completed > 0 {
+		rate = float64(l.Errors) / float64(l.Completed)
+	}
+	return percentText(rate)
+}
+
+// checksText is what the verification checked over a load result's run phases, saying how many
+// reads were not checked (ycsb.check_sample).
+func checksText(x *report.Result) string {
+	c := x.Load.Checks
+	if c.Reads == 0 && c.ReadsUnchecked == 0 && c.Scans == 0 && c.ReadBack == 0 {
+		return ""
+	}
+	reads := fmt.Sprintf("every read (%d)", c.Reads)
+	if c.ReadsUnchecked > 0 {
+		reads = fmt.Sprintf("%d reads, %d NOT CHECKED (past the verification's memory budget; ycsb.check_sample accepts that)", c.Reads, c.ReadsUnchecked)
+	}
+	s := reads + " against the versions its record could hold"
+	if c.Scans > 0 {
+		s += fmt.Sprintf(", %d scans (%d by their row count only: a write overlapped)", c.Scans, c.ScansInexact)
+	}
+	return s + fmt.Sprintf(", %d records written read back after the run", c.ReadBack)
 }
 
 // generatorText is what the dispatcher cost.
@@ -120,7 +168,7 @@ func generatorText(g report.LoadGenerator) string {
 	if g.CPUMeasured {
 		cpu = fmt.Sprintf("CPU %s of a core (spinning included)", percentText(g.CPUShare))
 	}
-	return fmt.Sprintf("%s, work per op %s (waiting excluded), %d handed over late with workers free, max lag %s",
+	return fmt.Sprintf("%s, work per op %s (waiting excluded), %d started late by the generator itself with a worker free, max lag %s",
 		cpu, Ns(g.WorkPerOpNs), g.Late, Ns(float64(g.MaxLagNs)))
 }
 
@@ -133,10 +181,14 @@ func clocksTable(l *report.Load) *Table {
 	t := NewTable("OP", "CLOCK", "COUNT", "ERRORS", "P50", "P99", "P99.9", "MAX")
 	t.AlignRight(2, 3, 4, 5, 6, 7)
 	for _, op := range l.Types {
+		first := true
 		for i, sum := range clockSummaries(op) {
+			if sum == nil {
+				continue
+			}
 			row := []string{"", clockNames[i].name, "", ""}
-			if i == 0 {
-				row = []string{op.Op, clockNames[i].name, fmt.Sprint(op.Count), fmt.Sprint(op.Errors)}
+			if first {
+				row, first = []string{op.Op, clockNames[i].name, fmt.Sprint(op.Count), fmt.Sprint(op.Errors)}, false
 			}
 			for _, k := range []string{"p50", "p99", "p999", "max"} {
 				row = append(row, ns(sum, k))
@@ -196,6 +248,9 @@ func loadCharts(r *report.Report, x *report.Result) []Chart {
 		achieved.Points = append(achieved.Points, Pt(at, v.Achieved, fmt.Sprintf("%s: achieved %s", seconds(at), Rate(v.Achieved))))
 	}
 	rate.Series = []Series{target, achieved}
+	if x.Load.Loop == "closed" { // no schedule: no target rate
+		rate.Title, rate.Series = name+": achieved rate per interval (closed loop)", []Series{achieved}
+	}
 	resp := Chart{
 		ID:      chartID("load-response", x.Target, x.Workload, x.Size),
 		Title:   name + ": response time (from the intended start) of the operations completed in each interval",
@@ -255,8 +310,12 @@ func htmlLoads(w io.Writer, r *report.Report) {
 		if l.Saturation != "" {
 			class = "fail"
 		}
-		fmt.Fprintf(w, "<h3>%s %s%s: <span class=\"%s\">%s</span></h3>\n<table>\n", esc(x.Target), esc(x.Workload), esc(sizeSuffix(r, x.Size)), class, esc(SaturationText(l.Saturation)))
-		for _, row := range [][2]string{{"rate", loadRateText(l)}, {"operations", loadCountsText(l)}, {"generator", generatorText(l.Generator)}, {"series", seriesText(l)}, {"interval log", l.Hlog}} {
+		gen := ""
+		if l.Loop != "closed" {
+			gen = generatorText(l.Generator)
+		}
+		fmt.Fprintf(w, "<h3>%s %s%s: <span class=\"%s\">%s</span></h3>\n<table>\n", esc(x.Target), esc(x.Workload), esc(sizeSuffix(r, x.Size)), class, esc(loadHeadText(l)))
+		for _, row := range [][2]string{{"rate", loadRateText(l)}, {"operations", loadCountsText(l)}, {"generator", gen}, {"checks", checksText(x)}, {"series", seriesText(l)}, {"interval log", l.Hlog}} {
 			if row[1] != "" {
 				fmt.Fprintf(w, "<tr><th>%s</th><td>%s</td></tr>\n", esc(row[0]), esc(row[1]))
 			}

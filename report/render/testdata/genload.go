@@ -94,7 +94,8 @@ func loadResult(target string, ops []simOp) report.Result {
 		l.Saturation = "target saturated"
 	}
 	l.Generator = report.LoadGenerator{CPUNs: span / 9, CPUMeasured: true, CPUShare: 1.0 / 9, WorkPerOpNs: 850, Late: l.Generator.Late, MaxLagNs: l.Generator.MaxLagNs}
-	figs := map[string]float64{"ops": float64(len(ops)), "errors": 0, "achieved_rate": l.Achieved, "target_rate": 1000, "late": float64(l.Late), "dropped": 0}
+	figs := map[string]float64{"ops": float64(len(ops)), "errors": 0, "error_rate": 0, "achieved_rate": l.Achieved, "target_rate": 1000,
+		"late": float64(l.Late), "dropped": 0, "waited": float64(l.Waited), "generator_late": float64(l.Generator.Late)}
 	hist, rp := enc(resp)
 	_, sp := enc(svc)
 	_, lp := enc(lag)
