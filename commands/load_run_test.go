@@ -6,43 +6,58 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
+	"github.com/dbbench/dbbench/report/render"
 )
 
 // TestGeneratorSaturatedExit: a load run whose own generator fell behind exits 5 whatever its
-// assertions say (they read the generator's limit), naming the run; a target saturated is not the
-// generator's, and a run that failed still exits 3.
+// assertions say (they read the generator's limit), naming the run, and its report's verdict and
+// verdict line say so (they said PASS while it exited 5); a target saturated is not the generator's,
+// and a run that failed still exits 3.
 func TestGeneratorSaturatedExit(t *testing.T) {
-	withLoad := func(sat string, verdict report.Verdict) *report.Report {
-		return &report.Report{Verdict: verdict, Results: []report.Result{
-			{Target: "sqlite", Workload: "ycsb-a", Status: report.StatusOK},
+	withLoad := func(sat string, asserted report.Verdict, status report.Status) *report.Report {
+		return &report.Report{Results: []report.Result{
+			{Target: "sqlite", Workload: "ycsb-a", Status: status},
 			{Target: "memory", Workload: "ycsb-a", Status: report.StatusOK, Load: &report.Load{Saturation: sat, Scheduled: 1000, LateAfter: 1e6,
 				Generator: report.LoadGenerator{Late: 40}}},
-		}}
+		}, Assertions: []report.Assertion{{Expr: "ycsb-a.achieved_rate[memory] >= 900", Verdict: asserted}}}
 	}
 	tests := []struct {
-		sat     string
-		verdict report.Verdict
-		code    int
-		msg     string
+		sat      string
+		asserted report.Verdict
+		status   report.Status
+		verdict  report.Verdict
+		code     int
+		msg      string
 	}{
-		{"generator saturated", report.VerdictPass, exitcode.GeneratorSaturated, "generator saturated: dbbench's own generator could not keep the schedule of ycsb-a on memory (40 of 1000 operations started more than 1ms late"},
-		{"generator saturated", report.VerdictFail, exitcode.GeneratorSaturated, "not the target's"},
-		{"target saturated", report.VerdictPass, exitcode.OK, ""},
-		{"", report.VerdictPass, exitcode.OK, ""},
+		{"generator saturated", report.VerdictPass, report.StatusOK, report.VerdictSaturated, exitcode.GeneratorSaturated,
+			"generator saturated: dbbench's own generator could not keep the schedule of ycsb-a on memory (40 of 1000 operations started more than 1ms late"},
+		{"generator saturated", report.VerdictFail, report.StatusOK, report.VerdictSaturated, exitcode.GeneratorSaturated, "not the target's"},
+		{"generator saturated", report.VerdictPass, report.StatusFailed, report.VerdictError, exitcode.Infra, ""},
+		{"target saturated", report.VerdictPass, report.StatusOK, report.VerdictPass, exitcode.OK, ""},
+		{"", report.VerdictFail, report.StatusOK, report.VerdictFail, exitcode.Failed, ""},
 	}
 	for _, tt := range tests {
-		err := verdictError(withLoad(tt.sat, tt.verdict))
-		if tt.code == exitcode.OK {
-			if err != nil {
-				t.Errorf("%q: %v", tt.sat, err)
-			}
+		rep := withLoad(tt.sat, tt.asserted, tt.status)
+		rep.Verdict = engine.Verdict(rep)
+		var line strings.Builder
+		render.VerdictLine(&line, rep, render.Style{})
+		err := verdictError(rep)
+		code := exitcode.OK
+		if se, ok := err.(*silentError); ok {
+			code = se.code
+		}
+		if rep.Verdict != tt.verdict || code != tt.code {
+			t.Errorf("%q %s: verdict %s, exit %d (%v); want %s, exit %d", tt.sat, tt.asserted, rep.Verdict, code, err, tt.verdict, tt.code)
 			continue
 		}
-		se, ok := err.(*silentError)
-		if !ok || se.code != tt.code || !strings.Contains(se.msg, tt.msg) {
-			t.Errorf("%q %s: got %#v, want exit %d with %q", tt.sat, tt.verdict, err, tt.code, tt.msg)
+		if saturated := strings.Contains(line.String(), "verdict: GENERATOR SATURATED: dbbench's own generator could not keep the schedule of ycsb-a on memory"); saturated != (tt.verdict == report.VerdictSaturated) {
+			t.Errorf("%q %s: the verdict line says %q", tt.sat, tt.asserted, line.String())
+		}
+		if se, ok := err.(*silentError); tt.msg != "" && (!ok || !strings.Contains(se.msg, tt.msg)) {
+			t.Errorf("%q %s: got %#v, want %q", tt.sat, tt.asserted, err, tt.msg)
 		}
 	}
 }

@@ -85,7 +85,10 @@ func (p *progressPrinter) started(e engine.Started) {
 	}
 	mode := ""
 	if pl.CI {
-		mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
+		mode = ", CI mode"
+		if pl.Relax > 0 {
+			mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
+		}
 	}
 	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s %s, warm-up %d, repeats %d%s%s",
 		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), sizeUnit(pl), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))

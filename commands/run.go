@@ -580,12 +580,9 @@ func reserveReport(opts *RunOptions, name string, protect ...string) (*report.Re
 // stdout has the details; under -q that line is all there is). A load run whose own generator could
 // not keep its schedule exits 5 before any assertion is read: its figures are not the target's.
 func verdictError(rep *report.Report) error {
-	if rep.Verdict != report.VerdictError {
-		if msg := generatorSaturated(rep); msg != "" {
-			return &silentError{code: exitcode.GeneratorSaturated, msg: msg}
-		}
-	}
 	switch rep.Verdict {
+	case report.VerdictSaturated:
+		return &silentError{code: exitcode.GeneratorSaturated, msg: generatorSaturated(rep)}
 	case report.VerdictError:
 		return &silentError{code: exitcode.Infra, msg: errorReason(rep)}
 	case report.VerdictFail:

@@ -59,7 +59,11 @@ func runValidate(opts *ValidateOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.f.Out, render.Wrap(fmt.Sprintf("%s: ok with --ci: %s, thresholds relaxed %g%%", c.Source, planSummary(p), p.Relax*100), render.DefaultWidth, "  "))
+		relaxed := ""
+		if p.Relax > 0 {
+			relaxed = fmt.Sprintf(", thresholds relaxed %g%%", p.Relax*100)
+		}
+		fmt.Fprintln(opts.f.Out, render.Wrap(fmt.Sprintf("%s: ok with --ci: %s%s", c.Source, planSummary(p), relaxed), render.DefaultWidth, "  "))
 	}
 	return nil
 }

@@ -223,8 +223,10 @@ func (r *Runner) targetNames() []string {
 
 // Verdict is VerdictError when a target or result failed, when an assertion had nothing to decide
 // on, or when nothing ran at all (every target was skipped: a run that measured nothing must not
-// pass); else VerdictFail when an assertion failed; else VerdictInconclusive when one could not be
-// decided; else VerdictPass.
+// pass); else VerdictSaturated when a load run's own generator could not keep its schedule (its
+// figures are not the target's, so no assertion on them decides); else VerdictFail when an
+// assertion failed; else VerdictInconclusive when one could not be decided; else VerdictPass. The
+// exit code follows it (commands: 3, 5, 1, 4, 0).
 func Verdict(r *report.Report) report.Verdict {
 	if len(r.Results) == 0 {
 		return report.VerdictError
@@ -240,10 +242,16 @@ func Verdict(r *report.Report) report.Verdict {
 		}
 	}
 	verdict := report.VerdictPass
+	for _, x := range r.Results {
+		if x.Load != nil && x.Load.Saturation == "generator saturated" {
+			verdict = report.VerdictSaturated
+		}
+	}
 	for _, a := range r.Assertions {
 		switch {
 		case a.Verdict == report.VerdictError:
 			return report.VerdictError
+		case verdict == report.VerdictSaturated:
 		case a.Verdict == report.VerdictFail:
 			verdict = report.VerdictFail
 		case a.Verdict == report.VerdictInconclusive && verdict == report.VerdictPass:

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -76,6 +77,10 @@ type repeatProfile struct {
 	phases    []phase.Phase
 	lapsPerOp float64
 	clockNs   float64
+	// overrun is the phases' sum over the operations' time when it is above 1 (sampled phases are
+	// estimates that can overshoot), 0 otherwise: phase_other_ns is then clamped at 0, and the
+	// result says so rather than hiding it.
+	overrun float64
 }
 
 // repeatProfileOf computes a repeat's profile figures from what its operations spent in their phases
@@ -104,6 +109,10 @@ func repeatProfileOf(t phase.Totals, ops int64, busy time.Duration, clockNs floa
 		sum += ns
 	}
 	figs[report.PhaseOther] = max(0, float64(int64(busy)-sum)/n)
+	overrun := 0.0
+	if busy > 0 && sum > int64(busy) {
+		overrun = float64(sum) / float64(busy)
+	}
 	if t.RoundTrips > 0 {
 		figs[report.RoundTrip] = float64(t.RoundTripNs) / float64(t.RoundTrips)
 	}
@@ -113,7 +122,7 @@ func repeatProfileOf(t phase.Totals, ops int64, busy time.Duration, clockNs floa
 		// profile of a client's phases alone states no overhead rather than 0.
 		figs[report.ProfileOverhead] = laps * clockNs
 	}
-	return &repeatProfile{figures: figs, phases: t.Phases, lapsPerOp: laps, clockNs: clockNs}
+	return &repeatProfile{figures: figs, phases: t.Phases, lapsPerOp: laps, clockNs: clockNs, overrun: overrun}
 }
 
 // profileAcc gathers a result's profile over its repeats.
@@ -121,6 +130,8 @@ type profileAcc struct {
 	phases    []report.ProfilePhase
 	lapsPerOp []float64
 	clockNs   float64
+	overruns  int     // repeats whose phases summed above their operations' time
+	overrun   float64 // the largest such sum, as a share of that time
 }
 
 // add takes one repeat's profile: its phases joined to those seen before (a phase a repeat did not
@@ -134,6 +145,20 @@ func (a *profileAcc) add(p *repeatProfile) {
 	}
 	a.lapsPerOp = append(a.lapsPerOp, p.lapsPerOp)
 	a.clockNs = p.clockNs
+	if p.overrun > 0 {
+		a.overruns++
+		a.overrun = max(a.overrun, p.overrun)
+	}
+}
+
+// warning says when a repeat's phases summed above its operations' time, or "".
+func (a *profileAcc) warning() string {
+	if a.overruns == 0 {
+		return ""
+	}
+	return fmt.Sprintf("profile: the phases of %d of %d profiled repeats sum to more than their operations' time (up to %.0f%%): "+
+		"sampled phases are estimates, so phase_other_ns is 0 there and the phase figures overstate",
+		a.overruns, len(a.lapsPerOp), 100*a.overrun)
 }
 
 // profile is the result's Profile: nil when no repeat was profiled.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -290,22 +291,23 @@ func TestRepeatProfileOf(t *testing.T) {
 		busy    time.Duration
 		clockNs float64
 		want    map[string]float64 // nil: no profile
+		overrun float64
 	}{
 		{"timed phases", phase.Totals{Phases: []phase.Phase{{Name: "get", Ns: 3000}, {Name: "copy", Ns: 1000}}, Laps: 30},
 			10, 10 * time.Microsecond, 20,
 			map[string]float64{"phase_get_ns": 300, "phase_get_share": 0.3, "phase_copy_ns": 100, "phase_copy_share": 0.1,
-				"phase_other_ns": 600, "profile_overhead_ns": 60}},
+				"phase_other_ns": 600, "profile_overhead_ns": 60}, 0},
 		{"sampled overshoot clamps other at 0", phase.Totals{Phases: []phase.Phase{{Name: "get", Ns: 12000, Method: phase.Sampled, Every: 64}}, Laps: 2},
 			10, 10 * time.Microsecond, 25,
-			map[string]float64{"phase_get_ns": 1200, "phase_get_share": 1.2, "phase_other_ns": 0, "profile_overhead_ns": 5}},
+			map[string]float64{"phase_get_ns": 1200, "phase_get_share": 1.2, "phase_other_ns": 0, "profile_overhead_ns": 5}, 1.2},
 		{"client phases and round trips", phase.Totals{Phases: []phase.Phase{{Name: "decode", Ns: 500, Method: phase.Client}}, RoundTripNs: 8000, RoundTrips: 4},
 			4, 8 * time.Microsecond, 20,
-			map[string]float64{"phase_decode_ns": 125, "phase_decode_share": 0.0625, "phase_other_ns": 1875, "round_trip_ns": 2000}}, // a client's clock reads are not dbbench's to state
+			map[string]float64{"phase_decode_ns": 125, "phase_decode_share": 0.0625, "phase_other_ns": 1875, "round_trip_ns": 2000}, 0}, // a client's clock reads are not dbbench's to state
 		{"a sampled phase's noise below 0 counts as 0", phase.Totals{Phases: []phase.Phase{{Name: "get", Ns: -50, Method: phase.Sampled, Every: 64}, {Name: "copy", Ns: 400}}},
 			4, 1000, 10,
-			map[string]float64{"phase_get_ns": 0, "phase_get_share": 0, "phase_copy_ns": 100, "phase_copy_share": 0.4, "phase_other_ns": 150, "profile_overhead_ns": 0}},
-		{"nothing recorded", phase.Totals{Laps: 5}, 10, time.Microsecond, 20, nil},
-		{"no operations", phase.Totals{Phases: []phase.Phase{{Name: "get", Ns: 1}}}, 0, 0, 20, nil},
+			map[string]float64{"phase_get_ns": 0, "phase_get_share": 0, "phase_copy_ns": 100, "phase_copy_share": 0.4, "phase_other_ns": 150, "profile_overhead_ns": 0}, 0},
+		{"nothing recorded", phase.Totals{Laps: 5}, 10, time.Microsecond, 20, nil, 0},
+		{"no operations", phase.Totals{Phases: []phase.Phase{{Name: "get", Ns: 1}}}, 0, 0, 20, nil, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := repeatProfileOf(tt.totals, tt.ops, tt.busy, tt.clockNs)
@@ -317,6 +319,14 @@ func TestRepeatProfileOf(t *testing.T) {
 			}
 			if p == nil {
 				t.Fatal("no profile")
+			}
+			if math.Abs(p.overrun-tt.overrun) > 1e-9 {
+				t.Errorf("overrun %v, want %v", p.overrun, tt.overrun)
+			}
+			var acc profileAcc
+			acc.add(p)
+			if w := acc.warning(); (w != "") != (tt.overrun > 0) || tt.overrun > 0 && !strings.Contains(w, "up to 120%") {
+				t.Errorf("warning %q for overrun %v", w, tt.overrun)
 			}
 			if len(p.figures) != len(tt.want) {
 				t.Errorf("figures %v, want %v", p.figures, tt.want)

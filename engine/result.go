@@ -163,6 +163,9 @@ func (a *resultAcc) finish(run int) report.Result {
 	}
 	r.Figures = report.RepeatsMedian(a.repeats)
 	r.Profile = a.prof.profile()
+	if w := a.prof.warning(); w != "" {
+		r.Warnings = append(slices.Clone(r.Warnings), w)
+	}
 	a.finishLoad(&r)
 	r.Merged = report.Percentiles(a.merged)
 	r.Histogram, _ = report.EncodeHistogram(a.merged)

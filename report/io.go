@@ -171,7 +171,7 @@ func parse(name string, b []byte, part bool) (*Report, error) {
 // check rejects a report whose content cannot be trusted or shown.
 func check(r *Report, part bool) error {
 	switch r.Verdict {
-	case VerdictPass, VerdictFail, VerdictError, VerdictInconclusive:
+	case VerdictPass, VerdictFail, VerdictError, VerdictInconclusive, VerdictSaturated:
 	default:
 		return fmt.Errorf("unknown verdict %q", r.Verdict)
 	}

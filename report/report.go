@@ -56,6 +56,10 @@ const (
 	// missing, a denominator is zero, a value is not a number); for a run, a target or result failed,
 	// an assertion erred, or the run stopped early.
 	VerdictError Verdict = "error"
+	// VerdictSaturated is a run's only (schema version 3): dbbench's own generator could not keep a
+	// load run's schedule, so its figures are the generator's limit, not the target's, whatever the
+	// assertions say (exit 5). Only a target or result that failed (error) comes before it.
+	VerdictSaturated Verdict = "generator_saturated"
 	// VerdictLeftOut is an assertion's only: it names a target that is not part of the run (an
 	// optional target whose infrastructure is missing, or one --targets left out). It changes nothing.
 	VerdictLeftOut Verdict = "left_out"

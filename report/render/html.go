@@ -25,7 +25,7 @@ func HTML(w io.Writer, r *report.Report, kinds OptionKinds) error {
 	title := "dbbench " + r.Run.ConfigName
 	WritePageStart(ew, title)
 	fmt.Fprintf(ew, "<h1>%s</h1>\n", esc(title))
-	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(string(r.Verdict))), esc(verdictText(r)))
+	fmt.Fprintf(ew, "<p><span class=\"verdict %s\">%s</span> %s</p>\n", esc(string(r.Verdict)), strings.ToUpper(esc(strings.ReplaceAll(string(r.Verdict), "_", " "))), esc(verdictText(r)))
 	htmlEnvironment(ew, r, kinds)
 	htmlResults(ew, r)
 	htmlMemory(ew, r)
@@ -313,7 +313,10 @@ func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 	}
 	ci := ""
 	if run.CI {
-		ci = fmt.Sprintf(", CI mode (thresholds relaxed %s%%)", trimFloat(100*run.Relax))
+		ci = ", CI mode"
+		if run.Relax > 0 {
+			ci = fmt.Sprintf(", CI mode (thresholds relaxed %s%%)", trimFloat(100*run.Relax))
+		}
 	}
 	rows := [][2]string{
 		{"config", fmt.Sprintf("%s (%s)%s", run.ConfigName, run.ConfigPath, ci)},

@@ -39,7 +39,7 @@ func (st Style) verdictWord(s string) string {
 	switch strings.ToLower(s) {
 	case string(report.VerdictPass), string(report.StatusOK):
 		return "\033[32m" + s + "\033[0m"
-	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError), "partial":
+	case string(report.VerdictFail), string(report.StatusFailed), string(report.VerdictError), "partial", "generator saturated":
 		return "\033[1;31m" + s + "\033[0m"
 	case string(report.StatusSkipped), string(report.VerdictInconclusive), string(report.VerdictLeftOut):
 		return "\033[33m" + s + "\033[0m"
@@ -394,7 +394,7 @@ func VerdictLine(w io.Writer, r *report.Report, st Style) {
 		lines[i] = wrap(l, st.width(), "  ")
 	}
 	line := strings.Join(lines, "\n")
-	if word := strings.ToUpper(string(r.Verdict)); st.Color {
+	if word := strings.ToUpper(strings.ReplaceAll(string(r.Verdict), "_", " ")); st.Color {
 		line = strings.Replace(line, "verdict: "+word, "verdict: "+st.verdictWord(word), 1)
 	}
 	fmt.Fprint(w, line)
@@ -441,6 +441,9 @@ func verdictLine(w io.Writer, r *report.Report) {
 		default:
 			fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 		}
+	case report.VerdictSaturated:
+		fmt.Fprintf(w, "verdict: GENERATOR SATURATED: dbbench's own generator could not keep the schedule of %s, so its figures are the generator's limit, not the target's, and decide nothing\n",
+			saturatedRuns(r))
 	case report.VerdictFail:
 		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed%s\n", n[report.VerdictFail], decided, tail)
 	case report.VerdictInconclusive:
@@ -455,6 +458,17 @@ func verdictLine(w io.Writer, r *report.Report) {
 			fmt.Fprintf(w, "verdict: PASS: all %d assertions hold%s\n", n[report.VerdictPass], tail)
 		}
 	}
+}
+
+// saturatedRuns names the load results whose generator saturated: "ycsb-c on memory, ...".
+func saturatedRuns(r *report.Report) string {
+	var which []string
+	for _, x := range r.Results {
+		if x.Load != nil && x.Load.Saturation == "generator saturated" {
+			which = append(which, x.Workload+sizeSuffix(r, x.Size)+" on "+x.Target)
+		}
+	}
+	return strings.Join(which, ", ")
 }
 
 // anyFailed reports whether a target or result of the report failed.
