@@ -619,6 +619,10 @@ targets: [{name: rec, adapter: records}]
 	if res.Load.Types[0].StartLag != nil || res.Load.Loop != "closed" {
 		t.Errorf("load %+v", res.Load)
 	}
+	whole, _ := json.Marshal(rep)
+	if err := schema.Validate(schema.Report, whole); err != nil {
+		t.Errorf("the report does not match its schema: %v", err)
+	}
 	b, _ := json.Marshal(res.Load)
 	for _, k := range []string{`"late"`, `"waited"`, `"dropped"`, `"target_rate"`, `"start_lag"`, `"generator"`, `"late_after_ns"`} {
 		if strings.Contains(string(b), k+":") {
