@@ -150,7 +150,7 @@ func Parse(name string, src []byte, defined []string) (*Script, error) {
 		if err != nil {
 			return nil, fail(it.line, "%s", err)
 		}
-		if in.expr != nil {
+		if in.expr != nil && in.cmd != "elif" { // \elif's condition is read after the branch before it
 			if err := useExpr(it.line, in.expr); err != nil {
 				return nil, err
 			}
@@ -190,6 +190,9 @@ func Parse(name string, src []byte, defined []string) (*Script, error) {
 			s.prog = append(s.prog, instr{kind: iJump, line: it.line, cmd: in.cmd})
 			s.prog[f.pending].target = len(s.prog)
 			if in.cmd == "elif" {
+				if err := useExpr(it.line, in.expr); err != nil {
+					return nil, err
+				}
 				f.pending = len(s.prog)
 				s.prog = append(s.prog, in)
 			} else {
