@@ -71,24 +71,24 @@ func (g *Generator) Script() *Script { return g.s }
 // pgbench aborts a client on it.
 func (g *Generator) Draw(k uint64) (Op, error) {
 	x := g.seed + k*0x9e3779b97f4a7c15
-	src := rand.NewPCG(dataset.Mix64(x), dataset.Mix64(x^0x5851f42d4c957f2d))
-	st := evalState{vars: make([]Value, len(g.init)), r: rand.New(src)}
-	copy(st.vars, g.init)
-	var op Op
+	d := &draw{src: *rand.NewPCG(dataset.Mix64(x), dataset.Mix64(x^0x5851f42d4c957f2d))}
+	st := evalState{vars: append([]Value(nil), g.init...), r: rand.New(&d.src)}
+	op := Op{Steps: make([]Step, 0, g.s.steps)}
+	args := make([]any, 0, g.s.params) // one array for all the statements' arguments
 	prog := g.s.prog
 	for pc := 0; pc < len(prog); pc++ {
 		in := &prog[pc]
 		switch in.kind {
 		case iExec:
-			args := make([]any, len(in.stmt.slots))
+			from := len(args)
 			for i, slot := range in.stmt.slots {
 				v := st.vars[slot]
 				if v.kind == KindNone {
 					return Op{}, g.fail(in, fmt.Errorf("parameter :%s: undefined variable %q (only some branch sets it)", in.stmt.Params[i], in.stmt.Params[i]))
 				}
-				args[i] = v.Any()
+				args = append(args, v.Any())
 			}
-			op.Steps = append(op.Steps, Step{Stmt: in.stmt, Args: args})
+			op.Steps = append(op.Steps, Step{Stmt: in.stmt, Args: args[from:len(args):len(args)]})
 		case iSet:
 			v, err := st.eval(in.expr)
 			if err != nil {
@@ -116,6 +116,9 @@ func (g *Generator) Draw(k uint64) (Op, error) {
 	}
 	return op, nil
 }
+
+// draw holds an operation's random source, so that it costs one allocation.
+type draw struct{ src rand.PCG }
 
 func (g *Generator) fail(in *instr, err error) error {
 	cmd := "statement"

@@ -32,9 +32,11 @@ type Script struct {
 	Name       string       // for messages: the file name, or the built-in's name
 	Statements []*Statement // the SQL statements in script order (Statement.Index is the place here)
 
-	prog  []instr
-	vars  []string       // variable names by slot
-	slots map[string]int // slot by name
+	prog   []instr
+	steps  int            // the statements and \sleep commands: an operation's most steps
+	params int            // the statements' parameters: an operation's most arguments
+	vars   []string       // variable names by slot
+	slots  map[string]int // slot by name
 }
 
 // Error is a refused script: its name, the line and the reason, in one line.
@@ -218,6 +220,15 @@ func Parse(name string, src []byte, defined []string) (*Script, error) {
 	}
 	if len(stack) > 0 {
 		return nil, fail(stack[len(stack)-1].line, `\if without matching \endif`)
+	}
+	for _, in := range s.prog {
+		switch in.kind {
+		case iExec:
+			s.steps++
+			s.params += len(in.stmt.Params)
+		case iSleep:
+			s.steps++
+		}
 	}
 	return s, nil
 }

@@ -393,3 +393,22 @@ func TestParseStatement(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDraw: drawing one tpcb-like operation (the engine draws it, untimed, on the claim the
+// open loop's workers take in turn).
+func BenchmarkDraw(b *testing.B) {
+	s, err := Builtin(TPCBLike)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := NewGenerator(s, map[string]Value{ScaleVar: Int(10)}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for k := range uint64(b.N) {
+		if _, err := g.Draw(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
