@@ -351,40 +351,29 @@ func abs64(x int64) uint64 {
 
 // extremum is least or greatest: doubles if any argument is a double, integers otherwise.
 func extremum(o op, a []Value) (Value, error) {
-	double := false
 	for _, v := range a {
-		double = double || v.kind == KindDouble
+		if v.kind == KindDouble {
+			d, err := pick(o, a, toDouble)
+			return Double(d), err
+		}
 	}
-	if double {
-		best, err := toDouble(a[0])
+	i, err := pick(o, a, toInt)
+	return Int(i), err
+}
+
+// pick is the least or greatest of the arguments, each converted by conv.
+func pick[T int64 | float64](o op, a []Value, conv func(Value) (T, error)) (T, error) {
+	var best T
+	for i, v := range a {
+		x, err := conv(v)
 		if err != nil {
-			return Value{}, err
+			return 0, err
 		}
-		for _, v := range a[1:] {
-			d, err := toDouble(v)
-			if err != nil {
-				return Value{}, err
-			}
-			if o == opLeast && d < best || o == opGreatest && d > best {
-				best = d
-			}
-		}
-		return Double(best), nil
-	}
-	best, err := toInt(a[0])
-	if err != nil {
-		return Value{}, err
-	}
-	for _, v := range a[1:] {
-		i, err := toInt(v)
-		if err != nil {
-			return Value{}, err
-		}
-		if o == opLeast && i < best || o == opGreatest && i > best {
-			best = i
+		if i == 0 || o == opLeast && x < best || o == opGreatest && x > best {
+			best = x
 		}
 	}
-	return Int(best), nil
+	return best, nil
 }
 
 // The parameters' limits of pgbench's random functions.

@@ -91,27 +91,15 @@ func split(src string, meta bool) ([]item, error) {
 				return nil, err
 			}
 		case c == '\'' || c == '"':
-			n, err := s.quote(c)
-			if err != nil {
-				return nil, err
-			}
-			s.begin()
-			s.content = true
 			what := "a quoted string"
 			if c == '"' {
 				what = "a quoted identifier"
 			}
-			if err := s.quoted(n, what); err != nil {
+			if err := s.literal(s.quote(c))(what); err != nil {
 				return nil, err
 			}
 		case c == '$' && s.dollarTag() != "":
-			n, err := s.dollarQuote(s.dollarTag())
-			if err != nil {
-				return nil, err
-			}
-			s.begin()
-			s.content = true
-			if err := s.quoted(n, "a dollar-quoted string"); err != nil {
+			if err := s.literal(s.dollarQuote(s.dollarTag()))("a dollar-quoted string"); err != nil {
 				return nil, err
 			}
 		case isAlpha(c):
@@ -121,13 +109,7 @@ func split(src string, meta bool) ([]item, error) {
 			}
 			// E'...' is a string with backslash escapes: let quote see the E.
 			if n == 1 && (c == 'e' || c == 'E') && s.pos+1 < len(src) && src[s.pos+1] == '\'' {
-				n, err := s.quote('e')
-				if err != nil {
-					return nil, err
-				}
-				s.begin()
-				s.content = true
-				if err := s.quoted(n, "a quoted string"); err != nil {
+				if err := s.literal(s.quote('e'))("a quoted string"); err != nil {
 					return nil, err
 				}
 				continue
@@ -234,6 +216,19 @@ func (s *splitter) quoted(n int, what string) error {
 	s.line += strings.Count(body, "\n")
 	s.text(n)
 	return nil
+}
+
+// literal takes a quoted token of n bytes (a string, an identifier, a dollar quote) into the
+// statement, or passes on the error measuring it: s.literal(s.quote(c))("a quoted string").
+func (s *splitter) literal(n int, err error) func(what string) error {
+	return func(what string) error {
+		if err != nil {
+			return err
+		}
+		s.begin()
+		s.content = true
+		return s.quoted(n, what)
+	}
 }
 
 // quote measures a '...' or "..." (or, for q 'e', an E'...') token: a doubled quote is one quote,

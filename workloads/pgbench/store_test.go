@@ -8,22 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	_ "modernc.org/sqlite"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" one
 
 	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
-// store is what the checks need of a database: run a statement with arguments (a query's rows read
-// and counted), and read one integer.
-type store interface {
-	exec(ctx context.Context, sql string, args []any) (rows int64, err error)
-	int(ctx context.Context, sql string) (int64, error)
-}
+// store is a database the checks run statements on: one connection (BEGIN and END must reach the
+// same one), through database/sql (pgx's driver for PostgreSQL, modernc's for SQLite).
+type store struct{ c *sql.Conn }
 
-type sqliteStore struct{ c *sql.Conn }
-
-func (s sqliteStore) exec(ctx context.Context, q string, args []any) (int64, error) {
+// exec runs a statement with arguments; a query's rows are read and counted, another statement's
+// affected rows are.
+func (s store) exec(ctx context.Context, q string, args []any) (int64, error) {
 	if strings.HasPrefix(q, "SELECT") {
 		rows, err := s.c.QueryContext(ctx, q, args...)
 		if err != nil {
@@ -43,33 +40,24 @@ func (s sqliteStore) exec(ctx context.Context, q string, args []any) (int64, err
 	return res.RowsAffected()
 }
 
-func (s sqliteStore) int(ctx context.Context, q string) (v int64, err error) {
+func (s store) int(ctx context.Context, q string) (v int64, err error) {
 	err = s.c.QueryRowContext(ctx, q).Scan(&v)
 	return v, err
 }
 
-type pgStore struct{ c *pgx.Conn }
-
-func (s pgStore) exec(ctx context.Context, q string, args []any) (int64, error) {
-	if strings.HasPrefix(q, "SELECT") {
-		rows, err := s.c.Query(ctx, q, args...)
-		if err != nil {
-			return 0, err
-		}
-		defer rows.Close()
-		var n int64
-		for rows.Next() {
-			n++
-		}
-		return n, rows.Err()
+// openStore opens one connection of a driver's database for the test.
+func openStore(t *testing.T, ctx context.Context, driver, dsn string) store {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tag, err := s.c.Exec(ctx, q, args...)
-	return tag.RowsAffected(), err
-}
-
-func (s pgStore) int(ctx context.Context, q string) (v int64, err error) {
-	err = s.c.QueryRow(ctx, q).Scan(&v)
-	return v, err
+	t.Cleanup(func() { db.Close() })
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return store{c}
 }
 
 const storeScale = 2
@@ -210,17 +198,7 @@ func TestSQLite(t *testing.T) {
 	n := 0
 	testStore(t, ctx, func(t *testing.T) store {
 		n++
-		db, err := sql.Open("sqlite", fmt.Sprintf("file:pgbench%d?mode=memory&cache=shared", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		c, err := db.Conn(ctx) // BEGIN and END must reach the same connection
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return sqliteStore{c}
+		return openStore(t, ctx, "sqlite", fmt.Sprintf("file:pgbench%d?mode=memory&cache=shared", n))
 	}, SQLite)
 }
 
@@ -228,7 +206,7 @@ func TestPostgres(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	testStore(t, ctx, func(t *testing.T) store {
-		return pgStore{pgtest.Connect(t, pgtest.NewDatabase(t))}
+		return openStore(t, ctx, "pgx", pgtest.NewDatabase(t))
 	}, Postgres)
 }
 

@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -141,21 +142,9 @@ func TestSequential(t *testing.T) {
 	for k := range uint64(9) {
 		got = append(got, g.Draw(stream(99), k).(int64))
 	}
-	if want := []int64{10, 11, 12, 13, 10, 11, 12, 13, 10}; !equal(got, want) {
+	if want := []int64{10, 11, 12, 13, 10, 11, 12, 13, 10}; !slices.Equal(got, want) {
 		t.Errorf("sequential %v, want %v", got, want)
 	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestConstant(t *testing.T) {
