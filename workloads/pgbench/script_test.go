@@ -412,3 +412,27 @@ func BenchmarkDraw(b *testing.B) {
 		}
 	}
 }
+
+// TestContinuation: a backslash at a line's end continues a meta-command (an expression, a \sleep's
+// unit) on the next line; the lines after it keep their numbers; a statement keeps its text as
+// written beside the prepared form.
+func TestContinuation(t *testing.T) {
+	src := "\\set a 2 * \\\n   (3 + \\\r\n 4)\n\\sleep 5 \\\nms\nSELECT :a, -- the product\n  :a;\n\\set b 1 / 0\n"
+	s, err := Parse("t.sql", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Statements[0]
+	if st.Line != 6 || st.Text != "SELECT :a, -- the product\n  :a;" || st.SQL != "SELECT $1, -- the product\n  $2;" {
+		t.Errorf("statement: line %d, text %q, SQL %q", st.Line, st.Text, st.SQL)
+	}
+	g, _ := NewGenerator(s, nil, 1)
+	if _, err := g.Draw(0); err == nil || err.Error() != `t.sql:8: \set b: division by zero` {
+		t.Errorf("the error after the continued lines: %v", err)
+	}
+	s.prog = s.prog[:len(s.prog)-1] // without the failing \set
+	op, err := g.Draw(0)
+	if err != nil || op.Think != 5*time.Millisecond || !reflect.DeepEqual(op.Steps[1].Args, []any{int64(14), int64(14)}) {
+		t.Errorf("%v %v %v", op.Think, steps(op), err)
+	}
+}
