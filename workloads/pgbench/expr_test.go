@@ -93,7 +93,7 @@ func dbbenchResult(expr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	g, err := NewGenerator(s, nil, 1)
+	g, err := NewGenerator(s, Config{Seed: 1})
 	if err != nil {
 		return "", err
 	}

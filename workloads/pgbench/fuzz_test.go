@@ -43,7 +43,7 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-		g, err := NewGenerator(s, map[string]Value{"n": Text("7")}, 1)
+		g, err := NewGenerator(s, Config{Vars: map[string]Value{"n": Text("7")}, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func FuzzExpr(f *testing.F) {
 		if err != nil {
 			return
 		}
-		g, err := NewGenerator(s, map[string]Value{"n": Int(-3)}, 1)
+		g, err := NewGenerator(s, Config{Vars: map[string]Value{"n": Int(-3)}, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ type Op struct {
 // Step is one step of an operation: a statement and its arguments (Stmt set), or a sleep.
 type Step struct {
 	Stmt  *Statement
-	Args  []any         // Stmt's parameters' values, as database/sql and pgx take them (Value.Any)
+	Args  []any         // Stmt's parameters' values, as database/sql and pgx take them (Config.Text says how)
 	Sleep time.Duration // a \sleep (Stmt nil); zero or more
 }
 
@@ -32,15 +32,31 @@ type Generator struct {
 	s    *Script
 	init []Value // the variables' values when an operation starts, by slot
 	seed uint64
+	text bool
 }
 
-// NewGenerator binds a script to the config's variables and a seed (the workload's, derived from the
-// run's). The predefined variables take their defaults unless vars sets them: scale 1,
-// random_seed the seed, default_seed (the seed of hash and permute without one) a value derived
-// from the seed, so that a run with the same seed repeats (pgbench draws it anew for each run
-// unless --random-seed or -D default_seed fixes it).
-func NewGenerator(s *Script, vars map[string]Value, seed int64) (*Generator, error) {
-	g := &Generator{s: s, init: make([]Value, len(s.vars)), seed: dataset.Mix64(uint64(seed) ^ 0x6a09e667f3bcc909)}
+// Config is what a Generator binds a script to.
+type Config struct {
+	// Vars are the config's variables (pgbench's -D NAME=VALUE), scale among them.
+	Vars map[string]Value
+	// Seed is the workload's seed, derived from the run's.
+	Seed int64
+	// Text binds the arguments as pgbench -M prepared does, as text the server reads by the type it
+	// infers for each parameter (Value.String: "5", "2.5", "true"; NULL as SQL NULL, where pgbench
+	// sends the four letters "NULL"). For PostgreSQL this is what makes a script behave as under
+	// pgbench: pgx encodes an int64 for a parameter the server types as text (SELECT :x) not at all,
+	// and a double for an integer one by truncating it. Without it the arguments are typed
+	// (Value.Any), as SQLite takes them best.
+	Text bool
+}
+
+// NewGenerator binds a script to the config's variables and a seed. The predefined variables take
+// their defaults unless Vars sets them: scale 1, random_seed the seed, default_seed (the seed of hash
+// and permute without one) a value derived from the seed, so that a run with the same seed repeats
+// (pgbench draws it anew for each run unless --random-seed or -D default_seed fixes it).
+func NewGenerator(s *Script, c Config) (*Generator, error) {
+	seed := c.Seed
+	g := &Generator{s: s, init: make([]Value, len(s.vars)), seed: dataset.Mix64(uint64(seed) ^ 0x6a09e667f3bcc909), text: c.Text}
 	set := func(name string, v Value) {
 		if i, ok := s.slots[name]; ok {
 			g.init[i] = v
@@ -49,7 +65,7 @@ func NewGenerator(s *Script, vars map[string]Value, seed int64) (*Generator, err
 	set(ScaleVar, Int(1))
 	set(RandomSeedVar, Int(seed))
 	set(DefaultSeedVar, Int(int64(dataset.Mix64(uint64(seed)^0xbb67ae8584caa73b))))
-	for name, v := range vars {
+	for name, v := range c.Vars {
 		switch {
 		case name == ClientIDVar:
 			return nil, fmt.Errorf("variable %s: refused, dbbench has no per-client number (docs/pgbench.md)", name)
@@ -86,7 +102,11 @@ func (g *Generator) Draw(k uint64) (Op, error) {
 				if v.kind == KindNone {
 					return Op{}, g.fail(in, fmt.Errorf("parameter :%s: undefined variable %q (only some branch sets it)", in.stmt.Params[i], in.stmt.Params[i]))
 				}
-				args = append(args, v.Any())
+				if g.text && v.kind != KindNull {
+					args = append(args, v.String())
+				} else {
+					args = append(args, v.Any())
+				}
 			}
 			op.Steps = append(op.Steps, Step{Stmt: in.stmt, Args: args[from:len(args):len(args)]})
 		case iSet:

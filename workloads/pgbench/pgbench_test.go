@@ -115,7 +115,7 @@ func run(t *testing.T, src string, vars map[string]Value, k uint64) (Op, error) 
 	if err != nil {
 		return Op{}, err
 	}
-	g, err := NewGenerator(s, vars, 7)
+	g, err := NewGenerator(s, Config{Vars: vars, Seed: 7})
 	if err != nil {
 		return Op{}, err
 	}

@@ -152,7 +152,7 @@ SELECT :u, :e, :g, :z, :p;
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGenerator(s, map[string]Value{"lo": Int(1), "hi": Int(1000)}, 5)
+	g, err := NewGenerator(s, Config{Vars: map[string]Value{"lo": Int(1), "hi": Int(1000)}, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func TestDefinedVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGenerator(s, nil, 3)
+	g, err := NewGenerator(s, Config{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestVariables(t *testing.T) {
 		{"9lives": Int(0)}:    `"9lives": invalid name`,
 		{"x": {}}:             "x: no value",
 	} {
-		if _, err := NewGenerator(s, *vars, 1); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := NewGenerator(s, Config{Vars: *vars, Seed: 1}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want %q", *vars, err, want)
 		}
 	}
@@ -316,9 +316,9 @@ func TestSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := map[string]Value{ScaleVar: Int(10)}
-	g1, _ := NewGenerator(s, vars, 99)
-	g2, _ := NewGenerator(s, vars, 99)
-	g3, _ := NewGenerator(s, vars, 100)
+	g1, _ := NewGenerator(s, Config{Vars: vars, Seed: 99})
+	g2, _ := NewGenerator(s, Config{Vars: vars, Seed: 99})
+	g3, _ := NewGenerator(s, Config{Vars: vars, Seed: 100})
 	forward := map[uint64][]string{}
 	for k := range uint64(50) {
 		op, err := g1.Draw(k)
@@ -357,7 +357,7 @@ func TestSeeds(t *testing.T) {
 
 	hash := func(seed int64, vars map[string]Value) any {
 		s, _ := Parse("h.sql", []byte("\\set h hash(12345)\n\\set e hash(12345, :default_seed)\n\\if :h <> :e\nSELECT 1/0;\n\\endif\nSELECT :h;"), nil)
-		g, _ := NewGenerator(s, vars, seed)
+		g, _ := NewGenerator(s, Config{Vars: vars, Seed: seed})
 		op, err := g.Draw(0)
 		if err != nil || op.Steps[0].Stmt.SQL != "SELECT $1;" {
 			t.Fatalf("hash: %v %v", steps(op), err)
@@ -401,7 +401,7 @@ func BenchmarkDraw(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := NewGenerator(s, map[string]Value{ScaleVar: Int(10)}, 1)
+	g, err := NewGenerator(s, Config{Vars: map[string]Value{ScaleVar: Int(10)}, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestContinuation(t *testing.T) {
 	if st.Line != 6 || st.Text != "SELECT :a, -- the product\n  :a;" || st.SQL != "SELECT $1, -- the product\n  $2;" {
 		t.Errorf("statement: line %d, text %q, SQL %q", st.Line, st.Text, st.SQL)
 	}
-	g, _ := NewGenerator(s, nil, 1)
+	g, _ := NewGenerator(s, Config{Seed: 1})
 	if _, err := g.Draw(0); err == nil || err.Error() != `t.sql:8: \set b: division by zero` {
 		t.Errorf("the error after the continued lines: %v", err)
 	}

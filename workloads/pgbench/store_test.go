@@ -100,14 +100,14 @@ func checkInit(t *testing.T, ctx context.Context, s store, d Dialect) {
 	}
 }
 
-// runScript draws and runs ops operations of a built-in.
-func runScript(t *testing.T, ctx context.Context, s store, name string, ops int) (selects int64) {
+// runScript draws and runs ops operations of a built-in (text: its arguments bound as text).
+func runScript(t *testing.T, ctx context.Context, s store, name string, ops int, text bool) (selects int64) {
 	t.Helper()
 	sc, err := Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGenerator(sc, map[string]Value{ScaleVar: Int(storeScale)}, 2024)
+	g, err := NewGenerator(sc, Config{Vars: map[string]Value{ScaleVar: Int(storeScale)}, Seed: 2024, Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func checkBalances(t *testing.T, ctx context.Context, s store, history int64, te
 
 // testStore initializes a store as pgbench -i -s 2 would, then runs each built-in's statements for
 // storeOps operations and reads the tables back.
-func testStore(t *testing.T, ctx context.Context, open func(t *testing.T) store, d Dialect) {
+func testStore(t *testing.T, ctx context.Context, open func(t *testing.T) store, d Dialect, text bool) {
 	for _, c := range []struct {
 		script      string
 		history     int64
@@ -178,7 +178,7 @@ func testStore(t *testing.T, ctx context.Context, open func(t *testing.T) store,
 		t.Run(c.script, func(t *testing.T) {
 			s := open(t)
 			checkInit(t, ctx, s, d)
-			if got := runScript(t, ctx, s, c.script, storeOps); got != c.selectsWant {
+			if got := runScript(t, ctx, s, c.script, storeOps, text); got != c.selectsWant {
 				t.Errorf("%d selects returned their account, want %d", got, c.selectsWant)
 			}
 			if c.script == SelectOnly {
@@ -199,7 +199,7 @@ func TestSQLite(t *testing.T) {
 	testStore(t, ctx, func(t *testing.T) store {
 		n++
 		return openStore(t, ctx, "sqlite", fmt.Sprintf("file:pgbench%d?mode=memory&cache=shared", n))
-	}, SQLite)
+	}, SQLite, false)
 }
 
 func TestPostgres(t *testing.T) {
@@ -207,7 +207,41 @@ func TestPostgres(t *testing.T) {
 	defer cancel()
 	testStore(t, ctx, func(t *testing.T) store {
 		return openStore(t, ctx, "pgx", pgtest.NewDatabase(t))
-	}, Postgres)
+	}, Postgres, true)
+}
+
+// TestPostgresArgs: why PostgreSQL takes the arguments as text (Config.Text), as pgbench -M prepared
+// sends them: the server reads them by the type it infers. Typed, pgx cannot bind an integer where
+// the server infers text, and binds a double where it infers an integer by truncating it.
+func TestPostgresArgs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := openStore(t, ctx, "pgx", pgtest.NewDatabase(t))
+	sc, err := Parse("a.sql", []byte("\\set x 5\n\\set d 2.5\nSELECT :x, :x || 'a', :d + 1.5, :d + 1;\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	try := func(text bool) (string, error) {
+		g, _ := NewGenerator(sc, Config{Text: text})
+		op, err := g.Draw(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b, c, d string
+		err = s.c.QueryRowContext(ctx, op.Steps[0].Stmt.SQL, op.Steps[0].Args...).Scan(&a, &b, &c, &d)
+		return strings.Join([]string{a, b, c, d}, " "), err
+	}
+	if got, err := try(false); err == nil {
+		t.Errorf("typed arguments: %q, expected pgx to refuse an int64 for a text parameter", got)
+	}
+	_, err = try(true)
+	if err == nil || !strings.Contains(err.Error(), `invalid input syntax for type integer: "2.5"`) {
+		t.Errorf("text arguments: %v, want the server's error for 2.5 as an integer (pgbench's)", err)
+	}
+	sc, _ = Parse("a.sql", []byte("\\set x 5\n\\set d 2.5\nSELECT :x, :x || 'a', :d + 1.5, :d * 2.0;\n"), nil)
+	if got, err := try(true); err != nil || got != "5 5a 4.0 5.00" {
+		t.Errorf("text arguments: %q %v, want 5 5a 4.0 5.00", got, err)
+	}
 }
 
 func TestInitSQL(t *testing.T) {
