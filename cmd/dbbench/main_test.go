@@ -297,7 +297,7 @@ assertions:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.SchemaVersion != 2 || len(r.Run.Runs) != 3 || r.Run.Verdict == nil || r.Run.Verdict.InitialRuns != 3 {
+	if r.SchemaVersion != report.SchemaVersion || len(r.Run.Runs) != 3 || r.Run.Verdict == nil || r.Run.Verdict.InitialRuns != 3 {
 		t.Fatalf("schema %d, runs %+v, rule %+v", r.SchemaVersion, r.Run.Runs, r.Run.Verdict)
 	}
 	for _, x := range r.Results {
