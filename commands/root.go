@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/redact"
@@ -112,6 +113,14 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		// Errors that reach here unclassified come from cobra's own parsing: bad flags, unknown
 		// commands, wrong argument counts.
 		code = exitcode.Usage
+	}
+	var mistakes config.Errors
+	if errors.As(err, &mistakes) {
+		// every mistake of a config, one line each
+		for _, m := range mistakes {
+			fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(redact.DSN(m.Error())))
+		}
+		return code
 	}
 	msg := redact.DSN(strings.TrimSpace(err.Error()))
 	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {

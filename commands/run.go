@@ -210,9 +210,12 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err := checkRunFlags(opts); err != nil {
 		return err
 	}
-	c, err := loadConfig(opts.Config)
+	c, _, err := loadChecked(opts.f, opts.Config, opts.CI)
 	if err != nil {
 		return err
+	}
+	if err := needsCheckout(c); err != nil {
+		return exitcode.AsUsage(err)
 	}
 	if err := narrowConfig(c, opts); err != nil {
 		return err

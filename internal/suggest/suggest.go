@@ -9,14 +9,12 @@ import (
 
 // Closest returns the name in known that s is most likely a misspelling of, or "" when none is
 // close: at most one edit (an insertion, a deletion, a substitution or two neighbours swapped) per
-// three characters of s, and at least one. A tie goes to the first in known.
+// three characters of s, case aside (a name shorter than three characters is too short to guess
+// from). A tie goes to the first in known.
 func Closest(s string, known []string) string {
-	limit := max(1, utf8.RuneCountInString(s)/3)
+	limit := utf8.RuneCountInString(s) / 3
 	best, bestD := "", limit+1
 	for _, k := range known {
-		if k == s {
-			return k
-		}
 		if d := distance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
