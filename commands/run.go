@@ -253,8 +253,11 @@ func checkRunFlags(opts *RunOptions) error {
 	if opts.Budget < 0 {
 		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
 	}
-	if opts.Rate < 0 || opts.Duration < 0 {
-		return exitcode.Usagef("--rate and --duration must be positive")
+	if opts.Rate < 0 {
+		return exitcode.Usagef("--rate %g: want %s", opts.Rate, flagForms["rate"])
+	}
+	if opts.Duration < 0 {
+		return exitcode.Usagef("--duration %v: want a positive duration such as 10s", opts.Duration)
 	}
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
