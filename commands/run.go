@@ -303,7 +303,7 @@ func narrowConfig(c *config.Config, opts *RunOptions) error {
 			return exitcode.Usagef("%v", err)
 		}
 		if len(dropped) > 0 && !opts.Quiet {
-			fmt.Fprintf(opts.f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+			fmt.Fprintf(opts.f.Err, "--targets: left out %s other targets\n", render.Plural(len(dropped), "assertion that names", "assertions that name"))
 		}
 	}
 	return nil
@@ -601,7 +601,7 @@ func verdictError(rep *report.Report) error {
 				failed++
 			}
 		}
-		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
+		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %s failed, first: %s", failed, render.Plural(len(rep.Assertions), "assertion"), first)}
 	case report.VerdictInconclusive:
 		n, first := 0, ""
 		for _, a := range rep.Assertions {
@@ -612,7 +612,7 @@ func verdictError(rep *report.Report) error {
 				n++
 			}
 		}
-		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %d assertions inconclusive (nothing failed), first: %s", n, len(rep.Assertions), first)}
+		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %s inconclusive (nothing failed), first: %s", n, render.Plural(len(rep.Assertions), "assertion"), first)}
 	}
 	return nil
 }
@@ -672,8 +672,8 @@ func planSummary(p *config.Plan) string {
 	for i, s := range p.Sizes {
 		sizes[i] = fmt.Sprint(s)
 	}
-	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s %s, warm-up %d, repeats %d%s",
-		len(p.Targets), len(p.Workloads), len(p.Assertions), strings.Join(sizes, "/"), sizeUnit(p), p.Warmup, p.Repeats, loadSummary(p))
+	return fmt.Sprintf("%s, %s, %s, %s %s, warm-up %d, repeats %d%s",
+		render.Plural(len(p.Targets), "target"), render.Plural(len(p.Workloads), "workload"), render.Plural(len(p.Assertions), "assertion"), strings.Join(sizes, "/"), sizeUnit(p), p.Warmup, p.Repeats, loadSummary(p))
 }
 
 // completeConfig offers the built-in config names and YAML files for -c.
