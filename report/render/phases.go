@@ -125,8 +125,20 @@ func profileCostHow(p *report.Profile) string {
 // profiled: its ns per operation and share, then the time no phase covers, the round trip dbbench
 // timed around a client, and what the profile cost.
 func Phases(w io.Writer, r *report.Report, st Style) {
-	if !anyProfile(r) {
+	t := phasesTable(r)
+	if t == nil {
 		return
+	}
+	fmt.Fprintln(w)
+	t.Fit(st.width(), 0, 1)
+	t.Write(w)
+	fmt.Fprintln(w, wrap(phasesLegend, st.width(), ""))
+}
+
+// phasesTable is the table Phases writes, nil when no result was profiled.
+func phasesTable(r *report.Report) *Table {
+	if !anyProfile(r) {
+		return nil
 	}
 	head, sweep := resultHeads(r)
 	first := len(head)
@@ -159,10 +171,7 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 			row("profile cost", Ns(v), "", profileCostHow(x.Profile))
 		}
 	}
-	fmt.Fprintln(w)
-	t.Fit(st.width(), 0, 1)
-	t.Write(w)
-	fmt.Fprintln(w, wrap(phasesLegend, st.width(), ""))
+	return t
 }
 
 // Phase colours: Okabe-Ito's without black, then Paul Tol's muted; the time no phase covers is grey.

@@ -147,3 +147,33 @@ func (t *Table) htmlClass(row, col int) string {
 	}
 	return ""
 }
+
+// WriteMarkdown prints the table as a GitHub-flavoured Markdown table: numeric columns aligned
+// right, a cell that Class names in bold.
+func (t *Table) WriteMarkdown(w io.Writer) {
+	head := make([]string, len(t.Head))
+	aligns := make([]string, len(t.Head))
+	for i, h := range t.Head {
+		head[i] = MarkdownEscape(h)
+		aligns[i] = "---"
+		if t.Right[i] {
+			aligns[i] = "--:"
+		}
+	}
+	fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(aligns, "|"))
+	for ri, row := range t.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = MarkdownEscape(c)
+			if c != "" && t.Class != nil && t.Class(ri, i) != "" {
+				cells[i] = "**" + cells[i] + "**"
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+// MarkdownEscape keeps text from breaking a Markdown table or being read as markup or HTML.
+func MarkdownEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", "`", "'", "\n", " ").Replace(s)
+}

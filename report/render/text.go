@@ -220,27 +220,34 @@ func Assertions(w io.Writer, r *report.Report, st Style) {
 	fmt.Fprintln(w, "ASSERTIONS")
 	const indent = "              "
 	for _, a := range r.Assertions {
-		check := a.Expr
-		if a.Name != "" {
-			check = a.Name + ": " + a.Expr
-		}
 		verdict := strings.ToUpper(string(a.Verdict))
-		head := fmt.Sprintf("%-12s  %s", verdict, check)
+		head := fmt.Sprintf("%-12s  %s", verdict, assertionCheck(a))
 		head = wrap(head, st.width(), indent)
 		head = st.verdictWord(verdict) + head[len(verdict):]
 		fmt.Fprintln(w, head)
-		var detail string
-		switch a.Verdict {
-		case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
-			detail = a.Reason
-		default:
-			detail = sidesText(a) + ": " + decidedOn(a)
-		}
-		fmt.Fprintln(w, wrap(indent+detail, st.width(), indent))
+		fmt.Fprintln(w, wrap(indent+assertionDetail(a), st.width(), indent))
 		if a.Verdict == report.VerdictInconclusive && a.Why != "" {
 			fmt.Fprintln(w, wrap(indent+a.Why, st.width(), indent))
 		}
 	}
+}
+
+// assertionCheck is an assertion as the config wrote it, with its name when it has one.
+func assertionCheck(a report.Assertion) string {
+	if a.Name != "" {
+		return a.Name + ": " + a.Expr
+	}
+	return a.Expr
+}
+
+// assertionDetail says what decided an assertion (both sides' values, then the interval against
+// the threshold), or, when nothing could, why.
+func assertionDetail(a report.Assertion) string {
+	switch a.Verdict {
+	case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
+		return a.Reason
+	}
+	return sidesText(a) + ": " + decidedOn(a)
 }
 
 // sidesText names both sides with their medians: "a@200 96.5M/s vs b@200 105M/s", "a 1.37 µs vs b 852 ns".
