@@ -284,8 +284,10 @@ const (
 	skipYCSB      = "ycsb"
 )
 
-func skipWorkload(name string) string { return "workload " + name }
-func skipTarget(name string) string   { return "target " + name }
+// skipEntry names an entry of a list section in Config.skip: "workloads: scan".
+func skipEntry(section, name string) string { return section + ": " + name }
+func skipWorkload(name string) string       { return skipEntry(skipWorkloads, name) }
+func skipTarget(name string) string         { return skipEntry(skipTargets, name) }
 
 // mark notes that what key names is in error: Resolve neither checks it nor what refers to it.
 func (c *Config) mark(key string) {
@@ -586,38 +588,46 @@ func checkSize(n *yaml.Node, v int) error {
 	return nil
 }
 
-// parseWorkloads reads the workloads. An entry in error is kept by its name, marked, so that what
-// refers to it is not reported too; one whose name cannot be read, or is taken, leaves the names
-// incomplete.
-func (c *Config) parseWorkloads(p *problems, n *yaml.Node) []Workload {
+// parseList reads a list section (workloads, targets), each entry with parse. An entry in error is
+// kept by its name, marked (skipEntry), so that what refers to it is not reported too; one without
+// a name that could be read, or whose name check refuses (a bad or a taken one), is left out and
+// leaves the section's names incomplete (mark(section)).
+func parseList[T any](c *Config, p *problems, n *yaml.Node, section string, parse func(*problems, *yaml.Node) (T, bool),
+	name func(T) string, check func(e *yaml.Node, name string, taken bool) error) []T {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.add(errAt(n, "workloads must be a non-empty list"))
-		c.mark(skipWorkloads)
+		p.add(errAt(n, "%s must be a non-empty list", section))
+		c.mark(section)
 		return nil
 	}
-	var out []Workload
+	var out []T
+	var names []string
 	for _, e := range n.Content {
 		before := p.count()
-		w, named := parseWorkload(p, e)
-		switch {
-		case !named:
-			c.mark(skipWorkloads)
-			continue
-		case !namePattern.MatchString(w.Name):
-			p.add(errAt(e, "bad workload name %q", w.Name))
-			c.mark(skipWorkloads)
-			continue
-		case slices.ContainsFunc(out, func(x Workload) bool { return x.Name == w.Name }):
-			p.add(errAt(e, "workload %q appears twice", w.Name))
-			c.mark(skipWorkloads)
+		v, named := parse(p, e)
+		if !named || !p.ok(check(e, name(v), slices.Contains(names, name(v)))) {
+			c.mark(section)
 			continue
 		}
 		if p.count() > before {
-			c.mark(skipWorkload(w.Name))
+			c.mark(skipEntry(section, name(v)))
 		}
-		out = append(out, w)
+		out = append(out, v)
+		names = append(names, name(v))
 	}
 	return out
+}
+
+// parseWorkloads reads the workloads (parseList).
+func (c *Config) parseWorkloads(p *problems, n *yaml.Node) []Workload {
+	return parseList(c, p, n, skipWorkloads, parseWorkload, func(w Workload) string { return w.Name }, func(e *yaml.Node, name string, taken bool) error {
+		switch {
+		case !namePattern.MatchString(name):
+			return errAt(e, "bad workload name %q", name)
+		case taken:
+			return errAt(e, "workload %q appears twice", name)
+		}
+		return nil
+	})
 }
 
 // parseWorkload reads one entry of workloads: a name, or a mapping; named is false when it has no
@@ -660,36 +670,17 @@ func parseWorkload(p *problems, e *yaml.Node) (w Workload, named bool) {
 	return w, true
 }
 
-// parseTargets reads the targets, as parseWorkloads reads the workloads.
+// parseTargets reads the targets (parseList).
 func (c *Config) parseTargets(p *problems, n *yaml.Node) []Target {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.add(errAt(n, "targets must be a non-empty list"))
-		c.mark(skipTargets)
-		return nil
-	}
-	var out []Target
-	for _, e := range n.Content {
-		before := p.count()
-		t, named := parseTarget(p, e)
+	return parseList(c, p, n, skipTargets, parseTarget, func(t Target) string { return t.Name }, func(e *yaml.Node, name string, taken bool) error {
 		switch {
-		case !named:
-			c.mark(skipTargets)
-			continue
-		case !namePattern.MatchString(t.Name) || strings.ContainsAny(t.Name, "@[]"):
-			p.add(errAt(e, "bad target name %q: use letters, digits, '.', '-' and '_'", t.Name))
-			c.mark(skipTargets)
-			continue
-		case slices.ContainsFunc(out, func(x Target) bool { return x.Name == t.Name }):
-			p.add(errAt(e, "target %q appears twice: give each target a distinct name", t.Name))
-			c.mark(skipTargets)
-			continue
+		case !namePattern.MatchString(name) || strings.ContainsAny(name, "@[]"):
+			return errAt(e, "bad target name %q: use letters, digits, '.', '-' and '_'", name)
+		case taken:
+			return errAt(e, "target %q appears twice: give each target a distinct name", name)
 		}
-		if p.count() > before {
-			c.mark(skipTarget(t.Name))
-		}
-		out = append(out, t)
-	}
-	return out
+		return nil
+	})
 }
 
 // parseTarget reads one entry of targets; named is false when it has neither a name nor an adapter

@@ -118,14 +118,7 @@ func resultLead(x *report.Result, sweep bool) []string {
 
 // Memory writes the memory figures, one row per result, when the run measured them (memory: true).
 func Memory(w io.Writer, r *report.Report, st Style) {
-	t := memoryTable(r)
-	if t == nil {
-		return
-	}
-	fmt.Fprintln(w)
-	t.Fit(st.width(), 0, 1)
-	t.Write(w)
-	fmt.Fprintln(w, wrap(memoryLegend, st.width(), ""))
+	writeSection(w, memoryTable(r), memoryLegend, st)
 }
 
 // memoryTable is the table Memory writes, nil when the run measured no memory.

@@ -125,14 +125,7 @@ func profileCostHow(p *report.Profile) string {
 // profiled: its ns per operation and share, then the time no phase covers, the round trip dbbench
 // timed around a client, and what the profile cost.
 func Phases(w io.Writer, r *report.Report, st Style) {
-	t := phasesTable(r)
-	if t == nil {
-		return
-	}
-	fmt.Fprintln(w)
-	t.Fit(st.width(), 0, 1)
-	t.Write(w)
-	fmt.Fprintln(w, wrap(phasesLegend, st.width(), ""))
+	writeSection(w, phasesTable(r), phasesLegend, st)
 }
 
 // phasesTable is the table Phases writes, nil when no result was profiled.

@@ -148,6 +148,18 @@ func (t *Table) htmlClass(row, col int) string {
 	return ""
 }
 
+// writeSection writes a table of a result's figures after a blank line, its names shortened to
+// fit, then its legend; nothing when t is nil (the run measured none).
+func writeSection(w io.Writer, t *Table, legend string, st Style) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	t.Fit(st.width(), 0, 1)
+	t.Write(w)
+	fmt.Fprintln(w, wrap(legend, st.width(), ""))
+}
+
 // WriteMarkdown prints the table as a GitHub-flavoured Markdown table: numeric columns aligned
 // right, a cell that Class names in bold.
 func (t *Table) WriteMarkdown(w io.Writer) {
