@@ -36,7 +36,8 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("a config with mistakes resolved: %v", err)
 			}
 			for _, m := range parsed {
-				if len(parsed) < MaxMistakes && !slices.Contains(mistakes(rerr), m) {
+				// (unless Resolve's list is cut at MaxMistakes)
+				if len(mistakes(rerr)) < MaxMistakes && !slices.Contains(mistakes(rerr), m) {
 					t.Fatalf("Resolve lost Parse's mistake %q: %v", m, rerr)
 				}
 			}
