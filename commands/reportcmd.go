@@ -46,7 +46,7 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
   csv        one row per figure of every result that did not fail, RFC 4180, with the columns
              target,workload,size,figure,unit,value,runs,lo,hi: value as the text report shows it
              (the median over runs; P99.9 and MAX from the merged histogram) in the figure's unit
-             (ns, 1/s, count, bytes), runs how many runs it rests on, lo and hi the interval an
+             (dbbench list figures), runs how many runs it rests on, lo and hi the interval an
              absolute assertion on that figure was decided on over several runs (empty otherwise)
   markdown   the text report's tables as GitHub Markdown, for a pull request's comment or
              $GITHUB_STEP_SUMMARY: results, phases, memory, load clocks, assertions, verdict

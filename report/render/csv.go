@@ -16,7 +16,7 @@ var CSVHead = []string{"target", "workload", "size", "figure", "unit", "value", 
 // each, as RFC 4180 CSV under CSVHead: value as the text report shows it (the median over runs,
 // the merged histogram's P99.9 and MAX), runs how many runs it rests on, lo and hi the interval the
 // report holds for it (an absolute assertion's over several runs), empty when it holds none.
-// Numbers are plain decimals in the figure's unit (ns, 1/s, count, bytes).
+// Numbers are plain decimals in the figure's unit (ns, 1/s, count, ...: dbbench list figures).
 func CSV(w io.Writer, r *report.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHead); err != nil {
