@@ -337,7 +337,8 @@ func TestReportCommand(t *testing.T) {
 		{"a report without results is no PASS", []string{garbage}, exitcode.Usage, nil, "dbbench: " + garbage + " is not a valid dbbench report: it has no results"},
 		{"hgrm bad unit", []string{lat, "--format", "hgrm", "--out-dir", outDir, "--unit", "s"}, exitcode.Usage, nil, `dbbench: --unit: unknown unit "s" (units: ms, ns, us)`},
 		{"out-dir without hgrm", []string{lat, "--out-dir", outDir}, exitcode.Usage, nil, "dbbench: --out-dir is for --format hgrm; other formats go to standard output"},
-		{"unknown format", []string{lat, "--format", "csv"}, exitcode.Usage, nil, `dbbench: --format: unknown format "csv" (formats: text, json, html, benchstat, hgrm, customBiggerIsBetter, customSmallerIsBetter, bencher)`},
+		{"unknown format", []string{lat, "--format", "xlsx"}, exitcode.Usage, nil, `dbbench: --format: unknown format "xlsx" (see dbbench report --help)`},
+		{"a misspelt format", []string{lat, "--format", "cvs"}, exitcode.Usage, nil, `dbbench: --format: unknown format "cvs": did you mean csv?`},
 		{"missing report", []string{p["missing"]}, exitcode.Usage, nil, "dbbench: cannot read report " + p["missing"] + ": no such file or directory"},
 		{"corrupt report", []string{p["corrupt.json"], "--format", "benchstat"}, exitcode.Usage, nil, "dbbench: " + p["corrupt.json"] + " is not a dbbench report: invalid character '}' looking for beginning of value (at byte 35)"},
 	}

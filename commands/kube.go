@@ -111,7 +111,7 @@ time in the past; 3 the manifests could not be written (stdout closed).`,
 }
 
 func runKube(opts *KubeOptions) error {
-	c, data, err := loadConfigData(opts.Config)
+	c, data, err := loadChecked(opts.f, opts.Config, opts.CI)
 	if err != nil {
 		return err
 	}

@@ -78,20 +78,30 @@ func (p *progressPrinter) printf(format string, args ...any) {
 }
 
 func (p *progressPrinter) started(e engine.Started) {
-	pl := e.Plan
+	fmt.Fprintln(p.w, render.Wrap(headerLine(e.Plan), p.width, "  "))
+}
+
+// headerLine says what a run is about to do, in one line that fits 120 columns for the shipped
+// configs with --ci and --rate (a longer one wraps): targets and workloads, sizes, warm-up (when
+// there is one) and repeats, how the YCSB workloads' operations arrive, and CI mode.
+func headerLine(pl *config.Plan) string {
 	sizes := make([]string, len(pl.Sizes))
 	for i, s := range pl.Sizes {
 		sizes[i] = fmt.Sprint(s)
 	}
+	warmup := ""
+	if pl.Warmup > 0 {
+		warmup = fmt.Sprintf("warm-up %d, ", pl.Warmup)
+	}
 	mode := ""
 	if pl.CI {
-		mode = ", CI mode"
+		mode = ", --ci"
 		if pl.Relax > 0 {
-			mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
+			mode = fmt.Sprintf(", --ci (relaxed %s%%)", render.Sig3(pl.Relax*100))
 		}
 	}
-	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s %s, warm-up %d, repeats %d%s%s",
-		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), sizeUnit(pl), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))
+	return fmt.Sprintf("dbbench: %s: %s x %s, %s %s, %srepeats %d%s%s", pl.Name, render.Plural(len(pl.Targets), "target"),
+		render.Plural(len(pl.Workloads), "workload"), strings.Join(sizes, " -> "), sizeUnit(pl), warmup, pl.Repeats, loadSummary(pl), mode)
 }
 
 // runStarted says which run begins, and for a run made to decide, which assertions and what it
@@ -168,11 +178,11 @@ func loadSummary(pl *config.Plan) string {
 	l := pl.Load
 	switch {
 	case l.Open() && len(l.Stages) > 0:
-		return fmt.Sprintf(", open loop: a ramp of %d stages, %d workers", len(l.Stages), l.Workers)
+		return fmt.Sprintf(", open loop: a ramp of %d stages, %s", len(l.Stages), render.Plural(l.Workers, "worker"))
 	case l.Open():
-		return fmt.Sprintf(", open loop at %g ops/s, %d workers", l.Rate, l.Workers)
+		return fmt.Sprintf(", open loop at %g ops/s, %s", l.Rate, render.Plural(l.Workers, "worker"))
 	case l != nil:
-		return fmt.Sprintf(", closed loop of %d workers", l.Workers)
+		return fmt.Sprintf(", closed loop of %s", render.Plural(l.Workers, "worker"))
 	}
 	return ", closed loop of 1 worker"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
@@ -30,7 +31,7 @@ type ReportOptions struct {
 }
 
 // reportFormats are the formats `dbbench report` writes.
-var reportFormats = append([]string{"text", "json", "html", "benchstat", "hgrm"}, render.DashboardFormats...)
+var reportFormats = append([]string{"text", "json", "html", "csv", "markdown", "benchstat", "hgrm"}, render.DashboardFormats...)
 
 // NewReportCmd builds `dbbench report`. runF replaces the run function in tests of flag parsing.
 func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
@@ -42,6 +43,13 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 
   text       the run's summary table, assertions and verdict, as 'dbbench run' printed them
   json       the report itself, checked and re-indented
+  csv        one row per figure of every result that did not fail, RFC 4180, with the columns
+             target,workload,size,figure,unit,value,runs,lo,hi: value as the text report shows it
+             (the median over runs; P99.9 and MAX from the merged histogram) in the figure's unit
+             (dbbench list figures), runs how many runs it rests on, lo and hi the interval an
+             absolute assertion on that figure was decided on over several runs (empty otherwise)
+  markdown   the text report's tables as GitHub Markdown, for a pull request's comment or
+             $GITHUB_STEP_SUMMARY: results, phases, memory, load clocks, assertions, verdict
   html       one self-contained page (charts drawn as inline SVG, nothing fetched, prints well):
              the environment and verdict, the assertions with their inputs, per workload every
              target's latency by percentile (HdrHistogram's 1/(1-p) axis) and every repeat as a
@@ -75,6 +83,8 @@ Exit codes: 0 written; 2 missing or corrupt report, a report from a newer dbbenc
 an .hgrm file that already exists; 3 the output could not be written.`,
 		Example: `  dbbench report baselines/gate-ci/run-1.json
   dbbench report baselines/gate-ci/run-1.json --format html > gate.html
+  dbbench report baselines/gate-ci/run-1.json --format csv > gate.csv
+  dbbench report baselines/gate-ci/run-1.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   dbbench report baselines/gate-ci/run-1.json --format benchstat > new.txt && benchstat old.txt new.txt
   dbbench report baselines/gate-ci/run-1.json --format customSmallerIsBetter > bench-smaller.json
   dbbench report run.json --format hgrm --out-dir hgrm/`,
@@ -98,12 +108,8 @@ an .hgrm file that already exists; 3 the output could not be written.`,
 }
 
 func reportRun(opts *ReportOptions) error {
-	known := false
-	for _, f := range reportFormats {
-		known = known || f == opts.Format
-	}
-	if !known {
-		return exitcode.Usagef("--format: unknown format %q (formats: %s)", opts.Format, strings.Join(reportFormats, ", "))
+	if !slices.Contains(reportFormats, opts.Format) {
+		return exitcode.Usagef("--format: unknown format %q%s", opts.Format, suggest.Hint(opts.Format, reportFormats, "dbbench report --help"))
 	}
 	if opts.Format == "hgrm" && opts.OutDir == "" {
 		return exitcode.Usagef("--format hgrm writes one file per result: give the directory with --out-dir")
@@ -131,6 +137,10 @@ func reportRun(opts *ReportOptions) error {
 		if err == nil {
 			_, err = out.Write(append(b, '\n'))
 		}
+	case "csv":
+		err = render.CSV(out, r)
+	case "markdown":
+		err = render.Markdown(out, r)
 	case "benchstat":
 		err = render.Benchstat(out, r)
 	case "customBiggerIsBetter", "customSmallerIsBetter", "bencher":

@@ -24,7 +24,7 @@ func Shards(w io.Writer, r *report.Report, st Style) {
 	if m == nil {
 		return
 	}
-	fmt.Fprintf(w, "merged %d of %d shards; their starts spread over %v\n", len(m.Shards), m.Total, time.Duration(m.SkewNs))
+	fmt.Fprintf(w, "merged %d of %s; their starts spread over %s\n", len(m.Shards), Plural(m.Total, "shard"), Duration(time.Duration(m.SkewNs)))
 	if m.Partial {
 		var idx []string
 		for _, k := range m.Missing {
@@ -44,5 +44,5 @@ func lateText(s report.Shard) string {
 	if !s.Late {
 		return ""
 	}
-	return fmt.Sprintf(" LATE by %v (bound %v);", time.Duration(s.LateNs).Round(time.Millisecond), time.Duration(s.LateBoundNs))
+	return fmt.Sprintf(" LATE by %s (bound %s);", Duration(time.Duration(s.LateNs)), Duration(time.Duration(s.LateBoundNs)))
 }
