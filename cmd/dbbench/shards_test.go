@@ -55,6 +55,34 @@ func measured(err error) bool {
 	return err == nil || (errors.As(err, &ee) && ee.ExitCode() == 5)
 }
 
+// runAndMerge waits for the shards started, merges their reports into dir/merged.json, and reads
+// the merged report and the shards' (stdout is the merge's summary).
+func runAndMerge(t *testing.T, dir string, cmds []*exec.Cmd) (m *report.Report, shards []*report.Report, stdout string) {
+	t.Helper()
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); !measured(err) {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, stdout, stderr := dbbench(t, dir, append([]string{"merge", "--out", merged}, shardFiles(dir, len(cmds))...)...)
+	if code != 0 && code != 5 {
+		t.Fatalf("merge exit %d: %s%s", code, stdout, stderr)
+	}
+	m, err := report.Read(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range shardFiles(dir, len(cmds)) {
+		r, err := report.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, r)
+	}
+	return m, shards, stdout
+}
+
 func shardFiles(dir string, n int) []string {
 	var out []string
 	for i := range n {
@@ -114,28 +142,7 @@ func TestShardsExact(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for i, cmd := range startShards(t, dir, n, c.args...) {
-				if err := cmd.Wait(); !measured(err) {
-					t.Fatalf("shard %d: %v", i, err)
-				}
-			}
-			merged := filepath.Join(dir, "merged.json")
-			code, stdout, stderr := dbbench(t, dir, append([]string{"merge", "--out", merged}, shardFiles(dir, n)...)...)
-			if code != 0 && code != 5 {
-				t.Fatalf("merge exit %d: %s%s", code, stdout, stderr)
-			}
-			m, err := report.Read(merged)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var shards []*report.Report
-			for _, f := range shardFiles(dir, n) {
-				r, err := report.Read(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				shards = append(shards, r)
-			}
+			m, shards, _ := runAndMerge(t, dir, startShards(t, dir, n, c.args...))
 			if m.Run.Merge == nil || len(m.Run.Merge.Shards) != n || m.Run.Merge.Partial {
 				t.Fatalf("merge record: %+v", m.Run.Merge)
 			}
@@ -207,7 +214,7 @@ func TestShardsExact(t *testing.T) {
 				}
 			}
 			checkMergedLog(t, filepath.Join(dir, "merged.hlog"), m, shardLogs(dir, n))
-			for _, f := range append(shardFiles(dir, n), merged) { // report/SCHEMA.md's run.shard, run.merge, ...
+			for _, f := range append(shardFiles(dir, n), filepath.Join(dir, "merged.json")) { // report/SCHEMA.md's run.shard, run.merge, ...
 				if b, err := os.ReadFile(f); err != nil || schema.Validate(schema.Report, b) != nil {
 					t.Errorf("%s does not match the report schema: %v %v", f, err, schema.Validate(schema.Report, b))
 				}
@@ -260,28 +267,7 @@ func checkRates(t *testing.T, x report.Result, shards []*report.Report) {
 // they ran apart.
 func TestShardsApart(t *testing.T) {
 	dir := t.TempDir()
-	for i, cmd := range startShardsApart(t, dir, 2, time.Second, "-c", "ycsb-c", "--ci", "--targets", "memory") {
-		if err := cmd.Wait(); !measured(err) {
-			t.Fatalf("shard %d: %v", i, err)
-		}
-	}
-	merged := filepath.Join(dir, "merged.json")
-	code, stdout, stderr := dbbench(t, dir, append([]string{"merge", "--out", merged}, shardFiles(dir, 2)...)...)
-	if code != 0 && code != 5 {
-		t.Fatalf("merge exit %d: %s%s", code, stdout, stderr)
-	}
-	m, err := report.Read(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shards []*report.Report
-	for _, f := range shardFiles(dir, 2) {
-		r, err := report.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, r)
-	}
+	m, shards, stdout := runAndMerge(t, dir, startShardsApart(t, dir, 2, time.Second, "-c", "ycsb-c", "--ci", "--targets", "memory"))
 	x := m.Results[0]
 	checkRates(t, x, shards)
 	if x.Load.Achieved > 300 {
