@@ -301,7 +301,7 @@ func TestGateScript(t *testing.T) {
 			say: []string{"FAIL at look 1", "-- look 3 of at most 3: 8 new runs", "the FAIL at look 1 was not confirmed by a later look", "gate: INCONCLUSIVE"}},
 		{name: "alongside, on the threshold: pairs added until the last look", newFactor: 1.05, env: []string{"DBBENCH_GATE_LOOKS=3"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(8) },
-			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
+			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold; to decide: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
 		{name: "alongside, on the threshold: the budget stops it", newFactor: 1.05, env: []string{"DBBENCH_GATE_BUDGET=0"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(4) }, say: []string{"not within the budget of 0s", "gate: INCONCLUSIVE"}},
 		{name: "the base does not build: the committed baseline of this class", newFactor: 1,
