@@ -28,6 +28,8 @@ type ReportOptions struct {
 	OutDir string
 	Unit   string
 	Force  bool
+	// PerRepeat writes benchstat lines per repeat instead of per run.
+	PerRepeat bool
 }
 
 // reportFormats are the formats `dbbench report` writes.
@@ -56,10 +58,11 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
              point; for a size sweep each figure against size with the growth assertions' limits;
              for a run with --profile each target's phases as a stacked bar per workload; with
              memory figures, alloc/op, retained/op and peak rss in the results table
-  benchstat  Go benchmark lines, one per measured repeat, named like
-             BenchmarkScan/target=lmdb-go/size=20000, with ns/op, ns/row, rows/s, ops/s and
-             p50-ns ... p99.9-ns; 'benchstat -col /target FILE' compares the targets of one run,
-             'benchstat OLD.txt NEW.txt' two runs
+  benchstat  Go benchmark lines, one per run (its median over its repeats: the run is the unit
+             of evidence, as in compare), named like BenchmarkScan/target=lmdb-go/size=20000,
+             with ns/op, ns/row, rows/s, ops/s and p50-ns ... p99.9-ns; 'benchstat -col /target
+             FILE' compares the targets, 'benchstat OLD.txt NEW.txt' two sets of runs (give each
+             several: dbbench run --runs 5); --per-repeat writes one line per repeat instead
   hgrm       one HdrHistogram percentile-distribution file per result (the format of
              HdrHistogram's outputPercentileDistribution, read by the HdrHistogram plotter), from
              the latency histogram merged over all repeats, written to --out-dir as
@@ -102,6 +105,7 @@ an .hgrm file that already exists; 3 the output could not be written.`,
 	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for the .hgrm files (hgrm only; created if missing)")
 	fl.StringVar(&opts.Unit, "unit", "us", "unit of .hgrm values: ns, us or ms")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite existing .hgrm files")
+	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "benchstat: one line per repeat, not per run (overstates significance across runs)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("unit", cobra.FixedCompletions([]string{"ns", "us", "ms"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -113,6 +117,9 @@ func reportRun(opts *ReportOptions) error {
 	}
 	if opts.Format == "hgrm" && opts.OutDir == "" {
 		return exitcode.Usagef("--format hgrm writes one file per result: give the directory with --out-dir")
+	}
+	if opts.PerRepeat && opts.Format != "benchstat" {
+		return exitcode.Usagef("--per-repeat is for --format benchstat")
 	}
 	if opts.Format != "hgrm" && opts.OutDir != "" {
 		return exitcode.Usagef("--out-dir is for --format hgrm; other formats go to standard output")
@@ -142,7 +149,7 @@ func reportRun(opts *ReportOptions) error {
 	case "markdown":
 		err = render.Markdown(out, r)
 	case "benchstat":
-		err = render.Benchstat(out, r)
+		err = render.Benchstat(out, r, opts.PerRepeat)
 	case "customBiggerIsBetter", "customSmallerIsBetter", "bencher":
 		err = render.Dashboard(out, r, opts.Format)
 	case "hgrm":

@@ -26,12 +26,18 @@ func Shards(w io.Writer, r *report.Report, st Style) {
 	}
 	fmt.Fprintf(w, "merged %d of %s; their starts spread over %s\n", len(m.Shards), Plural(m.Total, "shard"), Duration(time.Duration(m.SkewNs)))
 	if m.Partial {
-		var idx []string
+		var idx, gaps []string
 		for _, k := range m.Missing {
 			idx = append(idx, fmt.Sprint(k))
 		}
-		fmt.Fprintf(w, "%s: shares %s of %d missing; the figures are those of the shards present\n",
-			st.verdictWord("PARTIAL"), strings.Join(idx, ", "), m.Total)
+		if len(idx) > 0 {
+			gaps = append(gaps, fmt.Sprintf("shares %s of %d missing", strings.Join(idx, ", "), m.Total))
+		}
+		for _, s := range m.MissingShares {
+			gaps = append(gaps, s.String(m.Total, len(r.Run.Sizes) > 1))
+		}
+		fmt.Fprintln(w, wrap(fmt.Sprintf("%s: %s; the figures are those of the shards present",
+			st.verdictWord("PARTIAL"), strings.Join(gaps, "; ")), st.width(), "  "))
 	}
 	for _, s := range m.Shards {
 		if s.Late || !s.Clock.Known {
