@@ -570,14 +570,14 @@ func (s *Spec) header() string {
 		lines = []string{what + fmt.Sprintf(" on a store every shard shares, loaded once; reports in %s on claim %s.", s.RunDir(), s.ClaimName())}
 	}
 	lines = append(lines, fmt.Sprintf("Deadlines: run %s, merges %s%s; finished Jobs are deleted after %s. docs/kubernetes.md says more.",
-		describe(s.RunDeadline()), describe(s.MergeDeadline()), cond(s.LoadOnce, ", load "+describe(s.LoadDeadline())), describe(s.FinishedTTL())))
+		describe(s.RunDeadline()), describe(s.MergeDeadline()), cond(s.LoadOnce, ", load "+describe(s.LoadDeadline())), describe(s.finishedTTL())))
 	apply := fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns)
 	ended := fmt.Sprintf("  the run has ended when job/%s is Complete or Failed (every shard ended, with or without its report)", s.RunName())
 	merged := []string{
 		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath(false)),
 	}
 	if s.NoSuspend {
-		start := fmt.Sprintf("Nothing to release: the shards start at %s,", s.StartAtText())
+		start := fmt.Sprintf("Nothing to release: the shards start at %s (apply before it),", s.StartAtText())
 		if s.waitsForLoad() {
 			start = fmt.Sprintf("Nothing to release: the shards start %s after job/%s has loaded the store,", describe(s.Lead), s.LoadJobName())
 			if s.Lead == 0 {
@@ -605,8 +605,8 @@ func (s *Spec) header() string {
 	return "# " + strings.Join(lines, "\n# ") + "\n"
 }
 
-// FinishedTTL is the finished Jobs' time to live as rendered.
-func (s *Spec) FinishedTTL() time.Duration { return time.Duration(*s.ttl()) * time.Second }
+// finishedTTL is the finished Jobs' time to live as rendered.
+func (s *Spec) finishedTTL() time.Duration { return time.Duration(*s.ttl()) * time.Second }
 
 func cond(ok bool, s string) string {
 	if ok {
