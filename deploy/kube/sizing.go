@@ -38,7 +38,7 @@ type Resources struct {
 // The formulas' constants.
 const (
 	// MaxCPU caps the cores a run pod asks for: more shards, not bigger ones, is how a sharded
-	// run grows (README: a shard should run near its own limit).
+	// run grows (docs/measurements.md, "Sharded runs": a shard should run near its own limit).
 	MaxCPU = 4
 	// BaseMemory is what a dbbench process needs besides its data: the runtime, the histograms of
 	// every operation type and clock, the report.
