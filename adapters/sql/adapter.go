@@ -55,6 +55,7 @@ func (Adapter) Info() adapters.Info {
 		Options: optionSpecs,
 		Builtin: workloads.Builtins,
 		Records: ycsb.Ops(),
+		SQL:     true,
 	}
 }
 
