@@ -133,7 +133,7 @@ func CheckSQL(t testing.TB, tg Target) {
 	rows(2, 10, arg(sqlRows-9))
 	rows(6, 1, arg(7), "v7") // a text parameter
 	rows(6, 0, arg(7), "v8")
-	rows(10, 1, arg(1)) // count(*): one row
+	rows(10, 1, arg(1))      // count(*): one row
 	rows(7, 1, arg(sqlRows)) // DELETE ... RETURNING: the rows it returned
 	rows(0, 0, arg(sqlRows))
 
