@@ -188,6 +188,7 @@ type Workload struct {
 	Readers    int
 	Params     map[string]any
 	CrossCheck bool
+	SQL        *SQLWorkload // a sql workload's section (config/sql.go); nil: none
 }
 
 // Target is one entry of `targets`.
@@ -549,7 +550,7 @@ func parseWorkloads(n *yaml.Node) ([]Workload, error) {
 		if e.Kind == yaml.ScalarNode {
 			w.Name = e.Value
 		} else {
-			fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check")
+			fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check", "sql")
 			if err != nil {
 				return nil, err
 			}
@@ -570,6 +571,11 @@ func parseWorkloads(n *yaml.Node) ([]Workload, error) {
 			}
 			if f, ok := fields["cross_check"]; ok {
 				if w.CrossCheck, err = boolValue(f.value, "cross_check"); err != nil {
+					return nil, err
+				}
+			}
+			if f, ok := fields["sql"]; ok {
+				if w.SQL, err = parseSQLWorkload(f.value, w.Name, fields); err != nil {
 					return nil, err
 				}
 			}

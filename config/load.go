@@ -421,19 +421,22 @@ func parseMix(n *yaml.Node) (ycsb.Mix, error) {
 	return m, nil
 }
 
-// parseLoadSections reads the `load:` and `ycsb:` sections, which only YCSB workloads use; a config
-// of YCSB workloads only may leave out its dataset.
+// parseLoadSections reads the `load:` and `ycsb:` sections: load: applies to the load model's
+// workloads (YCSB's and sql workloads), ycsb: to YCSB's; a config of those only may leave out its
+// dataset.
 func (c *Config) parseLoadSections(root *yaml.Node, fields map[string]field) error {
 	var err error
-	hasYCSB, onlyYCSB := false, true
+	hasYCSB, hasLoad, onlyLoad := false, false, true
 	for _, w := range c.Workloads {
 		hasYCSB = hasYCSB || IsYCSB(w.Name)
-		onlyYCSB = onlyYCSB && IsYCSB(w.Name)
+		hasLoad = hasLoad || w.loadModel()
+		onlyLoad = onlyLoad && w.loadModel()
 	}
-	for _, key := range []string{"load", "ycsb"} {
-		if f, ok := fields[key]; ok && !hasYCSB {
-			return errAt(f.key, "%s: applies to YCSB workloads (%s), and this config has none", key, strings.Join(YCSBNames(), ", "))
-		}
+	if f, ok := fields["load"]; ok && !hasLoad {
+		return errAt(f.key, "load: applies to YCSB workloads (%s) and sql workloads, and this config has none", strings.Join(YCSBNames(), ", "))
+	}
+	if f, ok := fields["ycsb"]; ok && !hasYCSB {
+		return errAt(f.key, "ycsb: applies to YCSB workloads (%s), and this config has none", strings.Join(YCSBNames(), ", "))
 	}
 	if f, ok := fields["load"]; ok {
 		if c.Load, err = parseLoad(f.value); err != nil {
@@ -445,7 +448,7 @@ func (c *Config) parseLoadSections(root *yaml.Node, fields map[string]field) err
 			return err
 		}
 	}
-	if c.Sizes == nil && !onlyYCSB {
+	if c.Sizes == nil && !onlyLoad {
 		return errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})")
 	}
 	for _, w := range c.Workloads {
@@ -618,8 +621,8 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	if rate == 0 && duration == 0 {
 		return nil
 	}
-	if !slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.YCSB }) {
-		return fmt.Errorf("--rate and --duration apply to YCSB workloads (%s), and this config has none", strings.Join(YCSBNames(), ", "))
+	if !p.HasLoadModel() {
+		return fmt.Errorf("--rate and --duration apply to YCSB workloads (%s) and sql workloads, and this config has none", strings.Join(YCSBNames(), ", "))
 	}
 	if rate < 0 || rate > MaxLoadRate || math.IsNaN(rate) {
 		return fmt.Errorf("--rate %g: want a positive number of operations per second, at most %d", rate, MaxLoadRate)
@@ -655,7 +658,7 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 // at a time waits for the next intended start, spinning (load: precise).
 func (p *Plan) SetPrecise() error {
 	if !p.Load.Open() {
-		return fmt.Errorf("--precise applies to an open loop: give the YCSB workloads a rate (--rate, or load: rate or stages)")
+		return fmt.Errorf("--precise applies to an open loop: give the YCSB and sql workloads a rate (--rate, or load: rate or stages)")
 	}
 	p.Load.Precise = true
 	if p.AsRun != nil {

@@ -160,6 +160,7 @@ type WorkloadPlan struct {
 	Ops        int
 	Readers    int
 	CrossCheck bool
+	SQL        *SQLPlan // a sql workload (config/sql.go): Plan.Load says how it runs; nil: none
 }
 
 // Params resolves a workload's sizes for a dataset of size persons (workloads.Params).
@@ -188,8 +189,12 @@ func (p *Plan) CheckProfile() error {
 		return nil
 	}
 	for _, w := range p.Workloads {
-		if w.YCSB {
-			return fmt.Errorf("profile: true does not split the operations of YCSB workloads (%s): they run through the load model's workers, which time no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", w.Name)
+		if w.LoadModel() {
+			kind := "YCSB"
+			if w.SQL != nil {
+				kind = "sql"
+			}
+			return fmt.Errorf("profile: true does not split the operations of %s workloads (%s): they run through the load model's workers, which time no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", kind, w.Name)
 		}
 	}
 	return nil
@@ -275,7 +280,7 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		p.YCSB = *c.YCSB
 	}
 	if !ci {
-		p.ycsbSizes()
+		c.defaultSizes(p)
 		return p, map[string]workloadOverride{}, nil
 	}
 	if c.CI == nil {
@@ -297,7 +302,7 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 	if c.CI.YCSB != nil {
 		p.YCSB = *c.CI.YCSB
 	}
-	p.ycsbSizes()
+	c.defaultSizes(p)
 	for name, o := range c.CI.Workloads {
 		if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
 			return nil, nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
@@ -316,6 +321,9 @@ func (c *Config) checkWorkloadNames(reg *adapters.Registry) ([]string, error) {
 		}
 	}
 	for _, w := range c.Workloads {
+		if w.SQL != nil {
+			continue // named by the config (checkSQLName)
+		}
 		if !slices.Contains(known, w.Name) {
 			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
 		}
@@ -351,6 +359,12 @@ func (c *Config) resolveTargets(p *Plan, reg *adapters.Registry) error {
 // resolveWorkload resolves one workload: its sizes with the CI override o applied, its parameters
 // checked, and the targets that run it (each must support it; at least one must run it).
 func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known []string) (WorkloadPlan, error) {
+	if w.SQL != nil {
+		if err := checkSQLName(w); err != nil {
+			return WorkloadPlan{}, err
+		}
+		return c.resolveSQL(p, w, o)
+	}
 	wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
 	for dst, v := range map[*int]*int{&wp.Rows: o.rows, &wp.Ops: o.ops, &wp.Readers: o.readers} {
 		if v != nil {
@@ -621,6 +635,9 @@ func (p *Plan) checkRef(ref assertion.Ref) error {
 	if !t.Runs(ref.Workload) {
 		return fmt.Errorf("assertion reads %s, but target %s does not run %s", ref, ref.Target, ref.Workload)
 	}
+	if ref.Op == "" && report.StatementFigure(ref.Figure) {
+		return fmt.Errorf("%s: a statement's figure is kept per transaction: name it, as %s.TRANSACTION.%s[%s]", ref, ref.Workload, ref.Figure, ref.Target)
+	}
 	if _, ok := report.LookupFigure(ref.Figure); !ok {
 		return fmt.Errorf("unknown figure %q in %s (figures: %s)", ref.Figure, ref, strings.Join(report.FigureNames(), ", "))
 	}
@@ -671,9 +688,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	out["workloads"] = c.asRunWorkloads(p)
 	if slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.YCSB }) {
 		out["ycsb"] = p.YCSB.asRun()
-		if p.Load != nil {
-			out["load"] = p.Load.asRun()
-		}
+	}
+	if p.HasLoadModel() && p.Load != nil {
+		out["load"] = p.Load.asRun()
 	}
 	out["targets"] = c.asRunTargets(p)
 	var as []any
@@ -717,7 +734,10 @@ func (c *Config) asRunWorkloads(p *Plan) []any {
 		if len(c.Workloads[i].Params) > 0 {
 			m["params"] = c.Workloads[i].Params
 		}
-		if !w.CrossCheck && !w.YCSB {
+		if s := c.Workloads[i].SQL; s != nil {
+			m["sql"] = s.asRunSQL()
+		}
+		if !w.CrossCheck && !w.LoadModel() {
 			m["cross_check"] = false
 		}
 		ws = append(ws, m)
