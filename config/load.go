@@ -647,7 +647,12 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	if err := l.finish(); err != nil {
 		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "line 0: "))
 	}
+	prev := p.Load
 	p.Load = l
+	if err := p.checkSleeps(); err != nil {
+		p.Load = prev
+		return err
+	}
 	if p.AsRun != nil {
 		p.AsRun["load"] = l.asRun()
 	}

@@ -234,6 +234,13 @@ func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
 	if err := c.checkSizes(p); err != nil {
 		return nil, err
 	}
+	if err := p.checkSleeps(); err != nil {
+		line := 0
+		if p.Load != nil {
+			line = p.Load.Line
+		}
+		return nil, &lineError{line: line, msg: err.Error()}
+	}
 	if err := p.CheckProfile(); err != nil {
 		return nil, &lineError{line: c.profileLine, msg: err.Error()}
 	}

@@ -745,6 +745,29 @@ func (c *Config) resolveSQL(p *Plan, w Workload, o workloadOverride) (WorkloadPl
 	return wp, nil
 }
 
+// checkSleeps refuses a \sleep in a sql workload's script when the load is an open loop: the
+// schedule says when each operation starts, and think time belongs to a closed loop's workers.
+func (p *Plan) checkSleeps() error {
+	if !p.Load.Open() {
+		return nil
+	}
+	for _, w := range p.Workloads {
+		if w.SQL == nil {
+			continue
+		}
+		for _, t := range w.SQL.Def.Transactions {
+			if t.Script == nil {
+				continue
+			}
+			if lines := t.Script.Sleeps(); len(lines) > 0 {
+				return fmt.Errorf("workload %s: transaction %s: %s:%d: \\sleep is think time, which a closed loop's workers take between operations: an open loop (load: rate or stages, --rate) has none (drop the rate, or the \\sleep)",
+					w.Name, t.Name, t.Script.Name, lines[0])
+			}
+		}
+	}
+	return nil
+}
+
 // readScript reads a pgbench script file (at most MaxScriptBytes).
 func readScript(path string) ([]byte, error) {
 	f, err := os.Open(path)

@@ -276,12 +276,29 @@ func TestSQLWorkloadPlace(t *testing.T) {
 			}
 		})
 	}
-	// A ci override of ops, and --rate on a sql workload.
-	c, err := Parse("q.yaml", []byte("name: q\nworkloads:\n  - name: w\n    ops: 50\n"+sql+"targets: [{adapter: sql}]\nci: {workloads: {w: {ops: 7}}}\n"))
+	// \sleep is think time: refused in an open loop, from the config or --rate.
+	sleepy := "name: q\nworkloads:\n  - name: w\n    sql:\n      script_text: |\n        SELECT 1;\n        \\sleep 2 ms\ntargets: [{adapter: sql}]\n"
+	c, err := Parse("q.yaml", []byte(sleepy+"load: {rate: 100, duration: 1s}\n"))
+	if err == nil {
+		_, err = c.Resolve(sqlRegistry(t), false)
+	}
+	if err == nil || !strings.Contains(err.Error(), "q.yaml:9: workload w: transaction script: script_text:2: \\sleep is think time") {
+		t.Errorf("\\sleep in an open loop: %v", err)
+	}
+	c, _ = Parse("q.yaml", []byte(sleepy))
+	p, err := c.Resolve(sqlRegistry(t), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.Resolve(sqlRegistry(t), true)
+	if err := p.OverrideLoad(100, 0); err == nil || p.Load.Open() {
+		t.Errorf("--rate with a \\sleep: %v, open %v", err, p.Load.Open())
+	}
+	// A ci override of ops, and --rate on a sql workload.
+	c, err = Parse("q.yaml", []byte("name: q\nworkloads:\n  - name: w\n    ops: 50\n"+sql+"targets: [{adapter: sql}]\nci: {workloads: {w: {ops: 7}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = c.Resolve(sqlRegistry(t), true)
 	if err != nil || p.Workloads[0].Ops != 7 {
 		t.Fatalf("ci ops: %v %+v", err, p)
 	}
