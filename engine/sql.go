@@ -72,8 +72,8 @@ type sqlTarget struct {
 // sqlWorker is what one worker keeps: its statements' execution times and failures in the current
 // run phase, and the results of the transaction it runs, for the checks after it.
 type sqlWorker struct {
-	lat    []*hdrhistogram.Histogram // per statement id
-	errs   []int64
+	lat     []*hdrhistogram.Histogram // per statement id
+	errs    []int64
 	res     []adapters.SQLResult // per statement of the transaction running (its place in it)
 	ran     []ranStmt            // the statements it ran, in order
 	scratch adapters.SQLResult

@@ -22,7 +22,9 @@ type LoadStatement struct {
 }
 
 // Figure is the name of one of the statement's figures: OP.stmtN_FIGURE.
-func (s LoadStatement) Figure(fig string) string { return fmt.Sprintf("%s.stmt%d_%s", s.Op, s.Index, fig) }
+func (s LoadStatement) Figure(fig string) string {
+	return fmt.Sprintf("%s.stmt%d_%s", s.Op, s.Index, fig)
+}
 
 // StatementFigures sets a run phase's statement figures from its statements: OP.stmtN_mean, p50
 // and p99 of those that ran without an error, OP.stmtN_errors of each that ran at all.
