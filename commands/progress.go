@@ -79,10 +79,6 @@ func (p *progressPrinter) printf(format string, args ...any) {
 
 func (p *progressPrinter) started(e engine.Started) {
 	pl := e.Plan
-	sizes := make([]string, len(pl.Sizes))
-	for i, s := range pl.Sizes {
-		sizes[i] = fmt.Sprint(s)
-	}
 	mode := ""
 	if pl.CI {
 		mode = ", CI mode"
@@ -90,8 +86,8 @@ func (p *progressPrinter) started(e engine.Started) {
 			mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
 		}
 	}
-	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s %s, warm-up %d, repeats %d%s%s",
-		pl.Name, len(pl.Targets), len(pl.Workloads), strings.Join(sizes, " -> "), sizeUnit(pl), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))
+	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s, warm-up %d, repeats %d%s%s",
+		pl.Name, len(pl.Targets), len(pl.Workloads), dataText(pl, " -> "), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))
 }
 
 // runStarted says which run begins, and for a run made to decide, which assertions and what it
@@ -152,15 +148,33 @@ func roundDur(d time.Duration) string {
 	return d.Round(10 * time.Second).String()
 }
 
-// sizeUnit is what a plan's sizes count: YCSB records when it runs only YCSB workloads.
+// sizeUnit is what a plan's sizes count: YCSB records when it runs only YCSB workloads (and sql
+// workloads), "" when it runs only sql workloads, which load no dataset.
 func sizeUnit(pl *config.Plan) string {
-	if slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return !w.YCSB }) {
+	switch {
+	case slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return !w.LoadModel() }):
 		return "persons"
+	case slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return w.YCSB }):
+		return "records"
 	}
-	return "records"
+	return ""
 }
 
-// loadSummary describes how a plan's YCSB workloads' operations arrive, "" without any.
+// dataText is what a plan loads: its sizes (joined by sep) and what they count, or that its sql
+// workloads load no dataset.
+func dataText(pl *config.Plan, sep string) string {
+	unit := sizeUnit(pl)
+	if unit == "" {
+		return "no dataset (sql workloads make their tables)"
+	}
+	sizes := make([]string, len(pl.Sizes))
+	for i, s := range pl.Sizes {
+		sizes[i] = fmt.Sprint(s)
+	}
+	return strings.Join(sizes, sep) + " " + unit
+}
+
+// loadSummary describes how a plan's YCSB and sql workloads' operations arrive, "" without any.
 func loadSummary(pl *config.Plan) string {
 	if !hasYCSB(pl) {
 		return ""
