@@ -54,11 +54,16 @@ func (t *target) OpenSQLConn(ctx context.Context, stmts []string) (adapters.SQLC
 	return t.openSQLiteConn(ctx, stmts)
 }
 
-// pgConn is a worker's connection to PostgreSQL: pgx's, with the statements prepared as s0, s1, ...
+// pgConn is a worker's connection to PostgreSQL: pgx's, with the statements prepared as
+// dbbench_s0, dbbench_s1, ...; each execution goes through pgconn's ExecPrepared with its arguments
+// and results as text, as libpq's PQexecPrepared sends them for pgbench -M prepared (pgx's own
+// Query, with its type map, cost about twice the client CPU per statement).
 type pgConn struct {
-	c     *pgx.Conn
-	names []string
-	query []bool // the statement returns rows
+	c      *pgx.Conn
+	names  []string
+	query  []bool // the statement returns rows
+	buf    []byte // the arguments' text, one after the other
+	params [][]byte
 }
 
 func (t *target) openPGConn(ctx context.Context, stmts []string) (adapters.SQLConn, error) {
@@ -79,29 +84,63 @@ func (t *target) openPGConn(ctx context.Context, stmts []string) (adapters.SQLCo
 }
 
 // Exec runs the prepared statement: the rows returned counted (and their values kept, as the
-// server sent them), or the rows the command tag says it affected.
+// server wrote them), or the rows the command tag says it affected.
 func (p *pgConn) Exec(ctx context.Context, i int, args []any, res *adapters.SQLResult) error {
-	rows, err := p.c.Query(ctx, p.names[i], args...)
-	if err != nil {
-		return err
+	p.buf, p.params = p.buf[:0], p.params[:0]
+	ends := make([]int, 0, 8)
+	for _, a := range args {
+		var null bool
+		p.buf, null = appendText(p.buf, a)
+		if null {
+			ends = append(ends, -1)
+		} else {
+			ends = append(ends, len(p.buf))
+		}
 	}
+	from := 0
+	for _, end := range ends {
+		if end < 0 {
+			p.params = append(p.params, nil)
+			continue
+		}
+		p.params = append(p.params, p.buf[from:end:end])
+		from = end
+	}
+	rr := p.c.PgConn().ExecPrepared(ctx, p.names[i], p.params, nil, nil)
 	res.Rows, res.Values = 0, res.Values[:0]
-	for rows.Next() {
+	for rr.NextRow() {
 		res.Rows++
 		if res.Keep {
-			for _, v := range rows.RawValues() {
+			for _, v := range rr.Values() {
 				res.Values = adapters.AppendSQLValue(res.Values, v, v == nil)
 			}
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	tag, err := rr.Close()
+	if err != nil {
 		return err
 	}
 	if !p.query[i] {
-		res.Rows = rows.CommandTag().RowsAffected()
+		res.Rows = tag.RowsAffected()
 	}
 	return nil
+}
+
+// appendText appends an argument's text (an int64, float64, bool, string or nil: NULL).
+func appendText(b []byte, a any) ([]byte, bool) {
+	switch v := a.(type) {
+	case nil:
+		return b, true
+	case string:
+		return append(b, v...), false
+	case int64:
+		return strconv.AppendInt(b, v, 10), false
+	case float64:
+		return strconv.AppendFloat(b, v, 'g', -1, 64), false
+	case bool:
+		return strconv.AppendBool(b, v), false
+	}
+	return fmt.Append(b, a), false
 }
 
 // Rollback ends a transaction left open (or failed) on the connection.
