@@ -150,7 +150,7 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"pass", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json")}, exitcode.OK, "verdict: PASS", ""},
-		{"assertion fails", []string{"run", "-q", "-c", failing, "--out", filepath.Join(dir, "f.json")}, exitcode.Failed, "verdict: FAIL: 1 of 1 assertions failed", "dbbench: 1 of 1 assertions failed, first: scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b]: mean ratio "},
+		{"assertion fails", []string{"run", "-q", "-c", failing, "--out", filepath.Join(dir, "f.json")}, exitcode.Failed, "verdict: FAIL: 1 of 1 assertion failed", "dbbench: 1 of 1 assertion failed, first: scan.rows_per_s[a] >= 10000 * scan.rows_per_s[b]: mean ratio "},
 		{"ci mode", []string{"run", "-q", "--ci", "-c", passing, "--out", filepath.Join(dir, "ci.json")}, exitcode.OK, " >= 0.00009 required (relaxed from 0.0001; 3 runs, ", ""},
 		{"ci without section", []string{"run", "--ci", "-c", noCI}, exitcode.Usage, "", "--ci needs a ci: section"},
 		{"missing config", []string{"run", "-c", filepath.Join(dir, "nope.yaml")}, exitcode.Usage, "", "cannot read config"},
@@ -165,7 +165,7 @@ func TestExitCodes(t *testing.T) {
 		{"out replaces an earlier report with --force", []string{"run", "-q", "-c", passing, "--out", filepath.Join(dir, "p.json"), "--force"}, exitcode.OK, "verdict: PASS", ""},
 		{"empty validate config", []string{"validate", "-c", ""}, exitcode.Usage, "", "--config: empty value"},
 		{"config is an endless device", []string{"validate", "-c", "/dev/zero"}, exitcode.Usage, "", "larger than 4 MiB"},
-		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions decided: 1 left out)", "--targets: left out 1 assertions that name other targets"},
+		{"one target alone", []string{"run", "-c", failing, "--targets", "a", "--isolation", "rewarm", "--out", filepath.Join(dir, "alone.json")}, exitcode.OK, "verdict: PASS (no assertions decided: 1 left out)", "--targets: left out 1 assertion that names other targets"},
 		{"unknown target", []string{"run", "-c", passing, "--targets", "c"}, exitcode.Usage, "", `--targets: the config has no target "c" (targets: a, b)`},
 		{"unknown slowdown target", []string{"run", "-c", passing, "--slowdown", "c=10%"}, exitcode.Usage, "", `--slowdown: no target "c" in the config (targets: a, b)`},
 		{"slowdown without a fraction", []string{"run", "-c", passing, "--slowdown", "a"}, exitcode.Usage, "", `--slowdown "a": write NAME=FRACTION`},
@@ -251,8 +251,10 @@ func TestDefaultReportPathNeverOverwrites(t *testing.T) {
 	}
 }
 
-// TestShippedConfigsValidate keeps every built-in config valid against the real adapters, in both forms.
+// TestShippedConfigsValidate keeps every built-in config valid against the real adapters, in both
+// forms, from the repository's root (where those that run its clients are run).
 func TestShippedConfigsValidate(t *testing.T) {
+	t.Chdir("..")
 	for _, name := range configs.Names() {
 		t.Run(name, func(t *testing.T) {
 			code, out, errOut := execute(t, "validate", "-c", name)

@@ -34,6 +34,7 @@ type CompareOptions struct {
 	alphaSet           bool // --alpha was given (0 then is an error, not the default)
 	Confidence         float64
 	Looks              int
+	AllowMissing       bool
 }
 
 // NewCompareCmd builds `dbbench compare`. runF replaces the run function in tests of flag parsing.
@@ -73,6 +74,7 @@ func NewCompareCmd(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "with one run per side, test and decide over its repeats (overstates it across runs)")
 	fl.Float64Var(&opts.Confidence, "confidence", compare.DefaultConfidence, "gate: family-wise confidence, split over the gated figures and looks")
 	fl.IntVar(&opts.Looks, "looks", 1, "gate: most looks a sequential gate takes as runs are added")
+	fl.BoolVar(&opts.AllowMissing, "allow-missing", false, "gate: list results or figures missing on one side without holding them against it")
 	formats := make([]string, len(compare.Formats))
 	for i, f := range compare.Formats {
 		formats[i] = string(f)
@@ -118,6 +120,13 @@ decide (estimated from the spread between runs and the change's distance from th
 run per side gives no interval: INCONCLUSIVE (--per-repeat decides over repeats). A result that
 failed in NEW fails the gate. docs/verdicts.md ("compare and the gate") has the method.
 
+Missing evidence never passes. A result, or a figure of one, with values on one side only is listed
+as missing: a gated figure missing in NEW fails the gate; one missing in OLD, or from a target NEW
+skipped with a recorded reason (an optional target whose server is absent), leaves it INCONCLUSIVE,
+named; --allow-missing lists them without holding them against the gate, and says so. A figure
+neither side has is not missing; one a report schema version redefined (the load model's figures in
+version 3) is "not comparable", a note.
+
 Nothing is decided across machine classes (CPU model and core count, as report environments
 record them): a ratio to an in-run baseline cancels a machine's speed, not its microarchitecture.
 Every figure is still printed, with verdict "? machines", and compare exits 4; --force does not
@@ -137,10 +146,12 @@ newer dbbench, with no common target or workload, or different dataset sizes (un
 --allow-size-mismatch). The runs of one side must be runs of one benchmark, even with --force.
 
 Exit codes: 0 no gate, or the gate passed; 1 the gate failed (a figure's interval lies beyond its
-threshold, or a result failed in NEW); 2 unusable or refused input (missing or corrupt report,
-incompatible reports, a baseline that failed, unknown --normalize-by target, bad threshold or
-figure); 4 inconclusive (a gated figure's interval straddles its threshold, too few runs for an
-interval, or the sides ran on different machine classes). README, "Exit codes".`
+threshold, a gated figure is missing in NEW, or a result failed in NEW: the line names the worst and
+how many failed); 2 unusable or refused input (missing or corrupt report, incompatible reports, a
+baseline that failed, unknown --normalize-by target, bad threshold or figure); 4 inconclusive (a
+gated figure's interval straddles its threshold, too few runs for an interval, a gated figure missing
+in OLD or from a target NEW skipped, or the sides ran on different machine classes). README, "Exit
+codes".`
 
 // compareExample is its examples.
 const compareExample = `  dbbench compare baselines/gate-ci/run-1.json reports/gate-ci.json
@@ -223,6 +234,7 @@ func compareRun(opts *CompareOptions) error {
 		NewFiles:          newFiles,
 		Confidence:        opts.Confidence,
 		Looks:             opts.Looks,
+		AllowMissing:      opts.AllowMissing,
 	})
 	if err != nil {
 		return exitcode.Usagef("%v", err)

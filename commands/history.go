@@ -25,9 +25,14 @@ func NewHistoryCmd(f *Factory, runF func(*HistoryOptions) error) *cobra.Command 
 		Use:   "history DIR [--format text|html] [--figures LIST]",
 		Short: "Show the trend of each figure across a directory of reports",
 		Long: `History reads every dbbench report (*.json) in DIR, orders them by start time, groups them by
-config, and shows each figure of every target, workload and size across the runs: as text, the first
-and the latest median with the change between them and a sparkline of the last 24 runs; as html, a
-self-contained page with one chart per workload and figure (nothing fetched).
+config, and shows each figure of every target, workload and size across the reports: as text, the
+first and the latest median with the change between them and a sparkline of the last 24 reports; as
+html, a self-contained page with one chart per workload and figure (nothing fetched).
+
+The change is called worse or better only where a Mann-Whitney U test over the first and the latest
+report's runs decides it (alpha 0.01, each run one sample, as compare does: reports of
+'dbbench run --runs 5'); otherwise it is "changed". Across a report schema version that redefined a
+figure (the load model's in version 3) it is "not comparable", with a note saying why.
 
 Default figures, as compare: rows_per_s (ops_per_s without rows), and p50 and p99 for workloads that
 time many operations. JSON files that are not reports (compare output, say) are left out.

@@ -29,7 +29,7 @@ func TestHistoryCommand(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"text", []string{dir}, exitcode.OK, "config lmdb: 2 runs", ""},
+		{"text", []string{dir}, exitcode.OK, "config lmdb: 2 reports", ""},
 		{"html", []string{dir, "--format", "html"}, exitcode.OK, `<figure class="chart" id="history-lmdb-lookup-100000-p50"`, ""},
 		{"figures", []string{dir, "--figures", "ns_per_row"}, exitcode.OK, "lmdb-go-batched  insert      ns_per_row", ""},
 		{"missing dir", []string{filepath.Join(dir, "nope")}, exitcode.Usage, "", "dbbench: cannot read directory"},

@@ -1,24 +1,69 @@
 package commands
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	psapi "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
+	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/configs"
+	"github.com/dbbench/dbbench/deploy/kube"
 	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // kubeBase are the flags every kube test gives: an image, a start time far ahead.
 var kubeBase = []string{"--image", "registry.example/dbbench:1.0", "--start-at", "2099-01-01T00:00:00Z"}
 
-func kubeArgs(args ...string) []string { return append(append([]string{"kube"}, args...), kubeBase...) }
+// kubeArgs is `dbbench kube ARGS` with kubeBase, and --rwx-default unless the arguments say where
+// the reports go.
+func kubeArgs(args ...string) []string {
+	out := append(append([]string{"kube"}, args...), kubeBase...)
+	for _, a := range args {
+		if a == "--claim" || a == "--storage-class" || a == "--rwx-default" {
+			return out
+		}
+	}
+	return append(out, "--rwx-default")
+}
+
+// kubeNow is the tests' rendering time: two minutes before kubeBase's start.
+var kubeNow = time.Date(2098, 12, 31, 23, 58, 0, 0, time.UTC)
+
+// runKubeAt runs `dbbench kube ARGS` as rendered at now: its exit code, stdout and stderr (the
+// error's one line last, as dbbench prints it).
+func runKubeAt(t *testing.T, now time.Time, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	f := &Factory{Out: &out, Err: &errb, Registry: func() (*adapters.Registry, error) {
+		return adapters.NewRegistry(builtinAdapters()...)
+	}}
+	cmd := NewKubeCmd(f, func(o *KubeOptions) error {
+		o.now = func() time.Time { return now }
+		return runKube(o)
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	if err != nil {
+		errb.WriteString("dbbench: " + err.Error() + "\n")
+	}
+	return exitcode.Of(err), out.String(), errb.String()
+}
 
 // TestKubeGolden: the command prints deploy/kube's golden manifests for its small config and 4
 // shards, and for its small config on a PostgreSQL server every shard shares (with a load Job: the
@@ -32,16 +77,16 @@ func TestKubeGolden(t *testing.T) {
 		args           []string
 		stderr         string
 	}{
-		{"small.yaml", "small-4.yaml", nil, nil, "dbbench: 4 shards of small.yaml start at 2099-01-01T00:00:00Z (in "},
+		{"small.yaml", "small-4.yaml", nil, nil, "dbbench: run dbbench-small-"},
 		{"pg-shared.yaml", "pg-shared-4.yaml", map[string]string{"PG_DSN": "postgres://bench:" + pw + "@db.example:5432/bench", "PG_SCHEMA": "bench"},
-			[]string{"--secret", "pg-env"}, "dbbench: 4 shards of pg-shared.yaml on a store they share: apply, wait for job/dbbench-pg-shared-load to complete, then release job/dbbench-pg-shared"},
+			[]string{"--secret", "pg-env"}, "dbbench: run dbbench-pg-shared-"},
 	} {
 		t.Run(tt.config, func(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
 			cfg := filepath.Join(repoRoot, "deploy", "kube", "testdata", tt.config)
-			code, out, errOut := execute(t, kubeArgs(append([]string{"-c", cfg, "--shards", "4"}, tt.args...)...)...)
+			code, out, errOut := runKubeAt(t, kubeNow, kubeArgs(append([]string{"-c", cfg, "--shards", "4"}, tt.args...)...)[1:]...)
 			if code != exitcode.OK {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -52,8 +97,10 @@ func TestKubeGolden(t *testing.T) {
 			if out != string(want) {
 				t.Errorf("kube printed other manifests than deploy/kube/testdata/%s:\n%s", tt.golden, out)
 			}
-			if !strings.HasPrefix(errOut, tt.stderr) || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, pw) {
-				t.Errorf("stderr %q: want one line starting %q", errOut, tt.stderr)
+			// what starts the run, then the tag's warning: a node may run another push of it
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], tt.stderr) || !strings.Contains(lines[1], "is a tag") || strings.Contains(errOut, pw) {
+				t.Errorf("stderr %q: want a line starting %q, then the tag's warning", errOut, tt.stderr)
 			}
 		})
 	}
@@ -146,7 +193,7 @@ func TestKubeSecrets(t *testing.T) {
 			[]string{"-c", fromEnv}, exitcode.Usage, "${DBBENCH_KUBE_DSN} holds a secret, which the manifests never hold: create a Secret with the key DBBENCH_KUBE_DSN and give it with --secret NAME", ""},
 		{"a dsn from a variable, from the Secret", map[string]string{"DBBENCH_KUBE_DSN": "postgres://bench:" + pw + "@db/x", "DBBENCH_KUBE_SCHEMA": "bench_schema"},
 			[]string{"-c", fromEnv, "--secret", "bench-env"}, exitcode.OK,
-			"          env:\n            - name: DBBENCH_KUBE_SCHEMA\n              value: bench_schema\n          envFrom:\n            - secretRef:\n                name: bench-env\n",
+			"              value: /tmp\n            - name: DBBENCH_KUBE_SCHEMA\n              value: bench_schema\n          envFrom:\n            - secretRef:\n                name: bench-env\n",
 			"DBBENCH_KUBE_DSN\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,7 +241,17 @@ func TestKubeRefuses(t *testing.T) {
 		{kubeArgs("--shards", "2", "-c", bad), `bad.yaml:3: unknown workload "nosuch"`},
 		{kubeArgs("--shards", "2", "-c", "no-such-config"), "cannot read config no-such-config"},
 		{kubeArgs("--shards", "2", "-c", "memory", "--ci", "--name", "Bad_Name"), `--name "Bad_Name"`},
-		{kubeArgs("--shards", "2", "--claim", "shared", "--storage-class", "nfs"), "--storage-class and --storage-size do not apply"},
+		{kubeArgs("--shards", "2", "--claim", "shared", "--storage-class", "nfs"), "--storage-class, --storage-size and --rwx-default do not apply"},
+		{kubeArgs("--shards", "2", "--rwx-default", "--storage-class", "nfs"), "--rwx-default says the cluster's default class offers ReadWriteMany"},
+		{[]string{"kube", "--shards", "2", "--image", "x", "-c", "memory"}, "give --storage-class CLASS (an NFS, CephFS or cloud file share class), --claim NAME (an existing claim), or --rwx-default"},
+		{kubeArgs("--shards", "2", "--node-selector", "pool"), `--node-selector "pool": want KEY=VALUE`},
+		{kubeArgs("--shards", "2", "--node-selector", "pool=a b"), "--node-selector pool=a b: want a label's KEY=VALUE"},
+		{kubeArgs("--shards", "2", "--node-selector", "pool=a", "--node-selector", "pool=b"), "--node-selector pool: given twice"},
+		{kubeArgs("--shards", "2", "--toleration", "spot:Sometimes"), `--toleration "spot:Sometimes": want KEY[=VALUE][:EFFECT]`},
+		{kubeArgs("--shards", "2", "--toleration", "=x"), `--toleration "=x"`},
+		{kubeArgs("--shards", "2", "--deadline", "-1m"), "--deadline -1m0s"},
+		{kubeArgs("--shards", "2", "--ttl", "0s"), "--ttl 0s"},
+		{kubeArgs("--shards", "2", "--ephemeral-storage", "lots"), `--ephemeral-storage "lots"`},
 		{kubeArgs("--shards", "2", "--cpu", "two"), `--cpu "two"`},
 		{kubeArgs("--shards", "2", "--start-in", "1m"), "[start-in start-at]"},
 		{[]string{"kube", "--shards", "2", "--image", "x", "--start-at", "tomorrow"}, `--start-at "tomorrow": want an RFC 3339 time`},
@@ -225,32 +282,148 @@ func TestKubeStartIn(t *testing.T) {
 		{[]string{"--start-at", "2026-12-02T14:00:00.5+01:00"}, "2026-12-02T13:00:00.5Z", ""}, // in the past in UTC
 		{[]string{"--start-at", "2026-12-02T15:00:00.25+01:00"}, "2026-12-02T14:00:00.25Z", "49s"},
 	} {
-		var out, errb bytes.Buffer
-		f := &Factory{Out: &out, Err: &errb, Registry: func() (*adapters.Registry, error) {
-			return adapters.NewRegistry(builtinAdapters()...)
-		}}
-		cmd := NewKubeCmd(f, func(o *KubeOptions) error {
-			o.now = func() time.Time { return now }
-			return runKube(o)
-		})
-		cmd.SetArgs(append([]string{"-c", "memory", "--shards", "4", "--image", "x"}, tt.args...))
-		cmd.SetOut(&out)
-		cmd.SetErr(&errb)
-		err := cmd.Execute()
+		code, out, errOut := runKubeAt(t, now, append([]string{"-c", "memory", "--shards", "4", "--image", "x", "--rwx-default"}, tt.args...)...)
 		if tt.in == "" {
-			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "in the past") {
-				t.Errorf("%v: %v, want a start in the past refused", tt.args, err)
+			if code != exitcode.Usage || !strings.Contains(errOut, "in the past") {
+				t.Errorf("%v: exit %d, %s; want a start in the past refused", tt.args, code, errOut)
 			}
 			continue
 		}
-		if err != nil {
-			t.Fatalf("%v: %v", tt.args, err)
+		if code != exitcode.OK {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
 		}
-		if strings.Count(out.String(), `- "`+tt.want+`"`) != 1 || !strings.Contains(out.String(), "starting at "+tt.want+".") {
-			t.Errorf("%v: the manifests do not start the shards at %s once:\n%s", tt.args, tt.want, out.String())
+		if strings.Count(out, `- "`+tt.want+`"`) != 1 || !strings.Contains(out, "starting at "+tt.want+";") {
+			t.Errorf("%v: the manifests do not start the shards at %s once:\n%s", tt.args, tt.want, out)
 		}
-		if !strings.Contains(errb.String(), "start at "+tt.want+" (in "+tt.in+")") {
-			t.Errorf("%v: stderr %q, want the start %s in %s", tt.args, errb.String(), tt.want, tt.in)
+		if !strings.Contains(errOut, "start at "+tt.want+" (in "+tt.in+")") {
+			t.Errorf("%v: stderr %q, want the start %s in %s", tt.args, errOut, tt.want, tt.in)
 		}
 	}
+}
+
+// kubeRendering is one line of deploy/kube/testdata/matrix.txt: a rendering every check of the
+// manifests runs (this test, and .ci/kube-check on a real API server).
+type kubeRendering struct {
+	name string
+	env  map[string]string
+	args []string
+}
+
+// matrixImage is the image the matrix's renderings get: by digest, as the docs recommend.
+const matrixImage = "registry.example/dbbench@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+func readKubeMatrix(t *testing.T) []kubeRendering {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot, "deploy", "kube", "testdata", "matrix.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []kubeRendering
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		words := strings.Fields(sc.Text())
+		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+			continue
+		}
+		r := kubeRendering{name: words[0], env: map[string]string{}}
+		for _, w := range words[1:] {
+			if k, v, ok := strings.Cut(w, "="); ok && len(r.args) == 0 && !strings.HasPrefix(w, "-") {
+				r.env[k] = v
+				continue
+			}
+			if strings.HasPrefix(w, "deploy/") {
+				w = filepath.Join(repoRoot, w)
+			}
+			r.args = append(r.args, w)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil || len(out) < 10 {
+		t.Fatalf("matrix.txt: %d renderings, %v", len(out), err)
+	}
+	return out
+}
+
+// TestKubeMatrix renders every line of the matrix through the command and checks what an operator
+// would ask of it: every object decodes strictly into the API's types; every pod template meets Pod
+// Security "restricted" by Pod Security admission's own evaluator; no pod gets a service account
+// token; every container has cpu, memory and ephemeral-storage requests equal to its limits (a
+// namespace with a compute quota admits it); every Job has a deadline and a time to live; and
+// --no-suspend leaves nothing suspended.
+func TestKubeMatrix(t *testing.T) {
+	eval, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restricted := psapi.LevelVersion{Level: psapi.LevelRestricted, Version: psapi.LatestVersion()}
+	now := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
+	for _, r := range readKubeMatrix(t) {
+		t.Run(r.name, func(t *testing.T) {
+			for k, v := range r.env {
+				t.Setenv(k, v)
+			}
+			code, out, errOut := runKubeAt(t, now, append(r.args, "--image", matrixImage)...)
+			if code != exitcode.OK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if strings.Contains(errOut, "is a tag") {
+				t.Errorf("an image by digest is warned about: %s", errOut)
+			}
+			jobs := decodeJobs(t, out)
+			noSuspend := slices.Contains(r.args, "--no-suspend")
+			for _, j := range jobs {
+				meta, pod := j.Spec.Template.ObjectMeta, j.Spec.Template.Spec
+				if res := policy.AggregateCheckResults(eval.EvaluatePod(restricted, &meta, &pod)); !res.Allowed {
+					t.Errorf("job %s: Pod Security %q refuses its pods: %s: %s", j.Name, "restricted", res.ForbiddenReason(), res.ForbiddenDetail())
+				}
+				if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+					t.Errorf("job %s: its pods get a service account token", j.Name)
+				}
+				for _, c := range pod.Containers {
+					for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+						req, okReq := c.Resources.Requests[name]
+						lim, okLim := c.Resources.Limits[name]
+						if !okReq || !okLim || req.Cmp(lim) != 0 || req.Sign() <= 0 {
+							t.Errorf("job %s, container %s: %s request %v, limit %v: want both, equal", j.Name, c.Name, name, req.String(), lim.String())
+						}
+					}
+				}
+				if d := j.Spec.ActiveDeadlineSeconds; d == nil || *d < int64(kube.MinDeadline/time.Second) && !slices.Contains(r.args, "--deadline") {
+					t.Errorf("job %s: activeDeadlineSeconds %v: want at least %v", j.Name, d, kube.MinDeadline)
+				}
+				if ttl := j.Spec.TTLSecondsAfterFinished; ttl == nil || *ttl <= 0 {
+					t.Errorf("job %s: ttlSecondsAfterFinished %v", j.Name, ttl)
+				}
+				if suspended := j.Spec.Suspend != nil && *j.Spec.Suspend; suspended && noSuspend {
+					t.Errorf("job %s is suspended under --no-suspend", j.Name)
+				}
+			}
+		})
+	}
+}
+
+// decodeJobs decodes the Jobs of a rendering strictly into the API's type (deploy/kube's tests check
+// every other object).
+func decodeJobs(t *testing.T, manifests string) []batchv1.Job {
+	t.Helper()
+	var jobs []batchv1.Job
+	for _, doc := range strings.Split(manifests, "\n---\n")[1:] {
+		var tm metav1.TypeMeta
+		if err := k8syaml.Unmarshal([]byte(doc), &tm); err != nil {
+			t.Fatal(err)
+		}
+		if tm.Kind != "Job" {
+			continue
+		}
+		var j batchv1.Job
+		if err := k8syaml.UnmarshalStrict([]byte(doc), &j); err != nil {
+			t.Fatalf("a Job does not decode strictly: %v", err)
+		}
+		jobs = append(jobs, j)
+	}
+	if len(jobs) < 3 {
+		t.Fatalf("%d Jobs in the manifests", len(jobs))
+	}
+	return jobs
 }

@@ -3,17 +3,22 @@ package commands
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 	"github.com/dbbench/dbbench/workloads"
+	"github.com/dbbench/dbbench/workloads/ycsb"
 )
 
 // builtinWorkloadHelp documents the four common workloads.
@@ -24,32 +29,46 @@ var builtinWorkloadHelp = [][2]string{
 	{workloads.Concurrent, "`readers` read transactions at once, each scanning `rows` persons (default 4 x 10000)"},
 }
 
+// listSections are the parts of the list `dbbench list NAME` shows alone, with the writer of each.
+var listSections = map[string]func(io.Writer){
+	"workloads": writeWorkloads,
+	"figures":   writeFigures,
+	"configs":   writeConfigs,
+}
+
 // NewListCmd builds `dbbench list`.
 func NewListCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "list [ADAPTER]",
-		Short: "Show the adapters with their options and workloads, the figures, and the built-in configs",
-		Long: `List shows the adapters with their options and workloads, the figures, and the built-in configs;
-with ADAPTER, that one adapter in full.
+		Use:   "list [ADAPTER | workloads | figures | configs]",
+		Short: "Show the adapters with their options and workloads, the workloads, the figures, and the built-in configs",
+		Long: `List shows the adapters with their options and workloads, the workloads every adapter runs (the
+common ones and YCSB's core workloads), the figures assertions read, and the built-in configs; with
+ADAPTER, that one adapter in full; with workloads, figures or configs, that part alone.
 
 Exit codes: 0 listed; 2 an unknown adapter.`,
 		Example: `  dbbench list
-  dbbench list lmdb`,
+  dbbench list lmdb
+  dbbench list figures`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := f.Registry()
 			if err != nil {
 				return exitcode.Infraf("adapter registry: %v", err)
 			}
-			if len(args) == 1 {
-				a, ok := reg.Lookup(args[0])
-				if !ok {
-					return exitcode.Usagef("unknown adapter %q (known: %s)", args[0], strings.Join(reg.Names(), ", "))
-				}
-				writeAdapter(f.Out, a.Info())
+			if len(args) == 0 {
+				writeList(f.Out, reg)
 				return nil
 			}
-			writeList(f.Out, reg)
+			if write, ok := listSections[args[0]]; ok {
+				write(f.Out)
+				return nil
+			}
+			a, ok := reg.Lookup(args[0])
+			if !ok {
+				known := append(reg.Names(), slices.Sorted(maps.Keys(listSections))...)
+				return exitcode.Usagef("unknown adapter %q%s", args[0], suggest.Hint(args[0], known, "dbbench list"))
+			}
+			writeAdapter(f.Out, a.Info())
 			return nil
 		},
 	}
@@ -61,19 +80,41 @@ func writeList(w io.Writer, reg *adapters.Registry) {
 		a, _ := reg.Lookup(n)
 		writeAdapter(w, a.Info())
 	}
+	writeWorkloads(w)
+	fmt.Fprintln(w)
+	writeFigures(w)
+	fmt.Fprintln(w)
+	writeConfigs(w)
+}
+
+// writeWorkloads lists the workloads every adapter that lists them runs: the common ones, then
+// YCSB's core workloads (on the record stores; docs/load.md).
+func writeWorkloads(w io.Writer) {
 	fmt.Fprintln(w, "WORKLOADS (every adapter that lists them)")
 	var rows [][]string
 	for _, h := range builtinWorkloadHelp {
 		rows = append(rows, []string{h[0], h[1]})
 	}
+	for _, y := range ycsb.Core {
+		rows = append(rows, []string{y.Name, "YCSB " + strings.ToUpper(strings.TrimPrefix(y.Name, "ycsb-")) + ", " + y.Description + " (" + y.RequestDistribution + ")"})
+	}
+	rows = append(rows, []string{config.YCSBWorkload, "a YCSB mix of your own: the ycsb: section's workload (a..f) or mix (docs/load.md)"})
 	writeDefs(w, "  ", rows)
-	fmt.Fprintln(w, "\nFIGURES (for assertions: WORKLOAD.FIGURE[TARGET])")
-	rows = nil
+}
+
+// writeFigures lists the figures assertions read.
+func writeFigures(w io.Writer) {
+	fmt.Fprintln(w, "FIGURES (for assertions: WORKLOAD.FIGURE[TARGET])")
+	var rows [][]string
 	for _, fi := range report.Figures {
 		rows = append(rows, []string{fi.Name, fi.Unit, fi.Help})
 	}
 	writeDefs(w, "  ", rows)
-	fmt.Fprintf(w, "\nBUILT-IN CONFIGS (dbbench run -c NAME)\n%s\n", render.Wrap("  "+strings.Join(configs.Names(), ", "), render.DefaultWidth, "  "))
+}
+
+// writeConfigs lists the built-in configs.
+func writeConfigs(w io.Writer) {
+	fmt.Fprintf(w, "BUILT-IN CONFIGS (dbbench run -c NAME)\n%s\n", render.Wrap("  "+strings.Join(configs.Names(), ", "), render.DefaultWidth, "  "))
 }
 
 func writeAdapter(w io.Writer, info adapters.Info) {

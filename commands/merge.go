@@ -40,16 +40,24 @@ func NewMergeCmd(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
 		Short: "Merge the reports of a sharded run into one report",
 		Long: `Merge makes one report of the N reports of a sharded run ('dbbench run --shard I/N', or
 --shards N with JOB_COMPLETION_INDEX): per result, each repeat's histograms are merged across the
-shards (every recorded value counts), counts and rates added, and every figure computed as one
-run's are; the assertions and the verdict are decided on the union, as one run's (a point verdict:
-a merge cannot add runs). It prints the summary as 'dbbench run' does and writes the report under
+shards (every recorded value counts), counts added, and every figure computed as one run's are;
+the assertions and the verdict are decided on the union, as one run's (a point verdict: a merge
+cannot add runs). It prints the summary as 'dbbench run' does and writes the report under
 the same --out rules (never over one of the shard reports it reads). See docs/shards.md.
 
 It refuses (exit 2) reports of different configs, binaries (build hash), seeds or shard totals,
 two reports of the same shard, and a report that is no shard's. A shard that is missing, or whose
 report is partial (interrupted, stopped by an error, or a reservation left by a killed run), is
 named ("shard 3 of 4 missing") and the merge exits 6 without a report, unless --allow-missing:
-then the report is marked partial, names the shares missing, and the exit follows the verdict.
+then the report is marked partial, names the shares missing, and the exit follows the verdict. So
+is a complete shard without a result the others have ("shard 1 of 2 has no sqlite ycsb-c result":
+a target it skipped): every shard must hold every target, workload and size of the run.
+
+A load-model result's rates are the operations completed over the union of the shards' spans, each
+placed at its shard's recorded start, never a sum of the shards' rates: shards that did not run
+together do not add up to a rate they never held. Shards whose spans overlap by less than 90% of
+the shorter one are named in a warning on the result, and so is a clock offset the rates rest on that
+is unknown (shards on several hosts).
 
 Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or refused shards; 3 a result
 failed or an assertion had nothing to decide on; 4 inconclusive; 5 a shard's generator saturated;
@@ -99,7 +107,7 @@ func runMerge(opts *MergeOptions) error {
 	if len(parts) == 0 {
 		return &exitcode.Error{Code: exitcode.MissingShards, Err: fmt.Errorf("no shard is complete: %s", describePartial(partial))}
 	}
-	merged, missing, err := report.MergeShards(names, parts)
+	merged, missing, shares, err := report.MergeShards(names, parts)
 	var refused *report.MergeRefused
 	if errors.As(err, &refused) {
 		return exitcode.Usagef("%s", refused.Msg)
@@ -107,13 +115,21 @@ func runMerge(opts *MergeOptions) error {
 	if err != nil {
 		return exitcode.Infraf("%v", err)
 	}
-	if len(missing) > 0 && (!opts.AllowMissing || merged == nil) {
-		line := missingLine(missing, parts[0].Run.Shard.Total)
-		if len(partial) > 0 {
-			line += " (" + describePartial(partial) + ")"
+	if len(missing)+len(shares) > 0 && (!opts.AllowMissing || merged == nil) {
+		var lines []string
+		if len(missing) > 0 {
+			line := missingLine(missing, parts[0].Run.Shard.Total)
+			if len(partial) > 0 {
+				line += " (" + describePartial(partial) + ")"
+			}
+			lines = append(lines, line)
 		}
+		for _, m := range shares {
+			lines = append(lines, m.String(parts[0].Run.Shard.Total, len(parts[0].Run.Sizes) > 1))
+		}
+		line := strings.Join(lines, "; ")
 		if merged != nil {
-			line += ": --allow-missing merges the others into a report marked partial"
+			line += ": --allow-missing merges what there is into a report marked partial"
 		}
 		return &exitcode.Error{Code: exitcode.MissingShards, Err: errors.New(line)}
 	}

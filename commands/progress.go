@@ -78,16 +78,26 @@ func (p *progressPrinter) printf(format string, args ...any) {
 }
 
 func (p *progressPrinter) started(e engine.Started) {
-	pl := e.Plan
+	fmt.Fprintln(p.w, render.Wrap(headerLine(e.Plan), p.width, "  "))
+}
+
+// headerLine says what a run is about to do, in one line that fits 120 columns for the shipped
+// configs with --ci and --rate (a longer one wraps): targets and workloads, sizes, warm-up (when
+// there is one) and repeats, how the YCSB workloads' operations arrive, and CI mode.
+func headerLine(pl *config.Plan) string {
+	warmup := ""
+	if pl.Warmup > 0 {
+		warmup = fmt.Sprintf("warm-up %d, ", pl.Warmup)
+	}
 	mode := ""
 	if pl.CI {
-		mode = ", CI mode"
+		mode = ", --ci"
 		if pl.Relax > 0 {
-			mode = fmt.Sprintf(", CI mode (thresholds relaxed %.0f%%)", pl.Relax*100)
+			mode = fmt.Sprintf(", --ci (relaxed %s%%)", render.Sig3(pl.Relax*100))
 		}
 	}
-	fmt.Fprintln(p.w, render.Wrap(fmt.Sprintf("dbbench: %s: %d targets x %d workloads, %s, warm-up %d, repeats %d%s%s",
-		pl.Name, len(pl.Targets), len(pl.Workloads), dataText(pl, " -> "), pl.Warmup, pl.Repeats, loadSummary(pl), mode), p.width, "  "))
+	return fmt.Sprintf("dbbench: %s: %s x %s, %s, %srepeats %d%s%s", pl.Name, render.Plural(len(pl.Targets), "target"),
+		render.Plural(len(pl.Workloads), "workload"), dataText(pl, " -> "), warmup, pl.Repeats, loadSummary(pl), mode)
 }
 
 // runStarted says which run begins, and for a run made to decide, which assertions and what it
@@ -165,7 +175,7 @@ func sizeUnit(pl *config.Plan) string {
 func dataText(pl *config.Plan, sep string) string {
 	unit := sizeUnit(pl)
 	if unit == "" {
-		return "no dataset (sql workloads make their tables)"
+		return "no dataset"
 	}
 	sizes := make([]string, len(pl.Sizes))
 	for i, s := range pl.Sizes {
@@ -182,11 +192,11 @@ func loadSummary(pl *config.Plan) string {
 	l := pl.Load
 	switch {
 	case l.Open() && len(l.Stages) > 0:
-		return fmt.Sprintf(", open loop: a ramp of %d stages, %d workers", len(l.Stages), l.Workers)
+		return fmt.Sprintf(", open loop: a ramp of %d stages, %s", len(l.Stages), render.Plural(l.Workers, "worker"))
 	case l.Open():
-		return fmt.Sprintf(", open loop at %g ops/s, %d workers", l.Rate, l.Workers)
+		return fmt.Sprintf(", open loop at %g ops/s, %s", l.Rate, render.Plural(l.Workers, "worker"))
 	case l != nil:
-		return fmt.Sprintf(", closed loop of %d workers", l.Workers)
+		return fmt.Sprintf(", closed loop of %s", render.Plural(l.Workers, "worker"))
 	}
 	return ", closed loop of 1 worker"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/adapters/memory"
 	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/configs"
 	"github.com/dbbench/dbbench/engine"
 	"github.com/dbbench/dbbench/report"
 )
@@ -160,5 +161,37 @@ func TestProgressLines(t *testing.T) {
 				t.Errorf("printed %q\nwant    %q", b.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestHeaderLine: the line a run starts with fits 120 columns for every shipped config in its CI
+// form, YCSB ones at a --rate too, and counts in the right number ("1 workload").
+func TestHeaderLine(t *testing.T) {
+	reg, err := adapters.NewRegistry(builtinAdapters()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range configs.Names() {
+		data, _ := configs.Read(name)
+		c, err := config.Parse("(built-in) "+name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := c.Resolve(reg, c.CI != nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasYCSB(pl) {
+			if err := pl.OverrideLoad(20000, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		line := headerLine(pl)
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("%s: the header is %d columns: %q", name, n, line)
+		}
+		if strings.Contains(line, " 1 workloads") || strings.Contains(line, " 1 targets") {
+			t.Errorf("%s: %q", name, line)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/internal/term"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
@@ -27,10 +28,12 @@ type ReportOptions struct {
 	OutDir string
 	Unit   string
 	Force  bool
+	// PerRepeat writes benchstat lines per repeat instead of per run.
+	PerRepeat bool
 }
 
 // reportFormats are the formats `dbbench report` writes.
-var reportFormats = append([]string{"text", "json", "html", "benchstat", "hgrm"}, render.DashboardFormats...)
+var reportFormats = append([]string{"text", "json", "html", "csv", "markdown", "benchstat", "hgrm"}, render.DashboardFormats...)
 
 // NewReportCmd builds `dbbench report`. runF replaces the run function in tests of flag parsing.
 func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
@@ -42,16 +45,24 @@ func NewReportCmd(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 
   text       the run's summary table, assertions and verdict, as 'dbbench run' printed them
   json       the report itself, checked and re-indented
+  csv        one row per figure of every result that did not fail, RFC 4180, with the columns
+             target,workload,size,figure,unit,value,runs,lo,hi: value as the text report shows it
+             (the median over runs; P99.9 and MAX from the merged histogram) in the figure's unit
+             (dbbench list figures), runs how many runs it rests on, lo and hi the interval an
+             absolute assertion on that figure was decided on over several runs (empty otherwise)
+  markdown   the text report's tables as GitHub Markdown, for a pull request's comment or
+             $GITHUB_STEP_SUMMARY: results, phases, memory, load clocks, assertions, verdict
   html       one self-contained page (charts drawn as inline SVG, nothing fetched, prints well):
              the environment and verdict, the assertions with their inputs, per workload every
              target's latency by percentile (HdrHistogram's 1/(1-p) axis) and every repeat as a
              point; for a size sweep each figure against size with the growth assertions' limits;
              for a run with --profile each target's phases as a stacked bar per workload; with
              memory figures, alloc/op, retained/op and peak rss in the results table
-  benchstat  Go benchmark lines, one per measured repeat, named like
-             BenchmarkScan/target=lmdb-go/size=20000, with ns/op, ns/row, rows/s, ops/s and
-             p50-ns ... p99.9-ns; 'benchstat -col /target FILE' compares the targets of one run,
-             'benchstat OLD.txt NEW.txt' two runs
+  benchstat  Go benchmark lines, one per run (its median over its repeats: the run is the unit
+             of evidence, as in compare), named like BenchmarkScan/target=lmdb-go/size=20000,
+             with ns/op, ns/row, rows/s, ops/s and p50-ns ... p99.9-ns; 'benchstat -col /target
+             FILE' compares the targets, 'benchstat OLD.txt NEW.txt' two sets of runs (give each
+             several: dbbench run --runs 5); --per-repeat writes one line per repeat instead
   hgrm       one HdrHistogram percentile-distribution file per result (the format of
              HdrHistogram's outputPercentileDistribution, read by the HdrHistogram plotter), from
              the latency histogram merged over all repeats, written to --out-dir as
@@ -75,6 +86,8 @@ Exit codes: 0 written; 2 missing or corrupt report, a report from a newer dbbenc
 an .hgrm file that already exists; 3 the output could not be written.`,
 		Example: `  dbbench report baselines/gate-ci/run-1.json
   dbbench report baselines/gate-ci/run-1.json --format html > gate.html
+  dbbench report baselines/gate-ci/run-1.json --format csv > gate.csv
+  dbbench report baselines/gate-ci/run-1.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   dbbench report baselines/gate-ci/run-1.json --format benchstat > new.txt && benchstat old.txt new.txt
   dbbench report baselines/gate-ci/run-1.json --format customSmallerIsBetter > bench-smaller.json
   dbbench report run.json --format hgrm --out-dir hgrm/`,
@@ -92,21 +105,21 @@ an .hgrm file that already exists; 3 the output could not be written.`,
 	fl.StringVar(&opts.OutDir, "out-dir", "", "directory for the .hgrm files (hgrm only; created if missing)")
 	fl.StringVar(&opts.Unit, "unit", "us", "unit of .hgrm values: ns, us or ms")
 	fl.BoolVar(&opts.Force, "force", false, "overwrite existing .hgrm files")
+	fl.BoolVar(&opts.PerRepeat, "per-repeat", false, "benchstat: one line per repeat, not per run (overstates significance across runs)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(reportFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("unit", cobra.FixedCompletions([]string{"ns", "us", "ms"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func reportRun(opts *ReportOptions) error {
-	known := false
-	for _, f := range reportFormats {
-		known = known || f == opts.Format
-	}
-	if !known {
-		return exitcode.Usagef("--format: unknown format %q (formats: %s)", opts.Format, strings.Join(reportFormats, ", "))
+	if !slices.Contains(reportFormats, opts.Format) {
+		return exitcode.Usagef("--format: unknown format %q%s", opts.Format, suggest.Hint(opts.Format, reportFormats, "dbbench report --help"))
 	}
 	if opts.Format == "hgrm" && opts.OutDir == "" {
 		return exitcode.Usagef("--format hgrm writes one file per result: give the directory with --out-dir")
+	}
+	if opts.PerRepeat && opts.Format != "benchstat" {
+		return exitcode.Usagef("--per-repeat is for --format benchstat")
 	}
 	if opts.Format != "hgrm" && opts.OutDir != "" {
 		return exitcode.Usagef("--out-dir is for --format hgrm; other formats go to standard output")
@@ -131,8 +144,12 @@ func reportRun(opts *ReportOptions) error {
 		if err == nil {
 			_, err = out.Write(append(b, '\n'))
 		}
+	case "csv":
+		err = render.CSV(out, r)
+	case "markdown":
+		err = render.Markdown(out, r)
 	case "benchstat":
-		err = render.Benchstat(out, r)
+		err = render.Benchstat(out, r, opts.PerRepeat)
 	case "customBiggerIsBetter", "customSmallerIsBetter", "bencher":
 		err = render.Dashboard(out, r, opts.Format)
 	case "hgrm":

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/internal/redact"
@@ -113,12 +114,64 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		// commands, wrong argument counts.
 		code = exitcode.Usage
 	}
+	var mistakes config.Errors
+	if errors.As(err, &mistakes) {
+		// every mistake of a config, one line each
+		for _, m := range mistakes {
+			fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(redact.DSN(m.Error())))
+		}
+		return code
+	}
 	msg := redact.DSN(strings.TrimSpace(err.Error()))
 	if code == exitcode.Usage && cmd != nil && isFlagProblem(msg) {
 		msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
 	fmt.Fprintln(f.Err, "dbbench: "+exitcode.OneLine(msg))
 	return code
+}
+
+// flagForms say what a flag's value must look like, by the flag's name; flagTypeForms by its type
+// for the others.
+var (
+	flagForms = map[string]string{
+		"duration":   "a duration such as 10s; pgbench's -T 10 is --duration 10s",
+		"budget":     "a duration such as 90s or 5m",
+		"rate":       "a number of operations per second such as 500",
+		"alpha":      "a significance level such as 0.01",
+		"confidence": "a confidence such as 0.95",
+		"runs":       "a number of runs such as 5",
+		"shards":     "a number of shards such as 4",
+		"size":       "a number of persons such as 1000",
+	}
+	flagTypeForms = map[string]string{
+		"duration": "a duration such as 10s, 500ms or 5m",
+		"float64":  "a number such as 2.5",
+		"int":      "a whole number such as 3",
+		"uint64":   "a whole number such as 3",
+		"bool":     "true or false",
+	}
+)
+
+// flagError turns cobra's error about the command line into a usage error; one about a flag's value
+// says in one line the form the flag wants ("--rate 500/s: want a number of operations per second
+// such as 500"), not the parser's own words.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) || iv.GetFlag() == nil {
+		return exitcode.AsUsage(err)
+	}
+	fl := iv.GetFlag()
+	want, ok := flagForms[fl.Name]
+	if !ok {
+		if want, ok = flagTypeForms[fl.Value.Type()]; !ok {
+			return exitcode.AsUsage(err)
+		}
+	}
+	v := iv.GetValue()
+	if v == "" || strings.ContainsAny(v, " \t") {
+		v = fmt.Sprintf("%q", v)
+	}
+	return exitcode.Usagef("--%s %s: want %s", fl.Name, v, want)
 }
 
 func isFlagProblem(msg string) bool {
@@ -176,7 +229,7 @@ its schedule; 6 a merge lacks a shard. When several apply: 2, 3, 6, 5, 1, 4, 0.`
 		},
 	}
 	root.SetVersionTemplate("dbbench {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.AsUsage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(
 		NewRunCmd(f, nil),
 		NewValidateCmd(f, nil),

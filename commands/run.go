@@ -210,9 +210,12 @@ func runRun(cmd *cobra.Command, opts *RunOptions) error {
 	if err := checkRunFlags(opts); err != nil {
 		return err
 	}
-	c, err := loadConfig(opts.Config)
+	c, _, err := loadChecked(opts.f, opts.Config, opts.CI)
 	if err != nil {
 		return err
+	}
+	if err := needsCheckout(c); err != nil {
+		return exitcode.AsUsage(err)
 	}
 	if err := narrowConfig(c, opts); err != nil {
 		return err
@@ -250,8 +253,11 @@ func checkRunFlags(opts *RunOptions) error {
 	if opts.Budget < 0 {
 		return exitcode.Usagef("--budget %v: want a positive duration such as 90s or 5m", opts.Budget)
 	}
-	if opts.Rate < 0 || opts.Duration < 0 {
-		return exitcode.Usagef("--rate and --duration must be positive")
+	if opts.Rate < 0 {
+		return exitcode.Usagef("--rate %g: want %s", opts.Rate, flagForms["rate"])
+	}
+	if opts.Duration < 0 {
+		return exitcode.Usagef("--duration %v: want a positive duration such as 10s", opts.Duration)
 	}
 	if opts.Instructions && opts.Runs > 1 {
 		return exitcode.Usagef("--instructions makes one run (instruction counts repeat to about 0.1%% between runs): leave out --runs")
@@ -297,7 +303,7 @@ func narrowConfig(c *config.Config, opts *RunOptions) error {
 			return exitcode.Usagef("%v", err)
 		}
 		if len(dropped) > 0 && !opts.Quiet {
-			fmt.Fprintf(opts.f.Err, "--targets: left out %d assertions that name other targets\n", len(dropped))
+			fmt.Fprintf(opts.f.Err, "--targets: left out %s other targets\n", render.Plural(len(dropped), "assertion that names", "assertions that name"))
 		}
 	}
 	return nil
@@ -595,7 +601,7 @@ func verdictError(rep *report.Report) error {
 				failed++
 			}
 		}
-		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %d assertions failed, first: %s", failed, len(rep.Assertions), first)}
+		return &silentError{code: exitcode.Failed, msg: fmt.Sprintf("%d of %s failed, first: %s", failed, render.Plural(len(rep.Assertions), "assertion"), first)}
 	case report.VerdictInconclusive:
 		n, first := 0, ""
 		for _, a := range rep.Assertions {
@@ -606,7 +612,7 @@ func verdictError(rep *report.Report) error {
 				n++
 			}
 		}
-		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %d assertions inconclusive (nothing failed), first: %s", n, len(rep.Assertions), first)}
+		return &silentError{code: exitcode.Inconclusive, msg: fmt.Sprintf("%d of %s inconclusive (nothing failed), first: %s", n, render.Plural(len(rep.Assertions), "assertion"), first)}
 	}
 	return nil
 }
@@ -662,8 +668,8 @@ func commandLine(args []string) string {
 
 // planSummary is one line describing a resolved plan.
 func planSummary(p *config.Plan) string {
-	return fmt.Sprintf("%d targets, %d workloads, %d assertions, %s, warm-up %d, repeats %d%s",
-		len(p.Targets), len(p.Workloads), len(p.Assertions), dataText(p, "/"), p.Warmup, p.Repeats, loadSummary(p))
+	return fmt.Sprintf("%s, %s, %s, %s, warm-up %d, repeats %d%s",
+		render.Plural(len(p.Targets), "target"), render.Plural(len(p.Workloads), "workload"), render.Plural(len(p.Assertions), "assertion"), dataText(p, "/"), p.Warmup, p.Repeats, loadSummary(p))
 }
 
 // completeConfig offers the built-in config names and YAML files for -c.

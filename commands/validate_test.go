@@ -170,3 +170,46 @@ func TestOverlappingPaths(t *testing.T) {
 		t.Errorf("paths apart: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestValidateListsEveryMistake: validate, and run before it starts anything, list every mistake of
+// a config at once, sorted by line, one line each with its file:line and what a misspelt name was
+// meant as; the exit code stays 2.
+func TestValidateListsEveryMistake(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "bad.yaml", `name: bad
+repeets: 3
+dataset: {persons: 1000}
+workloads:
+  - scna
+  - {name: lookup, opps: 10}
+targets:
+  - {name: a, adapter: lmbd}
+  - name: b
+    adapter: lmdb
+    options: {map_sise: 1GiB}
+  - {name: c, adapter: memory}
+assertions:
+  - lookup.rows_per_sec[c] > 0
+  - lookup.p50[mem] < 1ms
+ci: {relax: 5%, repeats: 0}
+`)
+	var want []string
+	for _, l := range []string{
+		`2: unknown key "repeets" in the config: did you mean repeats?`,
+		`5: unknown workload "scna": did you mean scan?`,
+		`6: unknown key "opps" in a workload: did you mean ops?`,
+		`8: unknown adapter "lmbd": did you mean lmdb?`,
+		`11: target b (lmdb): unknown option "map_sise": did you mean map_size?`,
+		`14: unknown figure "rows_per_sec" in lookup.rows_per_sec[c]: did you mean rows_per_s?`,
+		`15: assertion names unknown target "mem" (known: a, b, c)`,
+		`16: ci.repeats must be positive, got 0`,
+	} {
+		want = append(want, "dbbench: "+cfg+":"+l)
+	}
+	for _, args := range [][]string{{"validate", "-c", cfg}, {"run", "-c", cfg, "--out", filepath.Join(dir, "r.json")}} {
+		code, out, errOut := execute(t, args...)
+		if got := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n"); code != exitcode.Usage || out != "" || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and:\n%s", args[0], code, out, errOut, strings.Join(want, "\n"))
+		}
+	}
+}

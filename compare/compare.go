@@ -24,6 +24,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -85,6 +86,10 @@ type Options struct {
 	// OldFiles and NewFiles name each side's reports, in order, for messages that point at one
 	// (nil: "run N").
 	OldFiles, NewFiles []string
+	// AllowMissing accepts gated figures with values on one side only: listed and noted, but not held
+	// against the gate (without it one missing in NEW fails the gate, one missing in OLD leaves it
+	// inconclusive).
+	AllowMissing bool
 }
 
 // DefaultFigures is the set compared when Options.Figures is empty: the throughput (rows_per_s, or
@@ -166,7 +171,9 @@ type Comparison struct {
 	Rows  []Row `json:"rows"`
 	// Failed lists results that failed in either report: no figure of theirs can be trusted.
 	Failed []Failed `json:"failed"`
-	// Unpaired lists results present on one side only (or without the reference's result).
+	// Unpaired lists the missing evidence: results, or figures of a result, with values on one side
+	// only (or without the reference's result to normalize by). A figure neither side defines is not
+	// missing, nor is one a schema version redefined (a note says it is not comparable).
 	Unpaired []Unpaired `json:"unpaired"`
 	// Notes are differences between the reports worth knowing (parameters, slowdowns, isolation).
 	Notes []string `json:"notes"`
@@ -252,35 +259,54 @@ type Failed struct {
 	Error string `json:"error"`
 }
 
-// Unpaired is a result that could not be compared.
+// Unpaired is a result, or some figures of one, that could not be compared: missing on one side.
 type Unpaired struct {
 	Target   string `json:"target"`
 	Workload string `json:"workload"`
 	Size     int    `json:"size"`
 	Reason   string `json:"reason"`
+	// In is the side without it: "old" or "new".
+	In string `json:"in"`
+	// Figures are the figures it leaves uncompared: those the other side has.
+	Figures []string `json:"figures,omitempty"`
+	// Skipped: NEW recorded why the target did not run (an optional target whose server is missing).
+	Skipped bool `json:"skipped,omitempty"`
+	// Gate is what the gate made of it when some of its figures are gated: fail (missing in NEW),
+	// inconclusive (missing in OLD, or NEW skipped the target with a reason); empty when none is
+	// gated or --allow-missing accepted it (Allowed).
+	Gate    GateStatus `json:"gate,omitempty"`
+	Allowed bool       `json:"allowed,omitempty"`
 }
 
 // Gate is the overall outcome when thresholds are set.
 type Gate struct {
 	Enabled bool `json:"enabled"`
 	// Verdict is "pass" (every gated figure's interval lies within its threshold), "fail" (some
-	// figure's interval lies beyond its threshold on the worse side, or a result failed in NEW) or
-	// "inconclusive" (neither: some interval straddles its threshold or there is none, or the sides
-	// ran on different machine classes). Empty when disabled.
+	// figure's interval lies beyond its threshold on the worse side, a gated figure is missing in
+	// NEW, or a result failed in NEW) or "inconclusive" (neither: some interval straddles its
+	// threshold or there is none, a gated figure is missing in OLD or from a target NEW skipped, or
+	// the sides ran on different machine classes). Empty when disabled.
 	Verdict    GateStatus `json:"verdict,omitempty"`
 	Thresholds string     `json:"thresholds,omitempty"`
 	// Confidence is the family-wise confidence of the decisions, Looks the looks it is split over
 	// (with the gated figures).
-	Confidence   float64 `json:"confidence,omitempty"`
-	Looks        int     `json:"looks,omitempty"`
-	Gated        int     `json:"gated"`
-	Failures     int     `json:"failures"`
-	Inconclusive int     `json:"inconclusive"`
+	Confidence float64 `json:"confidence,omitempty"`
+	Looks      int     `json:"looks,omitempty"`
+	// Gated counts the gated figures decided on an interval; Missing the gated figures with values
+	// on one side only (not held against the gate with AllowMissing, which says it was given).
+	Gated        int  `json:"gated"`
+	Missing      int  `json:"missing,omitempty"`
+	AllowMissing bool `json:"allow_missing,omitempty"`
+	Failures     int  `json:"failures"`
+	Inconclusive int  `json:"inconclusive"`
 	// RunsNeeded is the most samples a side any inconclusive figure would need (Decision.RunsNeeded;
 	// -1: more than anyone would take); 0 when none is estimated.
 	RunsNeeded int `json:"runs_needed,omitempty"`
 	// Reasons say why the verdict is not "pass", one line each.
 	Reasons []string `json:"reasons,omitempty"`
+	// Worst is the reason of the worst failure: a failed result or a figure missing in NEW, else
+	// the figure that got worst.
+	Worst string `json:"worst,omitempty"`
 }
 
 // Num is a float64 that encodes NaN and infinities as JSON null.
@@ -376,6 +402,19 @@ type comparer struct {
 	out              *Comparison
 	forced           []string
 	sample           string
+	// versions are the schema versions of every report compared (report.NotComparable).
+	versions []int
+	// notComparable groups the figures a schema version redefined, by why (in order of first sight).
+	notComparable []notComparable
+	// worst is how much worse the gate's worst failure got (Worsening; +Inf for a failed result or
+	// a figure missing in NEW).
+	worst float64
+}
+
+// notComparable is the figures left out for one reason: "target workload: fig, fig".
+type notComparable struct {
+	why   string
+	names []string
 }
 
 func (c *comparer) run() (*Comparison, error) {
@@ -408,10 +447,16 @@ func (c *comparer) run() (*Comparison, error) {
 		Sweep:  len(c.old.Run.Sizes) > 1 || len(c.new.Run.Sizes) > 1,
 		Rows:   []Row{}, Failed: []Failed{}, Unpaired: []Unpaired{}, Notes: []string{},
 	}
+	for _, r := range append(slices.Clone(c.olds), c.news...) {
+		c.versions = append(c.versions, r.SchemaVersion)
+	}
 	if err := c.pairResults(); err != nil {
 		return nil, err
 	}
-	if len(c.out.Rows) == 0 && len(c.out.Failed) == 0 {
+	if len(c.out.Rows) == 0 && len(c.out.Failed) == 0 && len(c.out.Unpaired) == 0 {
+		if len(c.notComparable) > 0 {
+			return nil, fmt.Errorf("nothing to compare: every figure to compare is not comparable across %s", c.notComparable[0].why)
+		}
 		what := "the default figures"
 		if len(c.opts.Figures) > 0 {
 			what = "figures " + strings.Join(c.opts.Figures, ", ")
@@ -626,23 +671,56 @@ func find(r *report.Report, target, workload string, size int) *report.Result {
 	return nil
 }
 
-// pairResults walks NEW's results in order, pairs each with OLD's and compares their figures.
+// resultKey names a result by NEW's dataset size (one only OLD has, by the NEW size paired with it).
+type resultKey struct {
+	target, workload string
+	size             int
+}
+
+// resultKeys lists every result of either side but the reference's: NEW's in order, then those
+// only OLD has.
+func (c *comparer) resultKeys() []resultKey {
+	newSize := map[int]int{}
+	for n, o := range c.sizeOf {
+		newSize[o] = n
+	}
+	var keys []resultKey
+	add := func(target, workload string, size int) {
+		k := resultKey{target, workload, size}
+		if target != c.opts.NormalizeBy && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, r := range c.news {
+		for _, x := range r.Results {
+			add(x.Target, x.Workload, x.Size)
+		}
+	}
+	for _, r := range c.olds {
+		for _, x := range r.Results {
+			if s, ok := newSize[x.Size]; ok {
+				add(x.Target, x.Workload, s)
+			}
+		}
+	}
+	return keys
+}
+
+// pairResults pairs every result of either side with the other side's and compares their figures;
+// a result one side lacks (in any of its runs) is missing evidence.
 func (c *comparer) pairResults() error {
 	ref := c.opts.NormalizeBy
-	for i := range c.new.Results {
-		nr := &c.new.Results[i]
-		if nr.Target == ref {
+	for _, k := range c.resultKeys() {
+		oldSize := c.sizeOf[k.size]
+		ors, oldAny, oldGap := collect(c.olds, k.target, k.workload, oldSize)
+		nrs, newAny, newGap := collect(c.news, k.target, k.workload, k.size)
+		switch {
+		case nrs == nil:
+			c.missingResult(k, "new", cmp.Or(oldAny, newAny), newGap)
 			continue
-		}
-		oldSize := c.sizeOf[nr.Size]
-		ors, missing := collect(c.olds, nr.Target, nr.Workload, oldSize)
-		if ors == nil {
-			c.unpaired(nr.Target, nr.Workload, nr.Size, "only in "+c.newName+missing)
-			continue
-		}
-		nrs, missing := collect(c.news, nr.Target, nr.Workload, nr.Size)
-		if nrs == nil {
-			c.unpaired(nr.Target, nr.Workload, nr.Size, "not in every run of "+c.newName+missing)
+		case ors == nil:
+			c.failedAny(nil, nrs) // a result that failed in NEW fails the gate, paired or not
+			c.missingResult(k, "old", newAny, oldGap)
 			continue
 		}
 		if c.failedAny(ors, nrs) {
@@ -650,10 +728,15 @@ func (c *comparer) pairResults() error {
 		}
 		var oldRefs, newRefs []*report.Result
 		if ref != "" {
-			oldRefs, _ = collect(c.olds, ref, nr.Workload, oldSize)
-			newRefs, _ = collect(c.news, ref, nr.Workload, nr.Size)
+			oldRefs, _, _ = collect(c.olds, ref, k.workload, oldSize)
+			newRefs, _, _ = collect(c.news, ref, k.workload, k.size)
 			if oldRefs == nil || newRefs == nil {
-				c.unpaired(nr.Target, nr.Workload, nr.Size, fmt.Sprintf("the reference %s has no %s result to normalize by", ref, nr.Workload))
+				in, name := "new", c.newName
+				if oldRefs == nil {
+					in, name = "old", c.oldName
+				}
+				c.unpaired(Unpaired{Target: k.target, Workload: k.workload, Size: k.size, In: in, Figures: c.presentFigures(newAny),
+					Reason: fmt.Sprintf("the reference %s has no %s result in %s to normalize by", ref, k.workload, name)})
 				continue
 			}
 			if c.failedAny(oldRefs, newRefs) {
@@ -664,33 +747,74 @@ func (c *comparer) pairResults() error {
 			return err
 		}
 	}
-	for i := range c.old.Results {
-		or := &c.old.Results[i]
-		if or.Target == ref {
-			continue
-		}
-		if !c.hasNewFor(or) {
-			c.unpaired(or.Target, or.Workload, or.Size, "only in "+c.oldName)
-		}
-	}
 	return nil
 }
 
-// collect returns the result of (target, workload, size) from every run of a side, or nil and
-// which run lacks it.
-func collect(runs []*report.Report, target, workload string, size int) ([]*report.Result, string) {
-	out := make([]*report.Result, 0, len(runs))
+// collect returns the result of (target, workload, size) from every run of a side, or nil and which
+// run lacks it (" (missing in run 2)"); found is one of the results there are (nil: none).
+func collect(runs []*report.Report, target, workload string, size int) (all []*report.Result, found *report.Result, gap string) {
+	all = make([]*report.Result, 0, len(runs))
 	for i, r := range runs {
 		x := find(r, target, workload, size)
 		if x == nil {
-			if len(runs) > 1 {
-				return nil, fmt.Sprintf(" (missing in run %d)", i+1)
+			if gap == "" {
+				gap = fmt.Sprintf(" (missing in run %d)", i+1)
 			}
-			return nil, ""
+			continue
 		}
-		out = append(out, x)
+		found = cmp.Or(found, x)
+		all = append(all, x)
 	}
-	return out, ""
+	switch {
+	case found == nil:
+		return nil, nil, ""
+	case len(all) < len(runs):
+		return nil, found, gap
+	}
+	return all, found, ""
+}
+
+// missingResult records a result side in lacks (gap: in which of its runs), with the figures the
+// other side's result x would have had compared.
+func (c *comparer) missingResult(k resultKey, in string, x *report.Result, gap string) {
+	name, other, reps := c.newName, c.oldName, c.news
+	if in == "old" {
+		name, other, reps = c.oldName, c.newName, c.olds
+	}
+	u := Unpaired{Target: k.target, Workload: k.workload, Size: k.size, In: in, Figures: c.presentFigures(x)}
+	switch {
+	case gap != "":
+		u.Reason = "not in every run of " + name + gap
+	case skipped(reps, k.target) != "":
+		u.Reason, u.Skipped = fmt.Sprintf("%s skipped %s: %s", name, k.target, skipped(reps, k.target)), in == "new"
+	default:
+		u.Reason = "only in " + other
+	}
+	c.unpaired(u)
+}
+
+// skipped is why a side skipped target (the first run that did, with a reason), or "".
+func skipped(reps []*report.Report, target string) string {
+	for _, r := range reps {
+		if t := r.TargetByName(target); t != nil && t.Status == report.StatusSkipped && t.Reason != "" {
+			return t.Reason
+		}
+	}
+	return ""
+}
+
+// presentFigures are the figures compare would compare for x that x has (none for a nil x).
+func (c *comparer) presentFigures(x *report.Result) []string {
+	if x == nil {
+		return nil
+	}
+	var figs []string
+	for _, f := range c.figuresFor(x, x) {
+		if hasFigure(x, f) {
+			figs = append(figs, f)
+		}
+	}
+	return figs
 }
 
 // failedAny records the failed results among both sides' runs; it reports whether any failed.
@@ -705,17 +829,8 @@ func (c *comparer) failedAny(ors, nrs []*report.Result) bool {
 	return failed
 }
 
-func (c *comparer) hasNewFor(or *report.Result) bool {
-	for newSize, oldSize := range c.sizeOf {
-		if oldSize == or.Size && find(c.new, or.Target, or.Workload, newSize) != nil {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *comparer) unpaired(target, workload string, size int, reason string) {
-	c.out.Unpaired = append(c.out.Unpaired, Unpaired{Target: target, Workload: workload, Size: size, Reason: reason})
+func (c *comparer) unpaired(u Unpaired) {
+	c.out.Unpaired = append(c.out.Unpaired, u)
 }
 
 // failedEither records failed results; it reports whether either failed.
@@ -758,8 +873,8 @@ func (c *comparer) figuresFor(or, nr *report.Result) []string {
 	if figs := loadFigures(or, nr); len(figs) > 0 {
 		return figs
 	}
-	throughput := "rows_per_s"
-	if !hasFigure(or, throughput) || !hasFigure(nr, throughput) {
+	throughput := "rows_per_s" // when either side has it: the other's lacking it is missing evidence
+	if !hasFigure(or, throughput) && !hasFigure(nr, throughput) {
 		throughput = "ops_per_s"
 	}
 	figs := []string{throughput}
@@ -779,7 +894,7 @@ func loadFigures(or, nr *report.Result) []string {
 	}
 	var figs []string
 	for _, f := range []string{"achieved_rate", "response_p50", "response_p99"} {
-		if hasFigure(or, f) && hasFigure(nr, f) {
+		if hasFigure(or, f) || hasFigure(nr, f) {
 			figs = append(figs, f)
 		}
 	}
@@ -803,9 +918,20 @@ func hasFigure(r *report.Result, fig string) bool {
 
 // compareResult adds one row per figure of a result pair, given each side's result in every run;
 // oldRefs and newRefs are the reference target's results when normalizing.
+// A figure neither side has is not compared (an insert has no percentiles worth a row, ...); one
+// that a schema version redefined is noted as not comparable; one with values on one side only is
+// missing evidence.
 func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) error {
 	or, nr := ors[0], nrs[0]
+	missing := map[string][]string{} // side without values -> figures
 	for _, fig := range c.figuresFor(or, nr) {
+		if !anyHas(ors, fig) && !anyHas(nrs, fig) {
+			continue
+		}
+		if why := report.NotComparable(fig, c.versions, append(slices.Clone(ors), nrs...)...); why != "" {
+			c.noteNotComparable(why, nr, fig)
+			continue
+		}
 		info, _ := report.LookupFigure(fig)
 		oldS, err := c.sideSeries(c.oldName, ors, oldRefs, fig)
 		if err != nil {
@@ -815,8 +941,15 @@ func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) er
 		if err != nil {
 			return err
 		}
-		if len(oldS.values) == 0 || len(newS.values) == 0 {
-			continue // this result does not have the figure (an insert has no percentiles worth a row, ...)
+		switch {
+		case len(oldS.values) == 0 && len(newS.values) == 0:
+			continue // nothing on either side (of the reference's, when normalized)
+		case len(newS.values) == 0:
+			missing["new"] = append(missing["new"], fig)
+			continue
+		case len(oldS.values) == 0:
+			missing["old"] = append(missing["old"], fig)
+			continue
 		}
 		row := Row{
 			Target: nr.Target, Workload: nr.Workload, Size: nr.Size, Figure: fig,
@@ -840,7 +973,37 @@ func (c *comparer) compareResult(ors, nrs, oldRefs, newRefs []*report.Result) er
 		}
 		c.out.Rows = append(c.out.Rows, row)
 	}
+	for _, in := range []string{"new", "old"} {
+		if figs := missing[in]; len(figs) > 0 {
+			other := c.oldName
+			if in == "old" {
+				other = c.newName
+			}
+			c.unpaired(Unpaired{Target: nr.Target, Workload: nr.Workload, Size: nr.Size, In: in, Figures: figs, Reason: "values only in " + other})
+		}
+	}
 	return nil
+}
+
+// anyHas reports whether any of rs has fig in a repeat.
+func anyHas(rs []*report.Result, fig string) bool {
+	return slices.ContainsFunc(rs, func(r *report.Result) bool { return hasFigure(r, fig) })
+}
+
+// noteNotComparable records that fig of x was left out for why.
+func (c *comparer) noteNotComparable(why string, x *report.Result, fig string) {
+	i := slices.IndexFunc(c.notComparable, func(n notComparable) bool { return n.why == why })
+	if i < 0 {
+		c.notComparable = append(c.notComparable, notComparable{why: why})
+		i = len(c.notComparable) - 1
+	}
+	n := &c.notComparable[i]
+	name := x.Target + " " + x.Workload + c.sizeSuffix(x.Size) + ":"
+	if last := len(n.names) - 1; last >= 0 && strings.HasPrefix(n.names[last], name+" ") {
+		n.names[last] += ", " + fig
+		return
+	}
+	n.names = append(n.names, name+" "+fig)
 }
 
 // sideSeries is one side's samples of fig: with several runs a side (Sample "runs") one value per run,

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -226,13 +227,20 @@ func decide(old, new []float64, t float64, higherBetter bool, conf float64, word
 	switch n := d.RunsNeeded; {
 	case n > 0:
 		d.RunsNeeded += extra
-		d.Why = fmt.Sprintf("%s straddles the %s threshold: about %d %s a side would decide (from the spread between them and the change's distance from the threshold, if both stay as measured)",
-			iv, th, d.RunsNeeded, word)
+		d.Why = fmt.Sprintf("%s straddles the %s threshold%s: about %s a side (from the spread between them and the change's distance from the threshold, if both stay as measured)",
+			iv, th, runsPhrase, plural(d.RunsNeeded, singular(word)))
 	case n < 0:
-		d.Why = fmt.Sprintf("%s straddles the %s threshold: the change sits so close to it that more than %d %s a side would be needed",
-			iv, th, maxRunsNeeded, word)
+		d.Why = fmt.Sprintf("%s straddles the %s threshold%s: none (the change sits so close to it that more than %d %s a side would be needed)",
+			iv, th, runsPhrase, maxRunsNeeded, word)
 	default:
 		d.Why = iv + " straddles the " + th + " threshold"
 	}
 	return GateInconclusive, d
 }
+
+// runsPhrase introduces what would decide an undecided figure, or the gate: one number of runs a
+// side, or "none". Outcome cuts a reason there, as the gate line says it for all.
+const runsPhrase = "; to decide"
+
+// singular is "run" for "runs", "repeat" for "repeats".
+func singular(word string) string { return strings.TrimSuffix(word, "s") }

@@ -61,7 +61,7 @@ func TestDecide(t *testing.T) {
 	}{
 		{"a time, clearly within", logAround(100, .01, 6), logAround(101, .01, 6), .05, false, GatePass, "lies within the 5% threshold"},
 		{"a time, clearly beyond", logAround(100, .01, 6), logAround(112, .01, 6), .05, false, GateFail, "lies beyond the 5% threshold, on the worse side"},
-		{"a time, straddling", logAround(100, .03, 5), logAround(104, .03, 5), .05, false, GateInconclusive, "straddles the 5% threshold: about"},
+		{"a time, straddling", logAround(100, .03, 5), logAround(104, .03, 5), .05, false, GateInconclusive, "straddles the 5% threshold; to decide: about"},
 		{"a time much faster", logAround(100, .01, 6), logAround(50, .01, 6), .05, false, GatePass, "within"},
 		{"a throughput that fell beyond", logAround(1e6, .01, 6), logAround(0.88e6, .01, 6), .05, true, GateFail, "beyond"},
 		{"a throughput that fell within", logAround(1e6, .01, 6), logAround(0.98e6, .01, 6), .05, true, GatePass, "within"},

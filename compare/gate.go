@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -17,7 +18,9 @@ import (
 // INCONCLUSIVE, never a silent pass. The family-wise confidence is split over the gated rows and the
 // looks (Bonferroni), so that the chance of any wrong decision at any look stays within 1 - Confidence.
 // With one run a side there is no interval (the run-to-run spread is not measured): inconclusive. A
-// result that failed in NEW fails the gate; across machine classes nothing else is decided.
+// result that failed in NEW fails the gate, and so does a gated figure missing in NEW; one missing in
+// OLD, or from a target NEW skipped with a reason, leaves it inconclusive (AllowMissing accepts
+// both, and a note says so); across machine classes nothing else is decided.
 func (c *comparer) gate() error {
 	th := c.opts.Thresholds
 	if !th.Enabled() {
@@ -25,6 +28,8 @@ func (c *comparer) gate() error {
 	}
 	g := &c.out.Gate
 	g.Enabled, g.Thresholds, g.Confidence, g.Looks = true, th.String(), c.opts.Confidence, c.opts.Looks
+	g.AllowMissing = c.opts.AllowMissing
+	c.worst = math.Inf(-1)
 	used := map[string]bool{}
 	for i := range c.out.Rows {
 		r := &c.out.Rows[i]
@@ -36,7 +41,8 @@ func (c *comparer) gate() error {
 		r.Threshold = &t
 		g.Gated++
 	}
-	if g.Gated == 0 && len(c.out.Failed) == 0 {
+	missing := c.gatedMissing(used)
+	if g.Gated == 0 && len(c.out.Failed) == 0 && len(missing) == 0 {
 		return fmt.Errorf("the gate would check nothing: no compared figure has a threshold (thresholds %s; compared figures: %s)",
 			th.String(), strings.Join(c.comparedFigures(), ", "))
 	}
@@ -52,8 +58,9 @@ func (c *comparer) gate() error {
 	for _, f := range c.out.Failed {
 		// OLD's failures refuse the comparison before it starts (checkBaseline): these are NEW's.
 		g.Failures++
-		g.Reasons = append(g.Reasons, fmt.Sprintf("%s %s%s failed in %s: %s", f.Target, f.Workload, c.sizeSuffix(f.Size), c.newName, f.Error))
+		c.failure(math.Inf(1), fmt.Sprintf("%s %s%s failed in %s: %s", f.Target, f.Workload, c.sizeSuffix(f.Size), c.newName, f.Error))
 	}
+	c.gateMissing(missing)
 	for _, k := range th.Keys() {
 		if !used[k] {
 			c.out.Notes = append(c.out.Notes, fmt.Sprintf("threshold %s=%s applies to no compared figure", k, FormatPercent(th.byKey[k])))
@@ -68,6 +75,75 @@ func (c *comparer) gate() error {
 		g.Verdict = GatePass
 	}
 	return nil
+}
+
+// gatedMissing returns, per missing entry (index into Unpaired), its figures that have a threshold,
+// and marks their thresholds used.
+func (c *comparer) gatedMissing(used map[string]bool) map[int][]string {
+	out := map[int][]string{}
+	for i, u := range c.out.Unpaired {
+		for _, f := range u.Figures {
+			if _, ok := c.opts.Thresholds.For(u.Workload, f); ok {
+				used[u.Workload+"."+f], used[f] = true, true
+				out[i] = append(out[i], f)
+			}
+		}
+	}
+	return out
+}
+
+// gateMissing holds the gated figures missing on one side against the gate: missing in NEW fails,
+// missing in OLD (nothing to compare with) or from a target NEW skipped with a reason is
+// inconclusive; with AllowMissing none is, and a note names them.
+func (c *comparer) gateMissing(missing map[int][]string) {
+	g := &c.out.Gate
+	var allowed []string
+	for i := range c.out.Unpaired {
+		u := &c.out.Unpaired[i]
+		figs := missing[i]
+		if len(figs) == 0 {
+			continue
+		}
+		side := c.newName
+		if u.In == "old" {
+			side = c.oldName
+		}
+		if c.opts.AllowMissing {
+			u.Allowed = true
+			for _, f := range figs {
+				allowed = append(allowed, fmt.Sprintf("%s (missing in %s)", c.figureName(u.Target, u.Workload, u.Size, f), side))
+			}
+			continue
+		}
+		g.Missing += len(figs)
+		u.Gate = GateInconclusive
+		if u.In == "new" && !u.Skipped {
+			u.Gate = GateFail
+		}
+		for _, f := range figs {
+			why := fmt.Sprintf("%s: missing in %s: %s", c.figureName(u.Target, u.Workload, u.Size, f), side, u.Reason)
+			if u.Gate == GateFail {
+				g.Failures++
+				c.failure(math.Inf(1), why)
+				continue
+			}
+			g.Inconclusive++
+			g.Reasons = append(g.Reasons, why)
+		}
+	}
+	if len(allowed) > 0 {
+		c.out.Notes = append(c.out.Notes, fmt.Sprintf("--allow-missing: %s with values on one side only not held against the gate: %s",
+			plural(len(allowed), "gated figure"), strings.Join(allowed, ", ")))
+	}
+}
+
+// failure records a reason the gate fails; the worst (by Worsening) is the one its error line names.
+func (c *comparer) failure(worsening float64, why string) {
+	g := &c.out.Gate
+	g.Reasons = append(g.Reasons, why)
+	if worsening > c.worst || g.Worst == "" {
+		c.worst, g.Worst = worsening, why
+	}
 }
 
 // decideRow decides one gated row at confidence conf and counts it in the gate.
@@ -89,7 +165,7 @@ func (c *comparer) decideRow(r *Row, conf float64) {
 	switch r.Gate {
 	case GateFail:
 		g.Failures++
-		g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s: %s", c.rowName(*r), FormatChange(float64(r.Change)), d.Why))
+		c.failure(Worsening(*r), fmt.Sprintf("%s: %s: %s", c.rowName(*r), FormatChange(float64(r.Change)), d.Why))
 	case GateInconclusive:
 		g.Inconclusive++
 		switch n := d.RunsNeeded; {
@@ -137,11 +213,15 @@ func (c *comparer) comparedFigures() []string {
 // rowName names a row in messages: "lmdb-go scan rows_per_s" (with "@SIZE" in sweeps and "/REF" when
 // normalized).
 func (c *comparer) rowName(r Row) string {
-	fig := r.Figure
+	return c.figureName(r.Target, r.Workload, r.Size, r.Figure)
+}
+
+// figureName names a figure of a result in messages, as rowName.
+func (c *comparer) figureName(target, workload string, size int, fig string) string {
 	if c.opts.NormalizeBy != "" {
 		fig += "/" + c.opts.NormalizeBy
 	}
-	return r.Target + " " + r.Workload + c.sizeSuffix(r.Size) + " " + fig
+	return target + " " + workload + c.sizeSuffix(size) + " " + fig
 }
 
 func (c *comparer) sizeSuffix(size int) string {
@@ -168,6 +248,9 @@ func (c *comparer) notes() {
 	add := func(format string, args ...any) { c.out.Notes = append(c.out.Notes, fmt.Sprintf(format, args...)) }
 	for _, f := range c.forced {
 		add("compared despite %s (--force)", f)
+	}
+	for _, n := range c.notComparable {
+		add("not comparable (%s): %s", n.why, strings.Join(n.names, "; "))
 	}
 	if c.sample == SampleOneRun {
 		add("one run per side: the run-to-run variation is not measured, so no change is called significant; give several runs per side (dbbench compare OLD1 OLD2 ... -- NEW1 NEW2 ...)")
@@ -236,28 +319,31 @@ func params(p map[string]any) string {
 }
 
 // Outcome is the exit code the comparison calls for (internal/exitcode) and, unless 0, one line
-// saying why: 1 when the gate failed, 4 when it is inconclusive, or when there is no gate but the
-// sides ran on different machine classes (nothing is decided; exit 0 would read as "no change").
+// saying why: 1 when the gate failed (naming the worst failure and how many failed), 4 when it is
+// inconclusive, or when there is no gate but the sides ran on different machine classes (nothing is
+// decided; exit 0 would read as "no change").
 func (c *Comparison) Outcome() (int, string) {
-	first := func(fallback string) string {
-		if len(c.Gate.Reasons) > 0 {
-			return c.Gate.Reasons[0]
-		}
-		return fallback
-	}
+	g := c.Gate
 	switch {
-	case c.Gate.Verdict == GateFail:
-		return exitcode.Failed, "gate failed: " + first("see the table above")
-	case c.Gate.Verdict == GateInconclusive:
+	case g.Verdict == GateFail:
+		worst := cmp.Or(g.Worst, "see the table above")
+		return exitcode.Failed, fmt.Sprintf("gate failed: %s (%d of %s failed)", worst, g.Failures, plural(c.gatedTotal(), "gated figure"))
+	case g.Verdict == GateInconclusive:
 		line := gateLine(c)
-		if c.Undecidable == "" {
+		if c.Undecidable == "" && len(g.Reasons) > 0 {
 			// the gate line already says how many runs would decide
-			r, _, _ := strings.Cut(first(""), ": about ")
+			r, _, _ := strings.Cut(g.Reasons[0], runsPhrase)
 			line += "; first: " + r
 		}
 		return exitcode.Inconclusive, strings.TrimPrefix(line, "gate: ")
-	case !c.Gate.Enabled && c.Undecidable != "":
+	case !g.Enabled && c.Undecidable != "":
 		return exitcode.Inconclusive, "INCONCLUSIVE: " + c.Undecidable
 	}
 	return exitcode.OK, ""
+}
+
+// gatedTotal counts what the gate held: the figures decided on an interval, the missing ones and
+// the results that failed in NEW.
+func (c *Comparison) gatedTotal() int {
+	return c.Gate.Gated + c.Gate.Missing + len(c.Failed)
 }

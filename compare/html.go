@@ -47,7 +47,11 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(ew, "<p class=\"fail\">FAILED in %s: %s %s%s: %s</p>\n", render.Esc(sideName(c, f.In)), render.Esc(f.Target), render.Esc(f.Workload), sizeSuffix(c, f.Size), render.Esc(f.Error))
 	}
 	for _, u := range c.Unpaired {
-		fmt.Fprintf(ew, "<p class=\"note\">not compared: %s %s%s: %s</p>\n", render.Esc(u.Target), render.Esc(u.Workload), sizeSuffix(c, u.Size), render.Esc(u.Reason))
+		class := "note"
+		if u.Gate == GateFail {
+			class = "fail"
+		}
+		fmt.Fprintf(ew, "<p class=\"%s\">%s</p>\n", class, render.Esc(missingText(c, u)))
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(ew, "<p class=\"note\">note: %s</p>\n", render.Esc(n))

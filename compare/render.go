@@ -86,7 +86,7 @@ func WriteText(w io.Writer, c *Comparison) error {
 		line(fmt.Sprintf("FAILED in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), f.Error))
 	}
 	for _, u := range c.Unpaired {
-		line(fmt.Sprintf("not compared: %s %s%s: %s", u.Target, u.Workload, sizeSuffix(c, u.Size), u.Reason))
+		line(missingText(c, u))
 	}
 	for _, n := range c.Notes {
 		line("note: " + n)
@@ -144,7 +144,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 		items = append(items, fmt.Sprintf("**FAILED** in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), mdEscape(f.Error)))
 	}
 	for _, u := range c.Unpaired {
-		items = append(items, fmt.Sprintf("not compared: %s %s%s: %s", u.Target, u.Workload, sizeSuffix(c, u.Size), mdEscape(u.Reason)))
+		items = append(items, mdEscape(missingText(c, u)))
 	}
 	for _, n := range c.Notes {
 		items = append(items, "note: "+mdEscape(n))
@@ -163,6 +163,23 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	}
 	fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(legend(c)))
 	return ew.Err()
+}
+
+// missingText is a line on evidence one side lacks: "missing in NEW: sut insert rows_per_s: only in
+// OLD (gate: FAIL)".
+func missingText(c *Comparison, u Unpaired) string {
+	s := fmt.Sprintf("missing in %s: %s %s%s", sideName(c, u.In), u.Target, u.Workload, sizeSuffix(c, u.Size))
+	if len(u.Figures) > 0 {
+		s += " " + strings.Join(u.Figures, ", ")
+	}
+	s += ": " + u.Reason
+	switch {
+	case u.Allowed:
+		s += " (--allow-missing: not held against the gate)"
+	case u.Gate != GateNone:
+		s += " (gate: " + strings.ToUpper(string(u.Gate)) + ")"
+	}
+	return s
 }
 
 func describe(s Source) string {
@@ -269,9 +286,14 @@ func percent(f float64) string {
 
 func gateLine(c *Comparison) string {
 	g := c.Gate
+	allowed := ""
+	if g.AllowMissing && slices.ContainsFunc(c.Unpaired, func(u Unpaired) bool { return u.Allowed }) {
+		allowed = "; --allow-missing: those missing on one side not held against it"
+	}
 	switch g.Verdict {
 	case GateFail:
-		return fmt.Sprintf("gate: FAIL: %d of %s worse beyond their threshold (the whole interval) or failed (thresholds %s)", g.Failures, plural(g.Gated+len(c.Failed), "gated figure"), g.Thresholds)
+		return fmt.Sprintf("gate: FAIL: %d of %s failed: worse beyond the threshold (the whole interval), missing in NEW, or their result failed (thresholds %s)",
+			g.Failures, plural(c.gatedTotal(), "gated figure"), g.Thresholds)
 	case GateInconclusive:
 		if c.Undecidable != "" {
 			return fmt.Sprintf("gate: INCONCLUSIVE: none of %s decided: the sides ran on different machine classes (thresholds %s)", plural(g.Gated, "gated figure"), g.Thresholds)
@@ -279,13 +301,19 @@ func gateLine(c *Comparison) string {
 		more := ""
 		switch n := g.RunsNeeded; {
 		case n > 0:
-			more = fmt.Sprintf(": about %d %s a side would decide", n, c.gateSampleWord())
+			more = fmt.Sprintf("%s them all: about %s a side", runsPhrase, plural(n, singular(c.gateSampleWord())))
 		case n < 0:
-			more = ": a change sits on its threshold, no practical number of runs decides it"
+			more = runsPhrase + " them all: none"
+			for _, r := range c.Rows {
+				if r.Decision != nil && r.Gate == GateInconclusive && r.Decision.RunsNeeded < 0 {
+					more += fmt.Sprintf(" (%s %s %s sits on its threshold)", r.Target, r.Workload, r.Figure)
+					break
+				}
+			}
 		}
-		return fmt.Sprintf("gate: INCONCLUSIVE: %d of %s undecided (thresholds %s)%s", g.Inconclusive, plural(g.Gated, "gated figure"), g.Thresholds, more)
+		return fmt.Sprintf("gate: INCONCLUSIVE: %d of %s undecided (thresholds %s)%s%s", g.Inconclusive, plural(c.gatedTotal(), "gated figure"), g.Thresholds, allowed, more)
 	}
-	return fmt.Sprintf("gate: PASS: %s within the threshold (the whole interval; thresholds %s)", allOf(g.Gated, "gated figure"), g.Thresholds)
+	return fmt.Sprintf("gate: PASS: %s within the threshold (the whole interval; thresholds %s)%s", allOf(g.Gated, "gated figure"), g.Thresholds, allowed)
 }
 
 // table lays out the comparison's rows; columns without content anywhere (size, merged, gate) are

@@ -113,7 +113,7 @@ func TestRunsCatchARegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r := sutRow(t, c); r.Verdict != TooFew || c.Gate.Verdict != GateInconclusive || r.Decision.RunsNeeded < 4 ||
-		!strings.Contains(c.Gate.Reasons[0], fmt.Sprintf("straddles the 10%% threshold: about %d runs a side would decide", r.Decision.RunsNeeded)) {
+		!strings.Contains(c.Gate.Reasons[0], fmt.Sprintf("straddles the 10%% threshold; to decide: about %d runs a side", r.Decision.RunsNeeded)) {
 		t.Errorf("3 runs per side: verdict %s, gate %s %q", r.Verdict, c.Gate.Verdict, c.Gate.Reasons)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dbbench/dbbench/adapters"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
 	"github.com/dbbench/dbbench/workloads"
@@ -171,6 +172,9 @@ type Config struct {
 	// workloads' operations arrive, and their records and operations.
 	Load *LoadPlan
 	YCSB *YCSBPlan
+	// problems are the mistakes Parse found; skip what they leave Resolve to leave alone (mark).
+	problems []*lineError
+	skip     map[string]bool
 }
 
 // LeftOut is an assertion that is not decided because it names a target the run leaves out.
@@ -189,6 +193,7 @@ type Workload struct {
 	Params     map[string]any
 	CrossCheck bool
 	SQL        *SQLWorkload // a sql workload's section (config/sql.go); nil: none
+	paramsNode *yaml.Node // where Params are written, for the line of a mistake in one
 }
 
 // Target is one entry of `targets`.
@@ -200,6 +205,8 @@ type Target struct {
 	Optional  bool
 	Slowdown  float64
 	Workloads []string // nil: all
+	// optionsNode is where Options are written, for the line of a mistake in one.
+	optionsNode *yaml.Node
 }
 
 // AssertionSpec is one entry of `assertions`.
@@ -242,50 +249,79 @@ type workloadOverride struct {
 	readers *int
 }
 
-// Parse reads a config. source names it in errors ("configs/lmdb.yaml").
+// Parse reads a config. source names it in errors ("configs/lmdb.yaml"). Its mistakes come back all
+// at once (Errors, sorted by line) with the config as far as it could be read (nil when the YAML
+// itself cannot be), which Resolve checks further: a config with mistakes never resolves, and
+// Resolve returns its mistakes with those it finds itself.
 func Parse(source string, data []byte) (*Config, error) {
 	c, err := parse(data)
-	if err != nil {
+	if c == nil {
 		return nil, located(source, err)
 	}
 	c.Source = source
+	p := &problems{list: c.problems}
+	if err := p.located(source); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
-// located prefixes an error with the file (and line) it belongs to.
+// located prefixes an error with the file (and line) it belongs to: a one-entry Errors.
 func located(source string, err error) error {
-	var le *lineError
-	if errors.As(err, &le) {
-		if le.line > 0 {
-			return fmt.Errorf("%s:%d: %s", source, le.line, le.msg)
-		}
-		return fmt.Errorf("%s: %s", source, le.msg)
-	}
-	return fmt.Errorf("%s: %w", source, err)
+	p := &problems{}
+	p.add(err)
+	return p.located(source)
 }
 
+// What Parse could not read, for Resolve to leave alone (Config.skip): the sections whose names
+// (or sizes) are not all known, and each entry in error by its name.
+const (
+	skipWorkloads = "workloads" // the workloads' names are not all known
+	skipTargets   = "targets"   // the targets' names are not all known
+	skipDataset   = "dataset"   // the sizes are not known
+	skipCI        = "ci"
+	skipCIDataset = "ci.dataset"
+	skipLoad      = "load"
+	skipYCSB      = "ycsb"
+)
+
+// skipEntry names an entry of a list section in Config.skip: "workloads: scan".
+func skipEntry(section, name string) string { return section + ": " + name }
+func skipWorkload(name string) string       { return skipEntry(skipWorkloads, name) }
+func skipTarget(name string) string         { return skipEntry(skipTargets, name) }
+
+// mark notes that what key names is in error: Resolve neither checks it nor what refers to it.
+func (c *Config) mark(key string) {
+	if c.skip == nil {
+		c.skip = map[string]bool{}
+	}
+	c.skip[key] = true
+}
+
+// topKeys are the keys of a config.
+var topKeys = []string{"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm",
+	"stall_timeout", "memory", "profile", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb"}
+
+// parse reads a config: nil and the error when it is not a YAML mapping, else the config with its
+// mistakes in c.problems.
 func parse(data []byte) (*Config, error) {
 	root, err := document(data)
 	if err != nil {
 		return nil, err
 	}
-	fields, _, err := mapping(root, "the config",
-		"name", "description", "seed", "dataset", "warmup", "repeats", "isolation", "interleave", "rewarm", "stall_timeout", "memory", "profile", "baseline", "workloads", "targets", "assertions", "verdict", "ci", "load", "ycsb")
-	if err != nil {
+	fields, _, err := mapping(root, "the config", topKeys...)
+	if fields == nil {
 		return nil, err
 	}
+	p := &problems{}
+	p.add(err)
 	// Isolation, interleave, rewarm and stall_timeout stay zero when not given: Plan.Normalize decides
 	// their defaults, for configs and plans built in code alike.
 	c := &Config{Seed: DefaultSeed, Warmup: DefaultWarmup, Repeats: DefaultRepeats}
-	if err := c.parseSettings(root, fields); err != nil {
-		return nil, err
-	}
-	if err := c.parseIsolation(fields); err != nil {
-		return nil, err
-	}
-	if err := c.parseSections(root, fields); err != nil {
-		return nil, err
-	}
+	c.parseSettings(p, root, fields)
+	c.parseIsolation(p, fields)
+	c.parseSections(p, root, fields)
+	c.problems = p.list
 	return c, nil
 }
 
@@ -309,189 +345,202 @@ func document(data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+// required returns the value of a required key of mapping n, or nil after reporting its absence,
+// unless an unknown key of n was a misspelling of it (that mistake is reported already).
+func required(p *problems, n *yaml.Node, fields map[string]field, key, missing string) *yaml.Node {
+	if f, ok := fields[key]; ok {
+		return f.value
+	}
+	if !p.meant(n, key) {
+		p.add(errAt(n, "%s", missing))
+	}
+	return nil
+}
+
 // parseSettings reads the run's settings: name, description, seed, dataset, warmup and repeats.
-func (c *Config) parseSettings(root *yaml.Node, fields map[string]field) error {
-	var err error
-	f, ok := fields["name"]
-	if !ok {
-		return errAt(root, "missing name: give the config a name")
-	}
-	if c.Name, err = scalarString(f.value, "name"); err != nil {
-		return err
-	}
-	if !namePattern.MatchString(c.Name) {
-		return errAt(f.value, "name %q may only hold letters, digits, '.', '-' and '_'", c.Name)
+func (c *Config) parseSettings(p *problems, root *yaml.Node, fields map[string]field) {
+	if n := required(p, root, fields, "name", "missing name: give the config a name"); n != nil {
+		if name, err := scalarString(n, "name"); p.ok(err) {
+			if !namePattern.MatchString(name) {
+				p.add(errAt(n, "name %q may only hold letters, digits, '.', '-' and '_'", name))
+			}
+			c.Name = name
+		}
 	}
 	if f, ok := fields["description"]; ok {
-		if c.Description, err = scalarString(f.value, "description"); err != nil {
-			return err
+		if v, err := scalarString(f.value, "description"); p.ok(err) {
+			c.Description = v
 		}
 	}
 	if f, ok := fields["seed"]; ok {
-		n, err := wholeNumber(f.value, "seed")
-		if err != nil {
-			return err
+		if n, err := wholeNumber(f.value, "seed"); p.ok(err) {
+			c.Seed = int64(n)
 		}
-		c.Seed = int64(n)
 	}
 	// A config of YCSB workloads only may leave out the dataset: its size is then the record count.
 	if f, ok := fields["dataset"]; ok {
-		if c.Sizes, err = parseDataset(f.value); err != nil {
-			return err
+		if sizes, err := parseDataset(f.value); p.ok(err) {
+			c.Sizes = sizes
+		} else {
+			c.mark(skipDataset)
 		}
+	} else if p.meant(root, "dataset") {
+		c.mark(skipDataset)
 	}
 	if f, ok := fields["warmup"]; ok {
-		if c.Warmup, err = boundedInt(f.value, "warmup", 0, MaxWarmup); err != nil {
-			return err
+		if v, err := boundedInt(f.value, "warmup", 0, MaxWarmup); p.ok(err) {
+			c.Warmup = v
 		}
 	}
 	if f, ok := fields["repeats"]; ok {
-		if c.Repeats, err = positiveInt(f.value, "repeats"); err != nil {
-			return err
-		}
-		if c.Repeats > MaxRepeats {
-			return errAt(f.value, "repeats must be at most %d", MaxRepeats)
+		if v, err := boundedInt(f.value, "repeats", 1, MaxRepeats); p.ok(err) {
+			c.Repeats = v
 		}
 	}
-	return nil
 }
 
 // parseIsolation reads how targets are kept apart and watched: isolation, interleave, rewarm,
 // stall_timeout, memory and profile.
-func (c *Config) parseIsolation(fields map[string]field) error {
-	var err error
+func (c *Config) parseIsolation(p *problems, fields map[string]field) {
 	if f, ok := fields["isolation"]; ok {
-		if c.Isolation, err = scalarString(f.value, "isolation"); err != nil {
-			return err
-		}
-		if !slices.Contains(IsolationModes, c.Isolation) {
-			return errAt(f.value, "isolation %q: want one of %s", c.Isolation, strings.Join(IsolationModes, ", "))
+		if v, err := scalarString(f.value, "isolation"); p.ok(err) {
+			if slices.Contains(IsolationModes, v) {
+				c.Isolation = v
+			} else {
+				p.add(errAt(f.value, "isolation %q: want one of %s", v, strings.Join(IsolationModes, ", ")))
+			}
 		}
 	}
 	if f, ok := fields["interleave"]; ok {
-		if c.Interleave, err = scalarString(f.value, "interleave"); err != nil {
-			return err
+		if v, err := scalarString(f.value, "interleave"); p.ok(err) {
+			if slices.Contains(InterleaveModes, v) {
+				c.Interleave, c.interleaveLine = v, f.value.Line
+			} else {
+				p.add(errAt(f.value, "interleave %q: want one of %s", v, strings.Join(InterleaveModes, ", ")))
+			}
 		}
-		if !slices.Contains(InterleaveModes, c.Interleave) {
-			return errAt(f.value, "interleave %q: want one of %s", c.Interleave, strings.Join(InterleaveModes, ", "))
-		}
-		c.interleaveLine = f.value.Line
 	}
 	if f, ok := fields["rewarm"]; ok {
-		if c.Rewarm, err = positiveInt(f.value, "rewarm"); err != nil {
-			return err
-		}
-		if c.Rewarm > 10 {
-			return errAt(f.value, "rewarm must be at most 10 (untimed runs before each timed repeat)")
+		if v, err := positiveInt(f.value, "rewarm"); p.ok(err) {
+			if v > 10 {
+				p.add(errAt(f.value, "rewarm must be at most 10 (untimed runs before each timed repeat)"))
+			} else {
+				c.Rewarm = v
+			}
 		}
 	}
 	if f, ok := fields["stall_timeout"]; ok {
-		if c.StallTimeout, err = stallTimeout(f.value); err != nil {
-			return err
+		if v, err := stallTimeout(f.value); p.ok(err) {
+			c.StallTimeout = v
 		}
 	}
 	if f, ok := fields["memory"]; ok {
-		if c.Memory, err = boolValue(f.value, "memory"); err != nil {
-			return err
+		if v, err := boolValue(f.value, "memory"); p.ok(err) {
+			c.Memory = v
 		}
 	}
 	if f, ok := fields["profile"]; ok {
-		if c.Profile, err = boolValue(f.value, "profile"); err != nil {
-			return err
+		if v, err := boolValue(f.value, "profile"); p.ok(err) {
+			c.Profile, c.profileLine = v, f.value.Line
 		}
-		c.profileLine = f.value.Line
 	}
-	return nil
 }
 
-// parseSections reads the workloads, the targets, the baseline, the assertions and the ci section.
-func (c *Config) parseSections(root *yaml.Node, fields map[string]field) error {
-	var err error
-	f, ok := fields["workloads"]
-	if !ok {
-		return errAt(root, "missing workloads: list at least one (scan, lookup, insert, concurrent)")
+// parseSections reads the workloads, the targets, the baseline, the assertions, the verdict, the
+// load model's sections and the ci section.
+func (c *Config) parseSections(p *problems, root *yaml.Node, fields map[string]field) {
+	if n := required(p, root, fields, "workloads", "missing workloads: list at least one (scan, lookup, insert, concurrent)"); n != nil {
+		c.Workloads = c.parseWorkloads(p, n)
+	} else {
+		c.mark(skipWorkloads)
 	}
-	if c.Workloads, err = parseWorkloads(f.value); err != nil {
-		return err
-	}
-	f, ok = fields["targets"]
-	if !ok {
-		return errAt(root, "missing targets: list at least one (see `dbbench list` for adapters)")
-	}
-	if c.Targets, err = parseTargets(f.value); err != nil {
-		return err
+	if n := required(p, root, fields, "targets", "missing targets: list at least one (see `dbbench list` for adapters)"); n != nil {
+		c.Targets = c.parseTargets(p, n)
+	} else {
+		c.mark(skipTargets)
 	}
 	if f, ok := fields["baseline"]; ok {
-		if c.Baseline, err = scalarString(f.value, "baseline"); err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(c.Targets, func(t Target) bool { return t.Name == c.Baseline }) {
-			return errAt(f.value, "baseline %q is not one of the targets", c.Baseline)
+		if v, err := scalarString(f.value, "baseline"); p.ok(err) {
+			c.Baseline = v
+			if names := targetNames(c.Targets); !slices.Contains(names, v) && !c.skip[skipTargets] {
+				p.add(errAt(f.value, "baseline %q is not one of the targets%s", v, suggest.Hint(v, names, "")))
+			}
 		}
 	}
 	if f, ok := fields["assertions"]; ok {
-		if c.Assertions, err = parseAssertions(f.value); err != nil {
-			return err
-		}
+		c.Assertions = parseAssertions(p, f.value)
 	}
 	if f, ok := fields["verdict"]; ok {
-		v, err := parseVerdict(f.value, "verdict")
-		if err != nil {
-			return err
+		if v := parseVerdict(p, f.value, "verdict"); v != nil {
+			c.Verdict = *v
 		}
-		c.Verdict = *v
 	}
-	if err := c.parseLoadSections(root, fields); err != nil {
-		return err
-	}
+	c.parseLoadSections(p, root, fields)
 	if f, ok := fields["ci"]; ok {
-		if c.CI, err = parseCI(f.value, c, fields); err != nil {
-			return err
+		if c.CI = parseCI(p, f.value, c, fields); c.CI == nil {
+			c.mark(skipCI)
 		}
+	} else if p.meant(root, "ci") {
+		c.mark(skipCI)
 	}
-	return nil
 }
 
-// parseVerdict reads a `verdict:` section (what names it in errors: "verdict" or "ci.verdict").
-func parseVerdict(n *yaml.Node, what string) (*VerdictSettings, error) {
+// targetNames lists the targets' names.
+func targetNames(ts []Target) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// workloadNames lists the workloads' names.
+func workloadNames(ws []Workload) []string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Name
+	}
+	return names
+}
+
+// parseVerdict reads a `verdict:` section (what names it in errors: "verdict" or "ci.verdict"); nil
+// when it is not a mapping.
+func parseVerdict(p *problems, n *yaml.Node, what string) *VerdictSettings {
 	fields, _, err := mapping(n, what, "runs", "confidence", "budget", "max_looks")
-	if err != nil {
-		return nil, err
+	p.add(err)
+	if fields == nil {
+		return nil
 	}
 	v := &VerdictSettings{Line: n.Line}
 	if f, ok := fields["runs"]; ok {
-		if v.Runs, err = boundedInt(f.value, what+".runs", 1, MaxRuns); err != nil {
-			return nil, err
+		if x, err := boundedInt(f.value, what+".runs", 1, MaxRuns); p.ok(err) {
+			v.Runs = x
 		}
 	}
 	if f, ok := fields["max_looks"]; ok {
-		if v.MaxLooks, err = boundedInt(f.value, what+".max_looks", 1, MaxMaxLooks); err != nil {
-			return nil, err
+		if x, err := boundedInt(f.value, what+".max_looks", 1, MaxMaxLooks); p.ok(err) {
+			v.MaxLooks = x
 		}
 	}
 	if f, ok := fields["confidence"]; ok {
-		s, err := scalarString(f.value, what+".confidence")
-		if err != nil {
-			return nil, err
+		if s, err := scalarString(f.value, what+".confidence"); p.ok(err) {
+			if c, ok := ParseFraction(s); ok && c >= MinConfidence && c <= MaxConfidence {
+				v.Confidence = c
+			} else {
+				p.add(errAt(f.value, "%s.confidence must be between %g and %g (or 50%%-99.99%%), got %q", what, MinConfidence, MaxConfidence, s))
+			}
 		}
-		c, ok := ParseFraction(s)
-		if !ok || c < MinConfidence || c > MaxConfidence {
-			return nil, errAt(f.value, "%s.confidence must be between %g and %g (or 50%%-99.99%%), got %q", what, MinConfidence, MaxConfidence, s)
-		}
-		v.Confidence = c
 	}
 	if f, ok := fields["budget"]; ok {
-		s, err := scalarString(f.value, what+".budget")
-		if err != nil {
-			return nil, err
+		if s, err := scalarString(f.value, what+".budget"); p.ok(err) {
+			if d, err := time.ParseDuration(s); err == nil && d > 0 && d <= MaxStallTimeout {
+				v.Budget = d
+			} else {
+				p.add(errAt(f.value, "%s.budget %q: want a positive duration such as 90s or 5m, at most %v (max_looks: 1 takes no extra runs)", what, s, MaxStallTimeout))
+			}
 		}
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 || d > MaxStallTimeout {
-			return nil, errAt(f.value, "%s.budget %q: want a positive duration such as 90s or 5m, at most %v (max_looks: 1 takes no extra runs)", what, s, MaxStallTimeout)
-		}
-		v.Budget = d
 	}
-	return v, nil
+	return v
 }
 
 func parseDataset(n *yaml.Node) ([]int, error) {
@@ -540,173 +589,226 @@ func checkSize(n *yaml.Node, v int) error {
 	return nil
 }
 
-func parseWorkloads(n *yaml.Node) ([]Workload, error) {
+// parseList reads a list section (workloads, targets), each entry with parse. An entry in error is
+// kept by its name, marked (skipEntry), so that what refers to it is not reported too; one without
+// a name that could be read, or whose name check refuses (a bad or a taken one), is left out and
+// leaves the section's names incomplete (mark(section)).
+func parseList[T any](c *Config, p *problems, n *yaml.Node, section string, parse func(*problems, *yaml.Node) (T, bool),
+	name func(T) string, check func(e *yaml.Node, name string, taken bool) error) []T {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return nil, errAt(n, "workloads must be a non-empty list")
+		p.add(errAt(n, "%s must be a non-empty list", section))
+		c.mark(section)
+		return nil
 	}
-	var out []Workload
+	var out []T
+	var names []string
 	for _, e := range n.Content {
-		w := Workload{Line: e.Line, CrossCheck: true}
-		if e.Kind == yaml.ScalarNode {
-			w.Name = e.Value
-		} else {
-			fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check", "sql")
-			if err != nil {
-				return nil, err
-			}
-			if w.Name, _, err = requiredString(e, fields, "name", "a workload needs a name", "workload name"); err != nil {
-				return nil, err
-			}
-			for key, dst := range map[string]*int{"rows": &w.Rows, "ops": &w.Ops, "readers": &w.Readers} {
-				if f, ok := fields[key]; ok {
-					if *dst, err = boundedInt(f.value, w.Name+"."+key, 1, workloadBounds[key]); err != nil {
-						return nil, err
-					}
-				}
-			}
-			if f, ok := fields["params"]; ok {
-				if w.Params, err = plainMapping(f.value, w.Name+".params"); err != nil {
-					return nil, err
-				}
-			}
-			if f, ok := fields["cross_check"]; ok {
-				if w.CrossCheck, err = boolValue(f.value, "cross_check"); err != nil {
-					return nil, err
-				}
-			}
-			if f, ok := fields["sql"]; ok {
-				if w.SQL, err = parseSQLWorkload(f.value, w.Name, fields); err != nil {
-					return nil, err
-				}
-			}
+		before := p.count()
+		v, named := parse(p, e)
+		if !named || !p.ok(check(e, name(v), slices.Contains(names, name(v)))) {
+			c.mark(section)
+			continue
 		}
-		if !namePattern.MatchString(w.Name) {
-			return nil, errAt(e, "bad workload name %q", w.Name)
+		if p.count() > before {
+			c.mark(skipEntry(section, name(v)))
 		}
-		for _, prev := range out {
-			if prev.Name == w.Name {
-				return nil, errAt(e, "workload %q appears twice", w.Name)
-			}
-		}
-		out = append(out, w)
+		out = append(out, v)
+		names = append(names, name(v))
 	}
-	return out, nil
+	return out
 }
 
-func parseTargets(n *yaml.Node) ([]Target, error) {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return nil, errAt(n, "targets must be a non-empty list")
+// parseWorkloads reads the workloads (parseList).
+func (c *Config) parseWorkloads(p *problems, n *yaml.Node) []Workload {
+	return parseList(c, p, n, skipWorkloads, parseWorkload, func(w Workload) string { return w.Name }, func(e *yaml.Node, name string, taken bool) error {
+		switch {
+		case !namePattern.MatchString(name):
+			return errAt(e, "bad workload name %q", name)
+		case taken:
+			return errAt(e, "workload %q appears twice", name)
+		}
+		return nil
+	})
+}
+
+// parseWorkload reads one entry of workloads: a name, or a mapping; named is false when it has no
+// name that could be read.
+func parseWorkload(p *problems, e *yaml.Node) (w Workload, named bool) {
+	w = Workload{Line: e.Line, CrossCheck: true}
+	if e.Kind == yaml.ScalarNode {
+		w.Name = e.Value
+		return w, true
 	}
-	var out []Target
-	for _, e := range n.Content {
-		fields, _, err := mapping(e, "a target", "name", "adapter", "options", "optional", "slowdown", "workloads")
+	fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check", "sql")
+	p.add(err)
+	if fields == nil {
+		return w, false
+	}
+	n := required(p, e, fields, "name", "a workload needs a name")
+	if n == nil {
+		return w, false
+	}
+	if w.Name, err = scalarString(n, "workload name"); !p.ok(err) {
+		return w, false
+	}
+	for _, key := range []string{"rows", "ops", "readers"} {
+		if f, ok := fields[key]; ok {
+			if v, err := boundedInt(f.value, w.Name+"."+key, 1, workloadBounds[key]); p.ok(err) {
+				*map[string]*int{"rows": &w.Rows, "ops": &w.Ops, "readers": &w.Readers}[key] = v
+			}
+		}
+	}
+	if f, ok := fields["params"]; ok {
+		if v, err := plainMapping(f.value, w.Name+".params"); p.ok(err) {
+			w.Params, w.paramsNode = v, f.value
+		}
+	}
+	if f, ok := fields["cross_check"]; ok {
+		if v, err := boolValue(f.value, "cross_check"); p.ok(err) {
+			w.CrossCheck = v
+		}
+	}
+	if f, ok := fields["sql"]; ok {
+		if v, err := parseSQLWorkload(f.value, w.Name, fields); p.ok(err) {
+			w.SQL = v
+		}
+	}
+	return w, true
+}
+
+// parseTargets reads the targets (parseList).
+func (c *Config) parseTargets(p *problems, n *yaml.Node) []Target {
+	return parseList(c, p, n, skipTargets, parseTarget, func(t Target) string { return t.Name }, func(e *yaml.Node, name string, taken bool) error {
+		switch {
+		case !namePattern.MatchString(name) || strings.ContainsAny(name, "@[]"):
+			return errAt(e, "bad target name %q: use letters, digits, '.', '-' and '_'", name)
+		case taken:
+			return errAt(e, "target %q appears twice: give each target a distinct name", name)
+		}
+		return nil
+	})
+}
+
+// parseTarget reads one entry of targets; named is false when it has neither a name nor an adapter
+// that could be read.
+func parseTarget(p *problems, e *yaml.Node) (t Target, named bool) {
+	t = Target{Line: e.Line}
+	fields, _, err := mapping(e, "a target", "name", "adapter", "options", "optional", "slowdown", "workloads")
+	p.add(err)
+	if fields == nil {
+		return t, false
+	}
+	if n := required(p, e, fields, "adapter", "a target needs an adapter (see `dbbench list`)"); n != nil {
+		if v, err := scalarString(n, "adapter"); p.ok(err) {
+			t.Adapter, t.Name = v, v
+		}
+	}
+	if f, ok := fields["name"]; ok {
+		v, err := scalarString(f.value, "target name")
+		if !p.ok(err) {
+			return t, false
+		}
+		t.Name = v
+	}
+	if f, ok := fields["options"]; ok && f.value.Tag != "!!null" {
+		if v, err := plainMapping(f.value, "options of "+t.Name); p.ok(err) {
+			t.Options, t.optionsNode = v, f.value
+		}
+	}
+	if f, ok := fields["optional"]; ok {
+		if v, err := boolValue(f.value, "optional"); p.ok(err) {
+			t.Optional = v
+		}
+	}
+	if f, ok := fields["slowdown"]; ok {
+		// ${ENV} lets a script inject a slowdown without editing the config (see .ci/gate).
+		v := *f.value
+		if v.Value, err = adapters.ExpandEnvStrict(v.Value); err != nil {
+			p.add(errAt(f.value, "slowdown: %v", err))
+		} else if x, err := fraction(&v, "slowdown", 100); p.ok(err) {
+			t.Slowdown = x
+		}
+	}
+	if f, ok := fields["workloads"]; ok {
+		if ws, err := nameList(f.value, "workloads of target "+t.Name); p.ok(err) {
+			t.Workloads = ws
+		}
+	}
+	return t, t.Name != ""
+}
+
+// nameList reads a list of names (a target's workloads).
+func nameList(n *yaml.Node, what string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, errAt(n, "%s must be a list", what)
+	}
+	out := []string{}
+	for _, w := range n.Content {
+		s, err := scalarString(w, "workload name")
 		if err != nil {
 			return nil, err
 		}
-		t := Target{Line: e.Line}
-		f, ok := fields["adapter"]
-		if !ok {
-			return nil, errAt(e, "a target needs an adapter (see `dbbench list`)")
-		}
-		if t.Adapter, err = scalarString(f.value, "adapter"); err != nil {
-			return nil, err
-		}
-		t.Name = t.Adapter
-		if f, ok := fields["name"]; ok {
-			if t.Name, err = scalarString(f.value, "target name"); err != nil {
-				return nil, err
-			}
-		}
-		if !namePattern.MatchString(t.Name) || strings.ContainsAny(t.Name, "@[]") {
-			return nil, errAt(e, "bad target name %q: use letters, digits, '.', '-' and '_'", t.Name)
-		}
-		for _, prev := range out {
-			if prev.Name == t.Name {
-				return nil, errAt(e, "target %q appears twice: give each target a distinct name", t.Name)
-			}
-		}
-		if f, ok := fields["options"]; ok && f.value.Tag != "!!null" {
-			if t.Options, err = plainMapping(f.value, "options of "+t.Name); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fields["optional"]; ok {
-			if t.Optional, err = boolValue(f.value, "optional"); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fields["slowdown"]; ok {
-			// ${ENV} lets a script inject a slowdown without editing the config (see .ci/gate).
-			v := *f.value
-			if v.Value, err = adapters.ExpandEnvStrict(v.Value); err != nil {
-				return nil, errAt(f.value, "slowdown: %v", err)
-			}
-			if t.Slowdown, err = fraction(&v, "slowdown", 100); err != nil {
-				return nil, err
-			}
-		}
-		if f, ok := fields["workloads"]; ok {
-			if f.value.Kind != yaml.SequenceNode {
-				return nil, errAt(f.value, "workloads of target %s must be a list", t.Name)
-			}
-			t.Workloads = []string{}
-			for _, w := range f.value.Content {
-				s, err := scalarString(w, "workload name")
-				if err != nil {
-					return nil, err
-				}
-				t.Workloads = append(t.Workloads, s)
-			}
-		}
-		out = append(out, t)
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-func parseAssertions(n *yaml.Node) ([]AssertionSpec, error) {
+// parseAssertions reads the assertions; an entry in error is left out (nothing refers to it).
+func parseAssertions(p *problems, n *yaml.Node) []AssertionSpec {
 	if n.Tag == "!!null" {
-		return nil, nil
+		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, errAt(n, "assertions must be a list")
+		p.add(errAt(n, "assertions must be a list"))
+		return nil
 	}
 	var out []AssertionSpec
 	for _, e := range n.Content {
-		a := AssertionSpec{Line: e.Line}
-		if e.Kind == yaml.ScalarNode {
-			a.Check = e.Value
-		} else {
-			fields, _, err := mapping(e, "an assertion", "name", "check", "machines", "run_value")
-			if err != nil {
-				return nil, err
-			}
-			var v *yaml.Node
-			if a.Check, v, err = requiredString(e, fields, "check", "an assertion needs a check, e.g. check: scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]", "check"); err != nil {
-				return nil, err
-			}
-			a.Line = v.Line
-			if f, ok := fields["name"]; ok {
-				if a.Name, err = scalarString(f.value, "assertion name"); err != nil {
-					return nil, err
-				}
-			}
-			if f, ok := fields["machines"]; ok {
-				if a.Machines, err = parseMachines(f.value); err != nil {
-					return nil, err
-				}
-			}
-			if f, ok := fields["run_value"]; ok {
-				if a.RunValue, err = scalarString(f.value, "run_value"); err != nil {
-					return nil, err
-				}
-				if a.RunValue != report.RunMedian && a.RunValue != report.RunBest {
-					return nil, errAt(f.value, "run_value is %s or %s, got %q", report.RunMedian, report.RunBest, a.RunValue)
-				}
-			}
+		before := p.count()
+		a := parseAssertionSpec(p, e)
+		if p.count() == before {
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
-	return out, nil
+	return out
+}
+
+// parseAssertionSpec reads one entry of assertions: a check, or a mapping.
+func parseAssertionSpec(p *problems, e *yaml.Node) AssertionSpec {
+	a := AssertionSpec{Line: e.Line}
+	if e.Kind == yaml.ScalarNode {
+		a.Check = e.Value
+		return a
+	}
+	fields, _, err := mapping(e, "an assertion", "name", "check", "machines", "run_value")
+	p.add(err)
+	if fields == nil {
+		return a
+	}
+	if n := required(p, e, fields, "check", "an assertion needs a check, e.g. check: scan.rows_per_s[a] >= 0.8 * scan.rows_per_s[b]"); n != nil {
+		if v, err := scalarString(n, "check"); p.ok(err) {
+			a.Check, a.Line = v, n.Line
+		}
+	}
+	if f, ok := fields["name"]; ok {
+		if v, err := scalarString(f.value, "assertion name"); p.ok(err) {
+			a.Name = v
+		}
+	}
+	if f, ok := fields["machines"]; ok {
+		if v, err := parseMachines(f.value); p.ok(err) {
+			a.Machines = v
+		}
+	}
+	if f, ok := fields["run_value"]; ok {
+		if v, err := scalarString(f.value, "run_value"); p.ok(err) {
+			if v != report.RunMedian && v != report.RunBest {
+				p.add(errAt(f.value, "run_value is %s or %s, got %q", report.RunMedian, report.RunBest, v))
+			}
+			a.RunValue = v
+		}
+	}
+	return a
 }
 
 // machineClassRe is the form of report.Environment.MachineClass: "CPU model, N cores".
@@ -737,71 +839,70 @@ func parseMachines(n *yaml.Node) ([]MachineThreshold, error) {
 	return out, nil
 }
 
-func parseCI(n *yaml.Node, c *Config, top map[string]field) (*CI, error) {
+// parseCI reads the ci section: nil when it is not a mapping, else the overrides that could be read.
+func parseCI(p *problems, n *yaml.Node, c *Config, top map[string]field) *CI {
 	fields, _, err := mapping(n, "ci", "dataset", "warmup", "repeats", "workloads", "relax", "verdict", "load", "ycsb")
-	if err != nil {
-		return nil, err
+	p.add(err)
+	if fields == nil {
+		return nil
 	}
 	ci := &CI{Line: n.Line, Workloads: map[string]workloadOverride{}}
-	if err := ci.parseLoadSections(c, top, fields); err != nil {
-		return nil, err
-	}
+	ci.parseLoadSections(p, c, top, fields)
 	if f, ok := fields["dataset"]; ok {
-		if ci.Sizes, err = parseDataset(f.value); err != nil {
-			return nil, err
+		if sizes, err := parseDataset(f.value); p.ok(err) {
+			ci.Sizes = sizes
+		} else {
+			c.mark(skipCIDataset)
 		}
 	}
 	if f, ok := fields["warmup"]; ok {
-		v, err := boundedInt(f.value, "ci.warmup", 0, MaxWarmup)
-		if err != nil {
-			return nil, err
+		if v, err := boundedInt(f.value, "ci.warmup", 0, MaxWarmup); p.ok(err) {
+			ci.Warmup = &v
 		}
-		ci.Warmup = &v
 	}
 	if f, ok := fields["repeats"]; ok {
-		v, err := boundedInt(f.value, "ci.repeats", 1, MaxRepeats)
-		if err != nil {
-			return nil, err
+		if v, err := boundedInt(f.value, "ci.repeats", 1, MaxRepeats); p.ok(err) {
+			ci.Repeats = &v
 		}
-		ci.Repeats = &v
 	}
 	if f, ok := fields["relax"]; ok {
-		if ci.Relax, err = fraction(f.value, "ci.relax", 1); err != nil {
-			return nil, err
-		}
-		if ci.Relax > MaxRelax+1e-12 {
-			return nil, errAt(f.value, "ci.relax %s: at most %.0f%%: a wider line hides the noise instead of measuring it (verdicts are decided on intervals over runs: see docs/verdicts.md)", f.value.Value, MaxRelax*100)
+		if v, err := fraction(f.value, "ci.relax", 1); p.ok(err) {
+			if v > MaxRelax+1e-12 {
+				p.add(errAt(f.value, "ci.relax %s: at most %.0f%%: a wider line hides the noise instead of measuring it (docs/verdicts.md)", f.value.Value, MaxRelax*100))
+			} else {
+				ci.Relax = v
+			}
 		}
 	}
 	if f, ok := fields["verdict"]; ok {
-		if ci.Verdict, err = parseVerdict(f.value, "ci.verdict"); err != nil {
-			return nil, err
-		}
+		ci.Verdict = parseVerdict(p, f.value, "ci.verdict")
 	}
 	if f, ok := fields["workloads"]; ok {
-		wf, order, err := mapping(f.value, "ci.workloads")
-		if err != nil {
-			return nil, err
+		ci.parseWorkloads(p, f.value)
+	}
+	return ci
+}
+
+// parseWorkloads reads ci.workloads: each workload's sizes.
+func (ci *CI) parseWorkloads(p *problems, n *yaml.Node) {
+	wf, order, err := mapping(n, "ci.workloads")
+	p.add(err)
+	for _, name := range order {
+		o := workloadOverride{line: wf[name].key.Line}
+		ff, _, err := mapping(wf[name].value, "ci.workloads."+name, "rows", "ops", "readers")
+		p.add(err)
+		if ff == nil {
+			continue
 		}
-		for _, name := range order {
-			o := workloadOverride{line: wf[name].key.Line}
-			ff, _, err := mapping(wf[name].value, "ci.workloads."+name, "rows", "ops", "readers")
-			if err != nil {
-				return nil, err
-			}
-			for key, dst := range map[string]**int{"rows": &o.rows, "ops": &o.ops, "readers": &o.readers} {
-				if f, ok := ff[key]; ok {
-					v, err := boundedInt(f.value, "ci.workloads."+name+"."+key, 1, workloadBounds[key])
-					if err != nil {
-						return nil, err
-					}
-					*dst = &v
+		for _, key := range []string{"rows", "ops", "readers"} {
+			if f, ok := ff[key]; ok {
+				if v, err := boundedInt(f.value, "ci.workloads."+name+"."+key, 1, workloadBounds[key]); p.ok(err) {
+					*map[string]**int{"rows": &o.rows, "ops": &o.ops, "readers": &o.readers}[key] = &v
 				}
 			}
-			ci.Workloads[name] = o
 		}
+		ci.Workloads[name] = o
 	}
-	return ci, nil
 }
 
 // parseAssertion turns a spec into a parsed assertion with its line.

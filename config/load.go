@@ -182,70 +182,77 @@ func parseRate(n *yaml.Node, what string, zeroOK bool) (float64, error) {
 	return r, nil
 }
 
-// parseLoad reads the `load:` section.
-func parseLoad(n *yaml.Node) (*LoadPlan, error) {
+// parseLoad reads the `load:` section: nil when it is not a mapping, else the section with the keys
+// that could be read.
+func parseLoad(p *problems, n *yaml.Node) *LoadPlan {
 	fields, _, err := mapping(n, "load", "rate", "stages", "arrivals", "duration", "ops", "workers", "policy", "timeout", "interval", "late_after", "precise", "max_error_rate")
-	if err != nil {
-		return nil, err
+	p.add(err)
+	if fields == nil {
+		return nil
 	}
+	before := p.count()
 	l := &LoadPlan{Line: n.Line, Arrivals: "constant", Policy: "queue", MaxErrorRate: DefaultMaxErrorRate}
 	if f, ok := fields["rate"]; ok {
-		if l.Rate, err = parseRate(f.value, "load.rate", false); err != nil {
-			return nil, err
+		if v, err := parseRate(f.value, "load.rate", false); p.ok(err) {
+			l.Rate = v
 		}
 	}
 	if f, ok := fields["stages"]; ok {
 		if _, both := fields["rate"]; both {
-			return nil, errAt(f.key, "load: give either rate or stages, not both")
-		}
-		if l.Stages, err = parseStages(f.value); err != nil {
-			return nil, err
+			p.add(errAt(f.key, "load: give either rate or stages, not both"))
+		} else if v, err := parseStages(f.value); p.ok(err) {
+			l.Stages = v
 		}
 	}
-	for key, dst := range map[string]*string{"arrivals": &l.Arrivals, "policy": &l.Policy} {
+	for _, key := range []string{"arrivals", "policy"} {
 		f, ok := fields[key]
 		if !ok {
 			continue
 		}
-		if *dst, err = scalarString(f.value, "load."+key); err != nil {
-			return nil, err
-		}
 		allowed := map[string][]string{"arrivals": LoadArrivals, "policy": LoadPolicies}[key]
-		if !slices.Contains(allowed, *dst) {
-			return nil, errAt(f.value, "load.%s %q: want one of %s", key, *dst, strings.Join(allowed, ", "))
+		v, err := scalarString(f.value, "load."+key)
+		switch {
+		case err != nil:
+			p.add(err)
+		case !slices.Contains(allowed, v):
+			p.add(errAt(f.value, "load.%s %q: want one of %s", key, v, strings.Join(allowed, ", ")))
+		default:
+			*map[string]*string{"arrivals": &l.Arrivals, "policy": &l.Policy}[key] = v
 		}
 	}
 	durations := map[string]*time.Duration{"duration": &l.Duration, "timeout": &l.Timeout, "interval": &l.Interval, "late_after": &l.LateAfter}
-	for key, dst := range durations {
+	for _, key := range []string{"duration", "timeout", "interval", "late_after"} {
 		if f, ok := fields[key]; ok {
-			if *dst, err = parseDuration(f.value, "load."+key, MaxLoadDuration); err != nil {
-				return nil, err
+			if v, err := parseDuration(f.value, "load."+key, MaxLoadDuration); p.ok(err) {
+				*durations[key] = v
 			}
 		}
 	}
 	if f, ok := fields["ops"]; ok {
-		v, err := boundedInt(f.value, "load.ops", 1, MaxOperationCount)
-		if err != nil {
-			return nil, err
+		if v, err := boundedInt(f.value, "load.ops", 1, MaxOperationCount); p.ok(err) {
+			l.Ops = int64(v)
 		}
-		l.Ops = int64(v)
 	}
 	if f, ok := fields["workers"]; ok {
-		if l.Workers, err = boundedInt(f.value, "load.workers", 1, MaxLoadWorkers); err != nil {
-			return nil, err
+		if v, err := boundedInt(f.value, "load.workers", 1, MaxLoadWorkers); p.ok(err) {
+			l.Workers = v
 		}
 	}
 	if f, ok := fields["precise"]; ok {
-		if l.Precise, err = boolValue(f.value, "load.precise"); err != nil {
-			return nil, err
+		if v, err := boolValue(f.value, "load.precise"); p.ok(err) {
+			l.Precise = v
 		}
 	}
 	if f, ok := fields["max_error_rate"]; ok {
-		if l.MaxErrorRate, err = fraction(f.value, "load.max_error_rate", 1); err != nil {
-			return nil, err
+		if v, err := fraction(f.value, "load.max_error_rate", 1); p.ok(err) {
+			l.MaxErrorRate = v
 		}
 	}
-	return l, l.finish()
+	if p.count() == before {
+		// what depends on the rest is checked once the rest is known
+		p.add(l.finish())
+	}
+	return l
 }
 
 // finish decides the defaults that depend on the rest: the workers, and a ramp's duration (its
@@ -328,29 +335,31 @@ func parseStages(n *yaml.Node) ([]LoadStage, error) {
 	return out, nil
 }
 
-// parseYCSB reads the `ycsb:` section.
-func parseYCSB(n *yaml.Node) (*YCSBPlan, error) {
+// parseYCSB reads the `ycsb:` section: nil when it is not a mapping, else the section with the keys
+// that could be read.
+func parseYCSB(p *problems, n *yaml.Node) *YCSBPlan {
 	fields, _, err := mapping(n, "ycsb", "workload", "mix", "recordcount", "operationcount", "fieldcount", "fieldlength",
 		"insertorder", "requestdistribution", "maxscanlength", "check_sample")
-	if err != nil {
-		return nil, err
+	p.add(err)
+	if fields == nil {
+		return nil
 	}
 	y := &YCSBPlan{Line: n.Line, RecordCount: DefaultRecordCount, OperationCount: DefaultOperationCount, InsertOrder: "hashed"}
 	if f, ok := fields["workload"]; ok {
-		if y.Workload, err = scalarString(f.value, "ycsb.workload"); err != nil {
-			return nil, err
-		}
-		y.Workload = strings.TrimPrefix(strings.ToLower(y.Workload), "ycsb-")
-		if _, ok := ycsb.Lookup("ycsb-" + y.Workload); !ok {
-			return nil, errAt(f.value, "ycsb.workload %q: want one of a, b, c, d, e, f", f.value.Value)
+		if v, err := scalarString(f.value, "ycsb.workload"); p.ok(err) {
+			v = strings.TrimPrefix(strings.ToLower(v), "ycsb-")
+			if _, ok := ycsb.Lookup("ycsb-" + v); ok {
+				y.Workload = v
+			} else {
+				p.add(errAt(f.value, "ycsb.workload %q: want one of a, b, c, d, e, f", f.value.Value))
+			}
 		}
 	}
 	if f, ok := fields["mix"]; ok {
 		if _, both := fields["workload"]; both {
-			return nil, errAt(f.key, "ycsb: give either workload or mix, not both")
-		}
-		if y.Mix, err = parseMix(f.value); err != nil {
-			return nil, err
+			p.add(errAt(f.key, "ycsb: give either workload or mix, not both"))
+		} else if m, err := parseMix(f.value); p.ok(err) {
+			y.Mix = m
 		}
 	}
 	ints := []struct {
@@ -366,35 +375,35 @@ func parseYCSB(n *yaml.Node) (*YCSBPlan, error) {
 	}
 	for _, x := range ints {
 		if f, ok := fields[x.key]; ok {
-			v, err := boundedInt(f.value, "ycsb."+x.key, 1, x.max)
-			if err != nil {
-				return nil, err
+			if v, err := boundedInt(f.value, "ycsb."+x.key, 1, x.max); p.ok(err) {
+				x.set(v)
 			}
-			x.set(v)
 		}
 	}
 	if f, ok := fields["insertorder"]; ok {
-		if y.InsertOrder, err = scalarString(f.value, "ycsb.insertorder"); err != nil {
-			return nil, err
-		}
-		if y.InsertOrder != "hashed" && y.InsertOrder != "ordered" {
-			return nil, errAt(f.value, "ycsb.insertorder %q: want hashed or ordered", y.InsertOrder)
+		if v, err := scalarString(f.value, "ycsb.insertorder"); p.ok(err) {
+			if v == "hashed" || v == "ordered" {
+				y.InsertOrder = v
+			} else {
+				p.add(errAt(f.value, "ycsb.insertorder %q: want hashed or ordered", v))
+			}
 		}
 	}
 	if f, ok := fields["check_sample"]; ok {
-		if y.CheckSample, err = boolValue(f.value, "ycsb.check_sample"); err != nil {
-			return nil, err
+		if v, err := boolValue(f.value, "ycsb.check_sample"); p.ok(err) {
+			y.CheckSample = v
 		}
 	}
 	if f, ok := fields["requestdistribution"]; ok {
-		if y.RequestDistribution, err = scalarString(f.value, "ycsb.requestdistribution"); err != nil {
-			return nil, err
-		}
-		if !slices.Contains(ycsb.Distributions, y.RequestDistribution) {
-			return nil, errAt(f.value, "ycsb.requestdistribution %q: want one of %s", y.RequestDistribution, strings.Join(ycsb.Distributions, ", "))
+		if v, err := scalarString(f.value, "ycsb.requestdistribution"); p.ok(err) {
+			if slices.Contains(ycsb.Distributions, v) {
+				y.RequestDistribution = v
+			} else {
+				p.add(errAt(f.value, "ycsb.requestdistribution %q: want one of %s", v, strings.Join(ycsb.Distributions, ", ")))
+			}
 		}
 	}
-	return y, nil
+	return y
 }
 
 // parseMix reads a mix of proportions: {read: 0.5, update: 0.5}.
@@ -424,61 +433,71 @@ func parseMix(n *yaml.Node) (ycsb.Mix, error) {
 // parseLoadSections reads the `load:` and `ycsb:` sections: load: applies to the load model's
 // workloads (YCSB's and sql workloads), ycsb: to YCSB's; a config of those only may leave out its
 // dataset.
-func (c *Config) parseLoadSections(root *yaml.Node, fields map[string]field) error {
-	var err error
-	hasYCSB, hasLoad, onlyLoad := false, false, true
+func (c *Config) parseLoadSections(p *problems, root *yaml.Node, fields map[string]field) {
+	hasYCSB, hasLoad, hasOther := false, false, false
+	unknown := c.skip[skipWorkloads] // a workload in error may be of any kind
 	for _, w := range c.Workloads {
 		hasYCSB = hasYCSB || IsYCSB(w.Name)
 		hasLoad = hasLoad || w.loadModel()
-		onlyLoad = onlyLoad && w.loadModel()
+		hasOther = hasOther || !w.loadModel()
+		unknown = unknown || c.skip[skipWorkload(w.Name)] && !w.loadModel()
 	}
-	if f, ok := fields["load"]; ok && !hasLoad {
-		return errAt(f.key, "load: applies to YCSB workloads (%s) and sql workloads, and this config has none", strings.Join(YCSBNames(), ", "))
-	}
-	if f, ok := fields["ycsb"]; ok && !hasYCSB {
-		return errAt(f.key, "ycsb: applies to YCSB workloads (%s), and this config has none", strings.Join(YCSBNames(), ", "))
-	}
-	if f, ok := fields["load"]; ok {
-		if c.Load, err = parseLoad(f.value); err != nil {
-			return err
+	sections := map[string]*yaml.Node{}
+	for _, key := range []string{"load", "ycsb"} {
+		f, ok := fields[key]
+		applies, what := hasYCSB, "YCSB workloads (%s)"
+		if key == "load" {
+			applies, what = hasLoad, "YCSB workloads (%s) and sql workloads"
+		}
+		switch {
+		case !ok:
+		case !applies && !unknown:
+			p.add(errAt(f.key, "%s: applies to "+what+", and this config has none", key, strings.Join(YCSBNames(), ", ")))
+		case !applies:
+			// a workload in error may be one it applies to: nothing to check the section against
+		default:
+			sections[key] = f.value
 		}
 	}
-	if f, ok := fields["ycsb"]; ok {
-		if c.YCSB, err = parseYCSB(f.value); err != nil {
-			return err
+	if n := sections["load"]; n != nil {
+		before := p.count()
+		if c.Load = parseLoad(p, n); p.count() > before {
+			c.mark(skipLoad)
 		}
 	}
-	if c.Sizes == nil && !onlyLoad {
-		return errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})")
+	if n := sections["ycsb"]; n != nil {
+		before := p.count()
+		if c.YCSB = parseYCSB(p, n); p.count() > before {
+			c.mark(skipYCSB)
+		}
+	}
+	if c.Sizes == nil && hasOther && !unknown && !c.skip[skipDataset] {
+		p.add(errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})"))
+		c.mark(skipDataset)
 	}
 	for _, w := range c.Workloads {
-		if w.Name == YCSBWorkload && (c.YCSB == nil || c.YCSB.Workload == "" && c.YCSB.Mix == (ycsb.Mix{})) {
-			return errAt(root, "workload ycsb (line %d) needs ycsb.workload (a..f) or ycsb.mix", w.Line)
+		if w.Name == YCSBWorkload && !c.skip[skipYCSB] && (c.YCSB == nil || c.YCSB.Workload == "" && c.YCSB.Mix == (ycsb.Mix{})) {
+			p.add(errAt(root, "workload ycsb (line %d) needs ycsb.workload (a..f) or ycsb.mix", w.Line))
 		}
 	}
-	return nil
 }
 
 // parseLoadSections reads ci.load and ci.ycsb: their keys laid over the config's sections.
-func (ci *CI) parseLoadSections(c *Config, top, fields map[string]field) error {
-	var err error
-	if f, ok := fields["load"]; ok {
-		if c.Load == nil {
-			return errAt(f.key, "ci.load changes the config's load: section, and there is none")
-		}
-		if ci.Load, err = parseLoad(overlay(top["load"].value, f.value, "rate", "stages")); err != nil {
-			return err
+func (ci *CI) parseLoadSections(p *problems, c *Config, top, fields map[string]field) {
+	if f, ok := fields["load"]; ok && !c.skip[skipLoad] {
+		if _, given := top["load"]; !given {
+			p.add(errAt(f.key, "ci.load changes the config's load: section, and there is none"))
+		} else if c.Load != nil {
+			ci.Load = parseLoad(p, overlay(top["load"].value, f.value, "rate", "stages"))
 		}
 	}
-	if f, ok := fields["ycsb"]; ok {
-		if c.YCSB == nil {
-			return errAt(f.key, "ci.ycsb changes the config's ycsb: section, and there is none")
-		}
-		if ci.YCSB, err = parseYCSB(overlay(top["ycsb"].value, f.value, "workload", "mix")); err != nil {
-			return err
+	if f, ok := fields["ycsb"]; ok && !c.skip[skipYCSB] {
+		if _, given := top["ycsb"]; !given {
+			p.add(errAt(f.key, "ci.ycsb changes the config's ycsb: section, and there is none"))
+		} else if c.YCSB != nil {
+			ci.YCSB = parseYCSB(p, overlay(top["ycsb"].value, f.value, "workload", "mix"))
 		}
 	}
-	return nil
 }
 
 // overlay returns mapping base with over's keys laid over it; exclusive names keys that replace

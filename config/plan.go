@@ -2,14 +2,18 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/internal/redact"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
 	"github.com/dbbench/dbbench/workloads"
@@ -194,7 +198,7 @@ func (p *Plan) CheckProfile() error {
 			if w.SQL != nil {
 				kind = "sql"
 			}
-			return fmt.Errorf("profile: true does not split the operations of %s workloads (%s): they run through the load model's workers, which time no phases; profile a config of scan, lookup, insert, concurrent or an adapter's own workloads", kind, w.Name)
+			return fmt.Errorf("profile: true does not split the operations of %s workloads (%s): the load model's workers time no phases", kind, w.Name)
 		}
 	}
 	return nil
@@ -204,59 +208,100 @@ func (p *Plan) CheckProfile() error {
 func (t TargetPlan) Runs(workload string) bool { return slices.Contains(t.Workloads, workload) }
 
 // Resolve validates the config against the adapters and applies the CI overrides when ci is set.
+// Every mistake is returned at once (Errors, sorted by line), with those Parse found.
 func (c *Config) Resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
-	p, err := c.resolve(reg, ci)
-	if err != nil {
-		return nil, located(c.Source, err)
+	r := &resolution{c: c, reg: reg, pr: &problems{list: slices.Clone(c.problems)}, workloadOK: map[string]bool{}}
+	p := r.resolve(ci)
+	if err := r.pr.located(c.Source); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-func (c *Config) resolve(reg *adapters.Registry, ci bool) (*Plan, error) {
-	p, overrides, err := c.newPlan(ci)
-	if err != nil {
-		return nil, err
+// resolution is Resolve at work: the plan as far as it resolved, the mistakes found, and what is in
+// error, which is neither checked further nor reported again through what refers to it.
+type resolution struct {
+	c   *Config
+	reg *adapters.Registry
+	pr  *problems
+	p   *Plan
+	ci  bool
+	// targetOK[i]: c.Targets[i] resolved, and p.Targets[i] is its plan (a placeholder otherwise).
+	targetOK []bool
+	// workloadOK: the workload resolved, or has not failed yet.
+	workloadOK map[string]bool
+	known      []string // the workloads the registry knows
+	// unsureWorkloads: a workload's name is in error, so what names a workload missing from the
+	// config may mean that one.
+	unsureWorkloads bool
+}
+
+func (r *resolution) resolve(ci bool) *Plan {
+	c := r.c
+	r.ci = ci
+	p, overrides, err := c.newPlan(r.pr, ci)
+	if p == nil {
+		r.pr.add(err) // --ci without a ci: section: no CI form to check
+		return nil
 	}
-	known, err := c.checkWorkloadNames(reg)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.resolveTargets(p, reg); err != nil {
-		return nil, err
-	}
+	r.p = p
 	for _, w := range c.Workloads {
-		wp, err := c.resolveWorkload(p, w, overrides[w.Name], known)
-		if err != nil {
-			return nil, err
-		}
-		p.Workloads = append(p.Workloads, wp)
+		r.workloadOK[w.Name] = !c.skip[skipWorkload(w.Name)]
 	}
-	if err := c.checkSizes(p); err != nil {
-		return nil, err
+	r.checkWorkloadNames()
+	r.resolveTargets()
+	for _, w := range c.Workloads {
+		if !r.workloadOK[w.Name] {
+			continue
+		}
+		if wp, ok := r.resolveWorkload(w, overrides[w.Name]); ok {
+			p.Workloads = append(p.Workloads, wp)
+		} else {
+			r.workloadOK[w.Name] = false
+		}
+	}
+	if r.sizesKnown() {
+		r.checkSizes()
 	}
 	if err := p.checkSleeps(); err != nil {
 		line := 0
 		if p.Load != nil {
 			line = p.Load.Line
 		}
-		return nil, &lineError{line: line, msg: err.Error()}
+		r.pr.add(&lineError{line: line, msg: err.Error()})
 	}
 	if err := p.CheckProfile(); err != nil {
-		return nil, &lineError{line: c.profileLine, msg: err.Error()}
+		r.pr.add(&lineError{line: c.profileLine, msg: err.Error()})
 	}
-	if err := c.checkStores(p); err != nil {
-		return nil, err
+	r.checkStores()
+	r.resolveAssertions()
+	if r.pr.count() == 0 {
+		p.AsRun = c.asRun(p)
 	}
-	if err := c.resolveAssertions(p); err != nil {
-		return nil, err
+	return p
+}
+
+// sizesKnown reports whether the plan's sizes are the config's (not a stand-in for a dataset in
+// error), so that what depends on them can be checked.
+func (r *resolution) sizesKnown() bool {
+	if r.ci && r.c.CI != nil && r.c.CI.Sizes != nil {
+		return true
 	}
-	p.AsRun = c.asRun(p)
-	return p, nil
+	if r.ci && r.c.skip[skipCIDataset] {
+		return false
+	}
+	return !r.c.skip[skipDataset]
+}
+
+// targetsOK reports whether every target of the config is known and resolved.
+func (r *resolution) targetsOK() bool {
+	return !r.c.skip[skipTargets] && !slices.Contains(r.targetOK, false)
 }
 
 // newPlan starts the plan from the config's settings, with the CI overrides of settings applied
-// when ci is set, and defaults decided (Normalize); it returns the CI overrides of workloads.
-func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
+// when ci is set, and defaults decided (Normalize); it returns the CI overrides of workloads. Its
+// error is the one that leaves nothing to check: --ci on a config without a ci: section.
+func (c *Config) newPlan(pr *problems, ci bool) (*Plan, map[string]workloadOverride, error) {
 	p := &Plan{
 		Secrets: &redact.Set{},
 		Source:  c.Source, Name: c.Name, Description: c.Description, Seed: c.Seed,
@@ -269,18 +314,16 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 	}
 	p.Verdict = VerdictPlan{Runs: v.Runs, Confidence: v.Confidence, Budget: v.Budget, MaxLooks: v.MaxLooks}
 	for _, l := range c.LeftOut {
-		a, err := parseAssertion(l.Spec)
-		if err != nil {
-			return nil, nil, err
+		if a, err := parseAssertion(l.Spec); pr.ok(err) {
+			p.LeftOut = append(p.LeftOut, LeftOutAssertion{Assertion: a, Reason: l.Reason})
 		}
-		p.LeftOut = append(p.LeftOut, LeftOutAssertion{Assertion: a, Reason: l.Reason})
 	}
 	p.Normalize()
 	if p.Memory && p.Interleave == InterleaveOps {
-		return nil, nil, &lineError{line: c.interleaveLine, msg: "memory: true measures each target's repeat on its own: it does not combine with interleave: ops (use interleave: repeats)"}
+		pr.add(&lineError{line: c.interleaveLine, msg: "memory: true measures each target's repeat on its own: it does not combine with interleave: ops"})
 	}
 	if p.Interleave == InterleaveOps && p.Isolation == IsolationProcess {
-		return nil, nil, &lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (each target runs in its own process, one repeat at a time); use isolation none or rewarm"}
+		pr.add(&lineError{line: c.interleaveLine, msg: "interleave: ops does not combine with isolation: process (one repeat at a time): use isolation none or rewarm"})
 	}
 	p.Load, p.YCSB = c.Load, DefaultYCSB()
 	if c.YCSB != nil {
@@ -291,6 +334,9 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		return p, map[string]workloadOverride{}, nil
 	}
 	if c.CI == nil {
+		if c.skip[skipCI] {
+			return nil, nil, nil // its ci: section is in error: the mistake is reported already
+		}
 		return nil, nil, fmt.Errorf("--ci needs a ci: section in the config (reduced sizes and a relax factor); this config has none")
 	}
 	if c.CI.Sizes != nil {
@@ -310,67 +356,136 @@ func (c *Config) newPlan(ci bool) (*Plan, map[string]workloadOverride, error) {
 		p.YCSB = *c.CI.YCSB
 	}
 	c.defaultSizes(p)
-	for name, o := range c.CI.Workloads {
-		if !slices.ContainsFunc(c.Workloads, func(w Workload) bool { return w.Name == name }) {
-			return nil, nil, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads", name)}
+	if !c.skip[skipWorkloads] {
+		names := workloadNames(c.Workloads)
+		for _, name := range slices.Sorted(maps.Keys(c.CI.Workloads)) {
+			if !slices.Contains(names, name) {
+				pr.add(&lineError{line: c.CI.Workloads[name].line, msg: fmt.Sprintf("ci.workloads names %q, which is not in workloads%s", name, suggest.Hint(name, names, ""))})
+			}
 		}
 	}
 	return p, c.CI.Workloads, nil
 }
 
-// checkWorkloadNames refuses a workload no adapter knows, unless a target's client declares its
-// own workloads (it accepts any name); it returns the known names.
-func (c *Config) checkWorkloadNames(reg *adapters.Registry) ([]string, error) {
-	known := knownWorkloads(reg)
-	for _, t := range c.Targets {
-		if a, ok := reg.Lookup(t.Adapter); ok && a.Info().ClientWorkloads {
-			return known, nil
-		}
-	}
-	for _, w := range c.Workloads {
-		if w.SQL != nil {
-			continue // named by the config (checkSQLName)
-		}
-		if !slices.Contains(known, w.Name) {
-			return nil, &lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q (known: %s)", w.Name, strings.Join(known, ", "))}
-		}
-	}
-	return known, nil
-}
-
 // resolveTargets gives the plan its targets: each one's adapter, its options parsed against the
-// adapter's spec (their secrets noted), and its list of workloads checked against the config's.
-func (c *Config) resolveTargets(p *Plan, reg *adapters.Registry) error {
-	for _, t := range c.Targets {
-		a, ok := reg.Lookup(t.Adapter)
-		if !ok {
-			return &lineError{line: t.Line, msg: fmt.Sprintf("unknown adapter %q (known: %s)", t.Adapter, strings.Join(reg.Names(), ", "))}
+// adapter's spec (their secrets noted), and its list of workloads checked against the config's. A
+// target in error keeps its place in p.Targets with a placeholder (targetOK false).
+func (r *resolution) resolveTargets() {
+	c, p := r.c, r.p
+	r.targetOK = make([]bool, len(c.Targets))
+	for i, t := range c.Targets {
+		p.Targets = append(p.Targets, TargetPlan{Name: t.Name, Params: map[string]adapters.Options{}})
+		if c.skip[skipTarget(t.Name)] {
+			continue
 		}
-		opts, err := adapters.ParseOptions(a.Info().Options, t.Options)
-		if err != nil {
-			return &lineError{line: t.Line, msg: fmt.Sprintf("target %s (%s): %v", t.Name, t.Adapter, err)}
+		a, ok := r.reg.Lookup(t.Adapter)
+		if !ok {
+			r.pr.add(&lineError{line: t.Line, msg: fmt.Sprintf("unknown adapter %q%s", t.Adapter, suggest.Hint(t.Adapter, r.reg.Names(), "dbbench list"))})
+			continue
+		}
+		opts, ok := r.options(a.Info().Options, t.Options, t.optionsNode, t.Line, fmt.Sprintf("target %s (%s)", t.Name, t.Adapter))
+		if !ok {
+			continue
 		}
 		for _, sec := range opts.Secrets() {
 			p.Secrets.AddSecret(sec)
 		}
-		for _, w := range t.Workloads {
-			if !slices.ContainsFunc(c.Workloads, func(x Workload) bool { return x.Name == w }) {
-				return &lineError{line: t.Line, msg: fmt.Sprintf("target %s lists workload %q, which is not in workloads", t.Name, w)}
+		if !c.skip[skipWorkloads] && !r.unsureWorkloads {
+			names := workloadNames(c.Workloads)
+			if bad := slices.IndexFunc(t.Workloads, func(w string) bool { return !slices.Contains(names, w) }); bad >= 0 {
+				w := t.Workloads[bad]
+				r.pr.add(&lineError{line: t.Line, msg: fmt.Sprintf("target %s lists workload %q, which is not in workloads%s", t.Name, w, suggest.Hint(w, names, ""))})
+				continue
 			}
 		}
-		p.Targets = append(p.Targets, TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}})
+		p.Targets[i] = TargetPlan{Name: t.Name, Adapter: a, Options: opts, Optional: t.Optional, Slowdown: t.Slowdown, Params: map[string]adapters.Options{}}
+		r.targetOK[i] = true
 	}
-	return nil
+}
+
+// options parses raw options (or a workload's params) against specs, each on its own: an unknown
+// one with the name it was probably meant as, at its own line when node (where they are written)
+// gives it, else at line; what names whose they are. ok is false after a mistake.
+func (r *resolution) options(specs []adapters.OptionSpec, raw map[string]any, node *yaml.Node, line int, what string) (adapters.Options, bool) {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	lineOf := map[string]int{}
+	var order []string
+	if node != nil && node.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			lineOf[node.Content[i].Value] = node.Content[i].Line
+			order = append(order, node.Content[i].Value)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	ok := true
+	for _, k := range order {
+		at := line
+		if l := lineOf[k]; l > 0 {
+			at = l
+		}
+		if !slices.Contains(names, k) {
+			r.pr.add(&lineError{line: at, msg: fmt.Sprintf("%s: unknown option %q%s", what, k, suggest.Hint(k, names, "dbbench list"))})
+			ok = false
+			continue
+		}
+		if _, err := adapters.ParseOptions(specs, map[string]any{k: raw[k]}); err != nil {
+			r.pr.add(&lineError{line: at, msg: fmt.Sprintf("%s: %v", what, err)})
+			ok = false
+		}
+	}
+	if !ok {
+		return adapters.Options{}, false
+	}
+	opts, err := adapters.ParseOptions(specs, raw)
+	if err != nil {
+		r.pr.add(&lineError{line: line, msg: fmt.Sprintf("%s: %v", what, err)})
+		return opts, false
+	}
+	return opts, true
+}
+
+// checkWorkloadNames refuses a workload no adapter knows, unless a target's client declares its
+// own workloads (it accepts any name); it notes the known names. While a target's adapter is not
+// known, only a name close to a known one is refused (it is a misspelling; any other might be
+// that adapter's).
+func (r *resolution) checkWorkloadNames() {
+	c := r.c
+	r.known = knownWorkloads(r.reg)
+	unsure := c.skip[skipTargets]
+	for _, t := range c.Targets {
+		a, known := r.reg.Lookup(t.Adapter)
+		if known && a.Info().ClientWorkloads && !c.skip[skipTarget(t.Name)] {
+			return
+		}
+		unsure = unsure || !known || c.skip[skipTarget(t.Name)]
+	}
+	for _, w := range c.Workloads {
+		if !r.workloadOK[w.Name] || slices.Contains(r.known, w.Name) || w.SQL != nil {
+			continue // a sql workload is named by the config (checkSQLName)
+		}
+		r.workloadOK[w.Name], r.unsureWorkloads = false, true
+		if !unsure || suggest.Closest(w.Name, r.known) != "" {
+			r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("unknown workload %q%s", w.Name, suggest.Hint(w.Name, r.known, "dbbench list workloads"))})
+		}
+	}
 }
 
 // resolveWorkload resolves one workload: its sizes with the CI override o applied, its parameters
 // checked, and the targets that run it (each must support it; at least one must run it).
-func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known []string) (WorkloadPlan, error) {
+func (r *resolution) resolveWorkload(w Workload, o workloadOverride) (WorkloadPlan, bool) {
+	c, p := r.c, r.p
 	if w.SQL != nil {
-		if err := checkSQLName(w); err != nil {
-			return WorkloadPlan{}, err
+		if !r.pr.ok(checkSQLName(w)) {
+			return WorkloadPlan{}, false
 		}
-		return c.resolveSQL(p, w, o)
+		return r.resolveSQL(w, o)
 	}
 	wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
 	for dst, v := range map[*int]*int{&wp.Rows: o.rows, &wp.Ops: o.ops, &wp.Readers: o.readers} {
@@ -385,103 +500,126 @@ func (c *Config) resolveWorkload(p *Plan, w Workload, o workloadOverride, known 
 		wp.CrossCheck = false
 	}
 	wp.Custom = !wp.YCSB && !slices.Contains(workloads.Builtins, w.Name)
-	if err := checkWorkloadParams(w, wp); err != nil {
-		return wp, err
+	if !r.pr.ok(checkWorkloadParams(w, wp)) {
+		return wp, false
 	}
-	runners := 0
+	runners, ok := 0, true
 	for i, t := range c.Targets {
-		runs, err := assignWorkload(&p.Targets[i], t, w, wp, known)
-		if err != nil {
-			return wp, err
+		if !r.targetOK[i] {
+			continue
+		}
+		runs, good := r.assignWorkload(&p.Targets[i], t, w, wp)
+		if !good {
+			ok, r.targetOK[i] = false, false // its list of workloads is in error
 		}
 		if runs {
 			runners++
 		}
 	}
+	if !ok {
+		return wp, false
+	}
 	if runners == 0 {
-		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)}
+		if r.targetsOK() {
+			r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("no target runs workload %q", w.Name)})
+		}
+		return wp, false
 	}
-	if wp.YCSB {
-		return wp, p.checkYCSB(w)
+	if wp.YCSB && !c.skip[skipYCSB] && !c.skip[skipLoad] {
+		return wp, r.pr.ok(p.checkYCSB(w))
 	}
-	return wp, nil
+	return wp, true
 }
 
 // assignWorkload gives target tp (configured as t) the workload when it runs it, with the params
-// of an adapter's own workload parsed against its spec; it reports whether the target runs it.
-// A target that names the workload, or runs every workload, must support it, bar an adapter's own
-// workload, which runs on the targets of that adapter only.
-func assignWorkload(tp *TargetPlan, t Target, w Workload, wp WorkloadPlan, known []string) (bool, error) {
+// of an adapter's own workload parsed against its spec; it reports whether the target runs it, and
+// ok false after a mistake. A target that names the workload, or runs every workload, must support
+// it, bar an adapter's own workload, which runs on the targets of that adapter only.
+func (r *resolution) assignWorkload(tp *TargetPlan, t Target, w Workload, wp WorkloadPlan) (runs, ok bool) {
 	if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
-		return false, nil
+		return false, true
 	}
 	if wp.YCSB {
 		// Whether the target serves the mix's operations is known once it is open (the record
 		// capabilities are its interfaces): the engine refuses it then, before anything is loaded.
 		tp.Workloads = append(tp.Workloads, w.Name)
-		return true, nil
+		return true, true
 	}
 	info := tp.Adapter.Info()
-	ok, custom := adapters.Supports(info, w.Name)
-	if !ok {
+	supported, custom := adapters.Supports(info, w.Name)
+	if !supported {
 		if t.Workloads == nil && wp.Custom {
-			return false, nil // an adapter's own workload runs on the targets of that adapter only
+			return false, true // an adapter's own workload runs on the targets of that adapter only
 		}
-		return false, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supported(info), ", "))}
+		r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) does not support workload %q (it supports: %s)", t.Name, t.Adapter, w.Name, strings.Join(supportedNames(info), ", "))})
+		return false, false
 	}
-	if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(known, w.Name) {
-		return false, nil // another adapter's workload: a client runs it only when its target lists it
+	if custom && info.ClientWorkloads && t.Workloads == nil && slices.Contains(r.known, w.Name) {
+		return false, true // another adapter's workload: a client runs it only when its target lists it
 	}
 	if custom {
+		what := fmt.Sprintf("workload %s on target %s", w.Name, t.Name)
 		var params adapters.Options
-		var err error
 		if spec, ok := adapters.CustomSpec(info, w.Name); ok {
-			params, err = adapters.ParseOptions(spec.Params, w.Params)
+			if params, ok = r.options(spec.Params, w.Params, w.paramsNode, w.Line, what); !ok {
+				return false, false
+			}
 		} else {
-			params, err = adapters.FreeOptions(w.Params) // the client checks them
-		}
-		if err != nil {
-			return false, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s on target %s: %v", w.Name, t.Name, err)}
+			var err error
+			if params, err = adapters.FreeOptions(w.Params); err != nil { // the client checks them
+				r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("%s: %v", what, err)})
+				return false, false
+			}
 		}
 		tp.Params[w.Name] = params
 	} else if len(w.Params) > 0 {
-		return false, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes no params (use rows, ops or readers)", w.Name)}
+		r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("workload %s takes no params (use rows, ops or readers)", w.Name)})
+		return false, false
 	}
 	tp.Workloads = append(tp.Workloads, w.Name)
-	return true, nil
+	return true, true
 }
 
 // checkSizes refuses a workload that reads or writes more persons than a dataset size loads.
-func (c *Config) checkSizes(p *Plan) error {
-	for _, size := range p.Sizes {
-		for _, w := range c.Workloads {
-			rows, ops, _ := p.workload(w.Name).Params(size)
-			switch w.Name {
-			case workloads.Scan, workloads.Concurrent:
-				if rows > size {
-					return &lineError{line: w.Line, msg: fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)}
-				}
-			case workloads.Insert:
-				if ops > size {
-					return &lineError{line: w.Line, msg: fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)}
-				}
+func (r *resolution) checkSizes() {
+	for _, w := range r.c.Workloads {
+		if !r.workloadOK[w.Name] {
+			continue
+		}
+		for _, size := range r.p.Sizes {
+			rows, ops, _ := r.p.workload(w.Name).Params(size)
+			var msg string
+			switch {
+			case (w.Name == workloads.Scan || w.Name == workloads.Concurrent) && rows > size:
+				msg = fmt.Sprintf("%s reads %d rows but the dataset has only %d persons", w.Name, rows, size)
+			case w.Name == workloads.Insert && ops > size:
+				msg = fmt.Sprintf("insert writes %d persons but the dataset has only %d", ops, size)
+			}
+			if msg != "" {
+				r.pr.add(&lineError{line: w.Line, msg: msg})
+				r.workloadOK[w.Name] = false
+				break
 			}
 		}
 	}
-	return nil
 }
 
 // checkStores finds now what the adapters would refuse when opening a target or preparing a
 // workload (adapters.Checker), so that validate and run agree, and refuses two targets whose store
 // paths are one or overlap.
-func (c *Config) checkStores(p *Plan) error {
+func (r *resolution) checkStores() {
+	c, p := r.c, r.p
 	var paths []storePath
 	for i, tp := range p.Targets {
+		if !r.targetOK[i] {
+			continue
+		}
 		line := c.Targets[i].Line
-		if ck, ok := tp.Adapter.(adapters.Checker); ok {
+		if ck, ok := tp.Adapter.(adapters.Checker); ok && r.sizesKnown() {
 			for _, size := range p.Sizes {
 				if err := ck.Check(tp.Options, adapters.DatasetSpec{Size: size, Seed: p.Seed}, tp.Params); err != nil {
-					return &lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)}
+					r.pr.add(&lineError{line: line, msg: fmt.Sprintf("target %s: %v", tp.Name, err)})
+					break
 				}
 			}
 		}
@@ -489,29 +627,62 @@ func (c *Config) checkStores(p *Plan) error {
 			sp := storePath{target: tp.Name, path: path, resolved: resolvePath(path)}
 			for _, other := range paths {
 				if msg := overlap(other, sp); msg != "" {
-					return &lineError{line: line, msg: msg}
+					r.pr.add(&lineError{line: line, msg: msg})
+					break
 				}
 			}
 			paths = append(paths, sp)
 		}
 	}
-	return nil
 }
 
 // resolveAssertions parses the assertions and checks every ref against the plan's targets,
-// workloads, figures and sizes.
-func (c *Config) resolveAssertions(p *Plan) error {
-	for _, s := range c.Assertions {
+// workloads, figures and sizes: the first mistake of each.
+func (r *resolution) resolveAssertions() {
+	for _, s := range r.c.Assertions {
 		a, err := parseAssertion(s)
-		if err != nil {
-			return err
+		if !r.pr.ok(err) {
+			continue
 		}
+		ok := true
 		for _, ref := range a.Refs() {
-			if err := p.checkRef(ref); err != nil {
-				return &lineError{line: s.Line, msg: err.Error()}
+			if err := r.checkRef(ref); err != nil {
+				r.pr.add(&lineError{line: s.Line, msg: err.Error()})
+				ok = false
+				break
 			}
 		}
-		p.Assertions = append(p.Assertions, a)
+		if ok {
+			r.p.Assertions = append(r.p.Assertions, a)
+		}
+	}
+}
+
+// checkRef checks one side of an assertion: its target, workload, figure and size. What refers to
+// a target or workload in error is not checked against it.
+func (r *resolution) checkRef(ref assertion.Ref) error {
+	c := r.c
+	ti := slices.IndexFunc(c.Targets, func(t Target) bool { return t.Name == ref.Target })
+	if names := targetNames(c.Targets); ti < 0 && !c.skip[skipTargets] {
+		return fmt.Errorf("assertion names unknown target %q%s", ref.Target, suggest.Hint(ref.Target, names, ""))
+	}
+	if names := workloadNames(c.Workloads); !slices.Contains(names, ref.Workload) && !c.skip[skipWorkloads] && !r.unsureWorkloads {
+		return fmt.Errorf("assertion names workload %q, which is not in workloads%s", ref.Workload, suggest.Hint(ref.Workload, names, ""))
+	}
+	if ref.Op == "" && report.StatementFigure(ref.Figure) {
+		return fmt.Errorf("%s: a statement's figure is kept per transaction: name it, as %s.TRANSACTION.%s[%s]", ref, ref.Workload, ref.Figure, ref.Target)
+	}
+	if _, ok := report.LookupFigure(ref.Figure); !ok {
+		return fmt.Errorf("unknown figure %q in %s%s", ref.Figure, ref, suggest.Hint(ref.Figure, report.FigureNames(), "dbbench list figures"))
+	}
+	if ti >= 0 && r.targetOK[ti] && r.workloadOK[ref.Workload] && !r.p.Targets[ti].Runs(ref.Workload) {
+		return fmt.Errorf("assertion reads %s, but target %s does not run %s", ref, ref.Target, ref.Workload)
+	}
+	if ref.Size != "" && ref.Size != "min" && ref.Size != "max" && r.sizesKnown() {
+		n, _ := strconv.Atoi(strings.ReplaceAll(ref.Size, "_", ""))
+		if !slices.Contains(r.p.Sizes, n) {
+			return fmt.Errorf("%s names size %s, which this run does not load (sizes: %v)", ref, ref.Size, r.p.Sizes)
+		}
 	}
 	return nil
 }
@@ -610,51 +781,12 @@ func checkWorkloadParams(w Workload, wp WorkloadPlan) error {
 	return nil
 }
 
-func supported(info adapters.Info) []string {
+func supportedNames(info adapters.Info) []string {
 	out := append([]string{}, info.Builtin...)
 	for _, w := range info.Workloads {
 		out = append(out, w.Name)
 	}
 	return out
-}
-
-func (p *Plan) checkRef(ref assertion.Ref) error {
-	var t *TargetPlan
-	for i := range p.Targets {
-		if p.Targets[i].Name == ref.Target {
-			t = &p.Targets[i]
-		}
-	}
-	if t == nil {
-		names := make([]string, len(p.Targets))
-		for i, x := range p.Targets {
-			names[i] = x.Name
-		}
-		return fmt.Errorf("assertion names unknown target %q (targets: %s)", ref.Target, strings.Join(names, ", "))
-	}
-	if !slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.Name == ref.Workload }) {
-		names := make([]string, len(p.Workloads))
-		for i, x := range p.Workloads {
-			names[i] = x.Name
-		}
-		return fmt.Errorf("assertion names workload %q, which is not in workloads (%s)", ref.Workload, strings.Join(names, ", "))
-	}
-	if !t.Runs(ref.Workload) {
-		return fmt.Errorf("assertion reads %s, but target %s does not run %s", ref, ref.Target, ref.Workload)
-	}
-	if ref.Op == "" && report.StatementFigure(ref.Figure) {
-		return fmt.Errorf("%s: a statement's figure is kept per transaction: name it, as %s.TRANSACTION.%s[%s]", ref, ref.Workload, ref.Figure, ref.Target)
-	}
-	if _, ok := report.LookupFigure(ref.Figure); !ok {
-		return fmt.Errorf("unknown figure %q in %s (figures: %s)", ref.Figure, ref, strings.Join(report.FigureNames(), ", "))
-	}
-	if ref.Size != "" && ref.Size != "min" && ref.Size != "max" {
-		n, _ := strconv.Atoi(strings.ReplaceAll(ref.Size, "_", ""))
-		if !slices.Contains(p.Sizes, n) {
-			return fmt.Errorf("%s names size %s, which this run does not load (sizes: %v)", ref, ref.Size, p.Sizes)
-		}
-	}
-	return nil
 }
 
 // asRun rebuilds the config as run for the report: CI overrides applied, options redacted.

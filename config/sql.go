@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/workloads"
 	"github.com/dbbench/dbbench/workloads/pgbench"
 	"github.com/dbbench/dbbench/workloads/sqlgen"
@@ -673,14 +674,16 @@ func (w *SQLWorkload) definition() *sqlmix.Definition {
 
 // resolveSQL resolves a sql workload: its script files read (relative to the config's directory),
 // its definition checked, its setup's targets checked, and the targets that run it (each of an
-// adapter that runs SQL: adapters.Info.SQL).
-func (c *Config) resolveSQL(p *Plan, w Workload, o workloadOverride) (WorkloadPlan, error) {
+// adapter that runs SQL: adapters.Info.SQL); ok false after a mistake.
+func (r *resolution) resolveSQL(w Workload, o workloadOverride) (WorkloadPlan, bool) {
+	c, p := r.c, r.p
 	wp := WorkloadPlan{Name: w.Name, Ops: w.Ops}
 	if o.ops != nil {
 		wp.Ops = *o.ops
 	}
 	if o.rows != nil || o.readers != nil {
-		return wp, &lineError{line: o.line, msg: fmt.Sprintf("ci.workloads.%s: a sql workload takes ops only", w.Name)}
+		r.pr.add(&lineError{line: o.line, msg: fmt.Sprintf("ci.workloads.%s: a sql workload takes ops only", w.Name)})
+		return wp, false
 	}
 	s := w.SQL
 	for i := range s.Transactions {
@@ -692,7 +695,8 @@ func (c *Config) resolveSQL(p *Plan, w Workload, o workloadOverride) (WorkloadPl
 			continue // parsed with the config
 		}
 		if strings.HasPrefix(c.Source, "(built-in)") {
-			return wp, &lineError{line: t.scriptLine, msg: fmt.Sprintf("workload %s: script %s: a built-in config reads no script files", w.Name, t.Script)}
+			r.pr.add(&lineError{line: t.scriptLine, msg: fmt.Sprintf("workload %s: script %s: a built-in config reads no script files", w.Name, t.Script)})
+			return wp, false
 		}
 		path := t.Script
 		if !filepath.IsAbs(path) {
@@ -700,20 +704,22 @@ func (c *Config) resolveSQL(p *Plan, w Workload, o workloadOverride) (WorkloadPl
 		}
 		src, err := readScript(path)
 		if err != nil {
-			return wp, &lineError{line: t.scriptLine, msg: fmt.Sprintf("workload %s: script %s: %v", w.Name, t.Script, err)}
+			r.pr.add(&lineError{line: t.scriptLine, msg: fmt.Sprintf("workload %s: script %s: %v", w.Name, t.Script, err)})
+			return wp, false
 		}
-		if err := t.parse(src, t.Script); err != nil {
-			return wp, err
+		if !r.pr.ok(t.parse(src, t.Script)) {
+			return wp, false
 		}
 	}
 	def := s.definition()
 	if _, err := sqlmix.New(def, 1, false); err != nil {
-		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("workload %s: %v", w.Name, err)}
+		r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("workload %s: %v", w.Name, err)})
+		return wp, false
 	}
 	wp.SQL = &SQLPlan{Def: def, Setup: s.Setup, Teardown: s.Teardown, Init: s.Init, Scale: s.Scale}
 	runners := 0
 	for i, t := range c.Targets {
-		if t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
+		if !r.targetOK[i] || t.Workloads != nil && !slices.Contains(t.Workloads, w.Name) {
 			continue
 		}
 		info := p.Targets[i].Adapter.Info()
@@ -721,28 +727,35 @@ func (c *Config) resolveSQL(p *Plan, w Workload, o workloadOverride) (WorkloadPl
 			if t.Workloads == nil {
 				continue // a sql workload runs on the targets that run SQL
 			}
-			return wp, &lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) cannot run sql workload %s: its adapter runs no SQL (adapters that do: sql)", t.Name, t.Adapter, w.Name)}
+			r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("target %s (%s) cannot run sql workload %s: its adapter runs no SQL (adapters that do: sql)", t.Name, t.Adapter, w.Name)})
+			r.targetOK[i] = false
+			return wp, false
 		}
 		p.Targets[i].Workloads = append(p.Targets[i].Workloads, w.Name)
 		runners++
 	}
 	if runners == 0 {
-		return wp, &lineError{line: w.Line, msg: fmt.Sprintf("no target runs sql workload %s (it needs a target of an adapter that runs SQL: sql)", w.Name)}
+		if r.targetsOK() {
+			r.pr.add(&lineError{line: w.Line, msg: fmt.Sprintf("no target runs sql workload %s (it needs a target of an adapter that runs SQL: sql)", w.Name)})
+		}
+		return wp, false
 	}
 	for _, list := range [][]SQLText{s.Setup, s.Teardown} {
 		for _, st := range list {
 			for _, name := range st.Targets {
-				i := slices.IndexFunc(p.Targets, func(t TargetPlan) bool { return t.Name == name })
-				if i < 0 {
-					return wp, &lineError{line: st.Line, msg: fmt.Sprintf("workload %s: a statement for target %s, which is not in targets", w.Name, name)}
-				}
-				if !p.Targets[i].Runs(w.Name) {
-					return wp, &lineError{line: st.Line, msg: fmt.Sprintf("workload %s: a statement for target %s, which does not run it", w.Name, name)}
+				i := slices.IndexFunc(c.Targets, func(t Target) bool { return t.Name == name })
+				switch {
+				case i < 0 && !c.skip[skipTargets]:
+					r.pr.add(&lineError{line: st.Line, msg: fmt.Sprintf("workload %s: a statement for target %s, which is not in targets%s", w.Name, name, suggest.Hint(name, targetNames(c.Targets), ""))})
+					return wp, false
+				case i >= 0 && r.targetOK[i] && !p.Targets[i].Runs(w.Name):
+					r.pr.add(&lineError{line: st.Line, msg: fmt.Sprintf("workload %s: a statement for target %s, which does not run it", w.Name, name)})
+					return wp, false
 				}
 			}
 		}
 	}
-	return wp, nil
+	return wp, true
 }
 
 // checkSleeps refuses a \sleep in a sql workload's script when the load is an open loop: the

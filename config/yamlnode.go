@@ -8,22 +8,31 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dbbench/dbbench/internal/suggest"
 )
 
 // lineError is an error at a line of the config; Error() omits the file name, which Parse adds.
 type lineError struct {
 	line int
+	col  int // the column where the line holds several mistakes (0: unknown)
 	msg  string
+	// in and meant: an unknown key of mapping in that is a misspelling of key meant.
+	in    *yaml.Node
+	meant string
 }
 
 func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-func errAt(n *yaml.Node, format string, args ...any) error {
-	line := 0
+func errAt(n *yaml.Node, format string, args ...any) error { return lineAt(n, format, args...) }
+
+// lineAt is errAt's lineError.
+func lineAt(n *yaml.Node, format string, args ...any) *lineError {
+	e := &lineError{msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		line = n.Line
+		e.line, e.col = n.Line, n.Column
 	}
-	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
+	return e
 }
 
 // field is one key of a mapping node.
@@ -44,32 +53,51 @@ func requiredString(n *yaml.Node, fields map[string]field, key, missing, what st
 	return v, f.value, err
 }
 
-// mapping returns the keys of a mapping node in order, rejecting duplicates and keys not in allowed.
+// mapping returns the keys of a mapping node in order. Keys that appear twice, are not words, or
+// (when allowed is given) are not in allowed are mistakes: all of them are returned (lineErrors)
+// with the fields of the others, so that a caller may read those on. A node that is not a mapping,
+// or a key that is not even a word (this is probably not a config: -c /etc/shadow), returns no
+// fields.
 func mapping(n *yaml.Node, what string, allowed ...string) (map[string]field, []string, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, nil, errAt(n, "%s must be a mapping (key: value lines), got %s", what, kindName(n))
 	}
 	out := map[string]field{}
 	var order []string
+	var bad lineErrors
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return nil, nil, errAt(k, "%s: keys must be plain words", what)
+			bad = append(bad, lineAt(k, "%s: keys must be plain words", what))
+			continue
 		}
 		if _, dup := out[k.Value]; dup {
-			return nil, nil, errAt(k, "%s: %q appears twice", what, k.Value)
+			bad = append(bad, lineAt(k, "%s: %q appears twice", what, k.Value))
+			continue
 		}
 		if len(allowed) > 0 && !contains(allowed, k.Value) {
 			if !keyPattern.MatchString(k.Value) {
-				// Not a word: probably not a config at all (-c /etc/shadow); its text is not repeated.
-				return nil, nil, errAt(k, "%s: this is not a key dbbench knows, nor a word (known: %s)", what, strings.Join(allowed, ", "))
+				// Not a word: probably not a config at all; its text is not repeated.
+				return nil, nil, errAt(k, "%s: this is not a key dbbench knows, nor a word%s", what, keysHint("", allowed))
 			}
-			return nil, nil, errAt(k, "unknown key %q in %s (known: %s)", k.Value, what, strings.Join(allowed, ", "))
+			e := lineAt(k, "unknown key %q in %s%s", k.Value, what, keysHint(k.Value, allowed))
+			e.in, e.meant = n, suggest.Closest(k.Value, allowed)
+			bad = append(bad, e)
+			continue
 		}
 		out[k.Value] = field{k, v}
 		order = append(order, k.Value)
 	}
+	if len(bad) > 0 {
+		return out, order, bad
+	}
 	return out, order, nil
+}
+
+// keysHint ends an unknown key's error: the key it was probably meant as, or the known keys when
+// they fit in a short line, else where they are described.
+func keysHint(key string, allowed []string) string {
+	return suggest.Hint(key, allowed, "docs/config.md")
 }
 
 func contains(list []string, s string) bool {

@@ -23,7 +23,6 @@ import (
 	"github.com/dbbench/dbbench/config"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/callgrind"
-	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/workloads"
@@ -202,21 +201,7 @@ func (r *Runner) tempBase() string {
 // makeRunDir makes the run's temporary directory, marked with its owner, after removing those of
 // runs that died (SIGKILL, a crash), and only those; remove removes it.
 func (r *Runner) makeRunDir(prog *tracker) (dir string, remove func(), err error) {
-	base := r.tempBase()
-	for _, d := range cleanup.SweepDirs(base, runDirPrefix) {
-		prog.printf("removed %s, left by a dbbench run that did not finish", d)
-	}
-	dir, err = os.MkdirTemp(base, runDirPrefix)
-	if err != nil {
-		return "", nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
-	}
-	done := cleanup.RegisterLocal("rm -rf "+dir, func() { os.RemoveAll(dir) })
-	remove = func() { os.RemoveAll(dir); done() } // only what this run created
-	if err := cleanup.MarkDir(dir); err != nil {
-		remove()
-		return "", nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
-	}
-	return dir, remove, nil
+	return r.markedTempDir(prog, runDirPrefix)
 }
 
 // newTargetStates gives every target of the plan its state through the run and its entry in the

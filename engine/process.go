@@ -53,12 +53,11 @@ func (r *Runner) step(format string, args ...any) error {
 // their reports into the run's.
 func (r *Runner) runProcesses(ctx context.Context) (*report.Report, error) {
 	prog := newTracker(r.Events, r.Clock)
-	base := r.tempBase()
-	dir, err := os.MkdirTemp(base, "dbbench-workers-")
+	dir, remove, err := r.markedTempDir(prog, workersDirPrefix)
 	if err != nil {
-		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	head := r.header()
 	head.Run.Harness = calibrate()
 

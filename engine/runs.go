@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/internal/exitcode"
 	"github.com/dbbench/dbbench/report"
 )
@@ -22,6 +23,42 @@ import (
 // undecided assertions read, and they are decided again, at most Plan.Verdict.MaxLooks looks in all;
 // what is still undecided then is inconclusive. The runs' results are merged into one report
 // (merge.go).
+
+// runsDirPrefix names the temporary directory of a run of several runs (the runs' reports and
+// interval logs), workersDirPrefix that of a run with a worker process per target.
+const (
+	runsDirPrefix    = "dbbench-runs-"
+	workersDirPrefix = "dbbench-workers-"
+)
+
+// tempDirPrefixes are the names of every temporary directory a run makes in its temporary base.
+var tempDirPrefixes = []string{runDirPrefix, runsDirPrefix, workersDirPrefix}
+
+// markedTempDir makes a temporary directory prefix* in the run's temporary base, marked with this
+// process as its owner (internal/cleanup), after removing every run's temporary directory
+// (tempDirPrefixes) whose owner died (SIGKILL, the OOM killer, a crash), and only those, saying
+// so through prog; remove removes it (also when an interrupt gives up waiting for the rest:
+// cleanup.Abort). Every temporary directory a run makes comes from here, so that none outlives a
+// killed run beyond the next run.
+func (r *Runner) markedTempDir(prog *tracker, prefix string) (dir string, remove func(), err error) {
+	base := r.tempBase()
+	for _, p := range tempDirPrefixes {
+		for _, d := range cleanup.SweepDirs(base, p) {
+			prog.printf("removed %s, left by a dbbench run that did not finish", d)
+		}
+	}
+	dir, err = os.MkdirTemp(base, prefix)
+	if err != nil {
+		return "", nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
+	done := cleanup.RegisterLocal("rm -rf "+dir, func() { os.RemoveAll(dir) })
+	remove = func() { os.RemoveAll(dir); done() } // only what this run created
+	if err := cleanup.MarkDir(dir); err != nil {
+		remove()
+		return "", nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+	}
+	return dir, remove, nil
+}
 
 // RunSpec is one run to make: its index, why, and the workloads and targets it measures.
 type RunSpec struct {
@@ -60,19 +97,19 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 		}
 		r.runOne = r.spawnRun
 	}
-	base := r.tempBase()
-	dir, err := os.MkdirTemp(base, "dbbench-runs-")
+	prog := newTracker(r.Events, r.Clock)
+	dir, remove, err := r.markedTempDir(prog, runsDirPrefix)
 	if err != nil {
-		return nil, exitcode.Infraf("cannot create a temporary directory in %s: %v", base, err)
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	r.runsDir = dir
 	defer func() { // before the runs' directory goes: the runs' interval logs are in it
 		if err := r.mergeHlogs(); err != nil && r.Events != nil {
 			r.Events(Message{Text: err.Error()})
 		}
 	}()
-	s := &runs{r: r, head: r.header(), prog: newTracker(r.Events, r.Clock), dir: dir, runErr: &RunError{}}
+	s := &runs{r: r, head: r.header(), prog: prog, dir: dir, runErr: &RunError{}}
 	if s.prog.emit != nil {
 		s.prog.emit(Started{Plan: p})
 	}

@@ -3,11 +3,16 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/cleanup"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -186,5 +191,60 @@ func TestRunsCtrlCKeepsEarlierRuns(t *testing.T) {
 	x := rep.Find("a", "lookup", 10)
 	if x == nil || len(x.Repeats) != 3 || x.Repeats[0].Run != 1 {
 		t.Errorf("a lookup %+v, want run 1's 3 repeats", x)
+	}
+}
+
+// TestRunsDirSwept: a run of several runs marks its directory with its owner and, before making it,
+// removes the runs' and the worker processes' directories whose owner died (a SIGKILLed run), and
+// only those: not one whose owner lives, nor one without a mark.
+func TestRunsDirSwept(t *testing.T) {
+	tmp := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	mk := func(name, mark string) string {
+		d := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Join(d, "run-1.json"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if mark != "" {
+			os.WriteFile(filepath.Join(d, cleanup.OwnerFile), []byte(mark), 0o644)
+		}
+		return d
+	}
+	deadMark := fmt.Sprintf("dbbench pid=%d host=%s\n", dead.Process.Pid, host)
+	staleRuns, staleWorkers := mk(runsDirPrefix+"111", deadMark), mk(workersDirPrefix+"222", deadMark)
+	live, unmarked := mk(runsDirPrefix+"333", cleanup.Owner()), mk(runsDirPrefix+"444", "")
+
+	p := plan(t, &callLog{}, strings.Replace(runsPlan, "THRESHOLD", "1000", 1))
+	p.Verdict.Runs = 2
+	var marked bool
+	f := &fakeRuns{diff: func(int) float64 { return 0 }}
+	r := &Runner{Plan: p, TempDir: tmp, Environment: func() report.Environment { return report.Environment{} }}
+	r.runOne = func(ctx context.Context, spec RunSpec) (*report.Report, error) {
+		b, err := os.ReadFile(filepath.Join(r.runsDir, cleanup.OwnerFile))
+		marked = err == nil && !cleanup.Dead(string(b)) && strings.HasPrefix(filepath.Base(r.runsDir), runsDirPrefix)
+		return f.run(ctx, spec)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !marked {
+		t.Error("the runs' directory carried no owner mark naming this process")
+	}
+	for _, d := range []string{staleRuns, staleWorkers} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s, left by a dead run, was not removed", d)
+		}
+	}
+	for _, d := range []string{live, unmarked} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed", d)
+		}
+	}
+	if _, err := os.Stat(r.runsDir); err == nil {
+		t.Errorf("the run left its own directory %s", r.runsDir)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/perf/benchmath"
 )
 
 var nan = math.NaN()
@@ -23,10 +25,11 @@ type History struct {
 
 // HistoryRun identifies one report of a history.
 type HistoryRun struct {
-	Path    string
-	Started string
-	Commit  string
-	CI      bool
+	Path          string
+	Started       string
+	Commit        string
+	CI            bool
+	SchemaVersion int
 }
 
 // Trend is one figure of one (target, workload, size) across the runs: Values[i] is run i's median
@@ -36,7 +39,24 @@ type Trend struct {
 	Size             int
 	Figure           string
 	Values           []float64
+	// RunValues[i] are report i's values of the figure, one per run it holds (a report of
+	// dbbench run --runs N holds N): the samples the first and the latest are tested on.
+	RunValues [][]float64
+	// Change is the latest value over the first, minus 1 (NaN with fewer than two values, or
+	// from 0). Verdict is "better" or "worse" when a Mann-Whitney U test over the first and the
+	// latest report's runs rejects at HistoryAlpha, "changed" when they differ and the test does
+	// not decide (one run a report never does), "" when they are equal or NotComparable.
+	Change  float64
+	Verdict string
+	// NotComparable says why the first and the latest cannot be set side by side (a schema
+	// version redefined the figure: report.NotComparable); "" when they can.
+	NotComparable string
+	// result is a result of the trend, for its kind.
+	result *Result
 }
+
+// HistoryAlpha is the significance level of a history's test over runs: compare's over runs.
+const HistoryAlpha = 0.01
 
 // HistoryFigures picks the figures a history shows by default, as compare does: the throughput
 // (rows_per_s, else ops_per_s) and, for results timing many operations, the p50 and p99 latencies.
@@ -121,9 +141,11 @@ func Histories(reps []*Report, paths []string, figures []string) []History {
 		}
 		h := &out[j]
 		run := len(h.Runs)
-		h.Runs = append(h.Runs, HistoryRun{Path: paths[i], Started: r.Run.StartedAt.UTC().Format("2006-01-02 15:04"), Commit: r.Tool.Commit, CI: r.Run.CI})
+		h.Runs = append(h.Runs, HistoryRun{Path: paths[i], Started: r.Run.StartedAt.UTC().Format("2006-01-02 15:04"), Commit: r.Tool.Commit, CI: r.Run.CI,
+			SchemaVersion: r.SchemaVersion})
 		for k := range h.Trends {
 			h.Trends[k].Values = append(h.Trends[k].Values, nan)
+			h.Trends[k].RunValues = append(h.Trends[k].RunValues, nil)
 		}
 		for x := range r.Results {
 			res := &r.Results[x]
@@ -147,12 +169,68 @@ func Histories(reps []*Report, paths []string, figures []string) []History {
 					for n := range vals {
 						vals[n] = nan
 					}
-					h.Trends = append(h.Trends, Trend{Target: res.Target, Workload: res.Workload, Size: res.Size, Figure: f, Values: vals})
+					h.Trends = append(h.Trends, Trend{Target: res.Target, Workload: res.Workload, Size: res.Size, Figure: f, Values: vals,
+						RunValues: make([][]float64, run+1), result: res})
 					k = len(h.Trends) - 1
 				}
 				h.Trends[k].Values[run] = v
+				for _, ri := range res.RunIndices() {
+					if rv, ok := res.RunFigure(ri, f); ok {
+						h.Trends[k].RunValues[run] = append(h.Trends[k].RunValues[run], rv)
+					}
+				}
 			}
 		}
 	}
+	for i := range out {
+		for k := range out[i].Trends {
+			out[i].Trends[k].judge(out[i].Runs)
+		}
+	}
 	return out
+}
+
+// judge sets the trend's change from its first value to its latest, and what a test over the two
+// reports' runs makes of it.
+func (t *Trend) judge(runs []HistoryRun) {
+	t.Change = nan
+	first, last := -1, -1
+	for i, v := range t.Values {
+		if !math.IsNaN(v) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || first == last {
+		return
+	}
+	if why := NotComparable(t.Figure, []int{runs[first].SchemaVersion, runs[last].SchemaVersion}, t.result); why != "" {
+		t.NotComparable = why
+		return
+	}
+	a, b := t.Values[first], t.Values[last]
+	if a != 0 {
+		t.Change = b/a - 1
+	}
+	if a == b {
+		return
+	}
+	t.Verdict = "changed"
+	xs, ys := t.RunValues[first], t.RunValues[last]
+	if len(xs) == 0 || len(ys) == 0 {
+		return
+	}
+	th := &benchmath.Thresholds{CompareAlpha: HistoryAlpha}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(xs), th), benchmath.NewSample(slices.Clone(ys), th))
+	if !(c.P <= HistoryAlpha) {
+		return
+	}
+	info, _ := LookupFigure(t.Figure)
+	if (Median(ys) > Median(xs)) == info.HigherBetter {
+		t.Verdict = "better"
+	} else {
+		t.Verdict = "worse"
+	}
 }

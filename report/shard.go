@@ -79,7 +79,10 @@ type Merge struct {
 	// Missing are the indexes of shards absent or partial (merged with --allow-missing only); the
 	// report is then Partial: its figures are those of the shares present.
 	Missing []int `json:"missing,omitempty"`
-	Partial bool  `json:"partial,omitempty"`
+	// MissingShares are the results of the shards' plan a complete shard lacks (a target it
+	// skipped): merged with --allow-missing only, and the report is then Partial too.
+	MissingShares []MissingShare `json:"missing_shares,omitempty"`
+	Partial       bool           `json:"partial,omitempty"`
 	// SkewNs is the spread of the shards' actual starts (latest minus earliest).
 	SkewNs int64 `json:"skew_ns"`
 	// Late are the shards that started later than their bound.

@@ -91,6 +91,9 @@ func (t *target) LoadRecords(ctx context.Context, y dataset.YCSB, n int64) error
 	if err := t.dropRecords(ctx); err != nil {
 		return err
 	}
+	if err := t.s.reclaimKept(ctx, recordTable); err != nil {
+		return err
+	}
 	if _, err := t.s.db.ExecContext(ctx, t.s.createRecordTable(y.FieldCount)); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42P07" { // duplicate_table
@@ -99,6 +102,9 @@ func (t *target) LoadRecords(ctx context.Context, y dataset.YCSB, n int64) error
 		return exitcode.Infraf("sql: create table %s: %v", recordTable, exitcode.OneLine(err.Error()))
 	}
 	t.recordTable = true
+	if err := t.s.markKept(ctx, recordTable); err != nil {
+		return err
+	}
 	order := keyOrder(y, n)
 	var err error
 	if t.s.driver == DriverPostgres {

@@ -300,3 +300,49 @@ func TestPhases(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadOnlyRetry: a load-only run (adapters.StoreKeep) marks the tables it makes in the user's
+// schema, so that the next one (a Kubernetes load Job retried after an eviction, half-loaded, or a
+// second run of the same rendering) drops them and starts from a clean store; a table of the user's,
+// without the mark, is still refused and left as it was.
+func TestLoadOnlyRetry(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	conn := pgtest.Connect(t, dsn)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA shared; CREATE SCHEMA users_own; CREATE TABLE users_own.usertable (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	y, err := dataset.NewYCSB(1, 2, 8, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(schema string, n int64) error {
+		tg, err := open(t, map[string]any{"driver": "postgres", "dsn": dsn, "schema": schema}, adapters.Env{Store: adapters.StoreKeep})
+		if err != nil {
+			return err
+		}
+		defer tg.Close()
+		return tg.(adapters.RecordLoader).LoadRecords(ctx, y, n)
+	}
+	// The first load is cut short: its table stays, half loaded (a pod evicted in the middle).
+	if _, err := conn.Exec(ctx, "CREATE TABLE shared.usertable (ycsb_key text); COMMENT ON TABLE shared.usertable IS '"+keptMark+"'; INSERT INTO shared.usertable VALUES ('half')"); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		if err := load("shared", 50); err != nil {
+			t.Fatalf("load %d over an earlier load's table: %v", round+1, err)
+		}
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM shared.usertable").Scan(&n); err != nil || n != 50 {
+			t.Fatalf("load %d: %d rows (%v), want the 50 loaded", round+1, n, err)
+		}
+	}
+	err = load("users_own", 50)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(fmt.Sprint(err), "table usertable exists already") {
+		t.Errorf("a table of the user's: %v, want it refused (exit 2)", err)
+	}
+	var cols int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'users_own' AND table_name = 'usertable'").Scan(&cols); err != nil || cols != 1 {
+		t.Errorf("the user's table has %d columns (%v): it was replaced", cols, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/internal/exitcode"
 )
 
 // The reference statements of docs/protocol.md, with ? placeholders (numbered for PostgreSQL by bind).
@@ -83,4 +84,41 @@ func (s *store) bind(q string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// keptMark is the comment a load-only run (adapters.StoreKeep) puts on each table it makes in the
+// user's schema: the one sign that a table there is dbbench's, so that a later load-only run (a
+// Kubernetes load Job retried after an eviction, or a second run of the same rendering) replaces
+// it and starts from a clean store, while a table without it stays the user's and is refused.
+const keptMark = "made by dbbench run --load-only; a later --load-only replaces it"
+
+// markKept marks table as a load-only run's (nothing for a store of the target's own).
+func (s *store) markKept(ctx context.Context, table string) error {
+	if s.use != adapters.StoreKeep {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("COMMENT ON TABLE %s IS '%s'", table, keptMark)); err != nil {
+		return exitcode.Infraf("sql: mark table %s as the load's: %v", table, exitcode.OneLine(err.Error()))
+	}
+	return nil
+}
+
+// reclaimKept drops table when an earlier load-only run made it (it carries keptMark), so that a
+// load-only run starts from a clean store; a table without the mark is left for the create to
+// refuse.
+func (s *store) reclaimKept(ctx context.Context, table string) error {
+	if s.use != adapters.StoreKeep || s.driver != DriverPostgres {
+		return nil
+	}
+	var mark sql.NullString
+	if err := s.db.QueryRowContext(ctx, "SELECT obj_description(to_regclass($1), 'pg_class')", table).Scan(&mark); err != nil {
+		return exitcode.Infraf("sql: look up table %s: %v", table, exitcode.OneLine(err.Error()))
+	}
+	if !mark.Valid || mark.String != keptMark {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE "+table); err != nil {
+		return exitcode.Infraf("sql: drop table %s an earlier load left: %v", table, exitcode.OneLine(err.Error()))
+	}
+	return nil
 }

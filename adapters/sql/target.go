@@ -50,12 +50,18 @@ func newTarget(ctx context.Context, s *store) (*target, error) {
 	if s.use == adapters.StoreAttach {
 		return attachTarget(ctx, s)
 	}
+	if err := s.reclaimKept(ctx, personsTable); err != nil {
+		return nil, err
+	}
 	if _, err := s.db.ExecContext(ctx, fmt.Sprintf(s.createSQL, personsTable)); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42P07" { // duplicate_table
 			return nil, exitcode.Usagef("sql: table %s exists already in the schema; dbbench never touches a table it did not create", personsTable)
 		}
 		return nil, exitcode.Infraf("sql: create table %s: %v", personsTable, exitcode.OneLine(err.Error()))
+	}
+	if err := s.markKept(ctx, personsTable); err != nil {
+		return nil, err
 	}
 	t := &target{s: s, scan: s.bind(scanSQL)}
 	var err error

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,7 +301,7 @@ func TestGateScript(t *testing.T) {
 			say: []string{"FAIL at look 1", "-- look 3 of at most 3: 8 new runs", "the FAIL at look 1 was not confirmed by a later look", "gate: INCONCLUSIVE"}},
 		{name: "alongside, on the threshold: pairs added until the last look", newFactor: 1.05, env: []string{"DBBENCH_GATE_LOOKS=3"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(8) },
-			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
+			say: []string{"-- look 3 of at most 3: 8 new runs", "straddles the 5% threshold; to decide: about", "undecided after the last look (3)", "gate: INCONCLUSIVE"}},
 		{name: "alongside, on the threshold: the budget stops it", newFactor: 1.05, env: []string{"DBBENCH_GATE_BUDGET=0"}, code: 4,
 			ran: func(gateRepo) []string { return alternating(4) }, say: []string{"not within the budget of 0s", "gate: INCONCLUSIVE"}},
 		{name: "the base does not build: the committed baseline of this class", newFactor: 1,
@@ -405,4 +407,119 @@ func replaceIn(env []string, old, new string) []string {
 		out[i] = strings.ReplaceAll(e, old, new)
 	}
 	return out
+}
+
+// TestGateRefusesMissingEvidence: the case, through the binary: two reports of one run, the
+// gated lookup of lmdb-go removed from NEW. The gate fails naming it (it passed, exit 0, before);
+// with --allow-missing it passes and says what it did not hold against it.
+func TestGateRefusesMissingEvidence(t *testing.T) {
+	dir := t.TempDir()
+	gatePool(t, filepath.Join(dir, "old"), 1, 1, 1)
+	oldPath := filepath.Join(dir, "old", "run-1.json")
+	r, err := report.Read(oldPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Results = slices.DeleteFunc(r.Results, func(x report.Result) bool { return x.Target == "lmdb-go" && x.Workload == "lookup" })
+	newPath := filepath.Join(dir, "new.json")
+	if err := report.Write(newPath, r); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"compare", oldPath, newPath, "--per-repeat", "--threshold", "200%", "--figures", "p50", "--normalize-by", "none"}
+	code, stdout, stderr := dbbench(t, dir, args...)
+	if code != 1 || !strings.Contains(stderr, "gate failed: lmdb-go lookup p50: missing in "+newPath+": only in "+oldPath) ||
+		!strings.Contains(stderr, "(1 of 2 gated figures failed)") || !strings.Contains(stdout, "missing in "+newPath+": lmdb-go lookup p50") {
+		t.Errorf("a gated result missing in NEW: exit %d\n%s%s\nwant 1, naming lmdb-go lookup", code, stdout, stderr)
+	}
+	code, stdout, stderr = dbbench(t, dir, append(args, "--allow-missing")...)
+	if code != 0 || !strings.Contains(stdout, "gate: PASS") ||
+		!strings.Contains(strings.Join(strings.Fields(stdout), " "), "note: --allow-missing: 1 gated figure with values on one side only not held against the gate: lmdb-go lookup p50") {
+		t.Errorf("--allow-missing: exit %d\n%s%s\nwant 0 and a note naming lmdb-go lookup", code, stdout, stderr)
+	}
+}
+
+// benchRuns is a report of 5 runs of sut's scan, 10 repeats each: each run's repeats spread by
+// 0.5% around the run's own level (levels[k] x 1 ms x factor), as runs on a shared machine do.
+func benchRuns(levels []float64, factor float64, seed uint64) *report.Report {
+	var runs [][]comparetest.Result
+	for k, l := range levels {
+		runs = append(runs, []comparetest.Result{{Target: "sut", Workload: "scan", Unit: "scan",
+			Figures: map[string][]float64{"ns_per_op": comparetest.Noisy(1e6*l*factor, 0.005, 10, seed+uint64(k))}}})
+	}
+	return comparetest.Runs("bench", runs...)
+}
+
+// TestBenchstatAgreesWithCompare: benchstat (golang.org/x/perf's, built from go.mod's version) on
+// two exports of the same runs says what compare says: ~ for identical code whose runs differ by the
+// machine's state (each side 5 runs spread by a few percent, NEW's a little higher on the whole), and
+// a change for a 2x slowdown. The export's unit is the run; with --per-repeat, the old form, benchstat
+// takes the 50 repeats a side as samples and calls the identical code different, as it did.
+func TestBenchstatAgreesWithCompare(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go to build benchstat")
+	}
+	dir := t.TempDir()
+	benchstat := filepath.Join(dir, "benchstat")
+	build := exec.Command("go", "build", "-o", benchstat, "golang.org/x/perf/cmd/benchstat")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build benchstat: %v\n%s", err, out)
+	}
+	write := func(name string, r *report.Report) string {
+		p := filepath.Join(dir, name+".json")
+		if err := report.Write(p, r); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := write("old", benchRuns([]float64{0.95, 0.97, 1.00, 1.03, 1.06}, 1, 1))
+	same := write("same", benchRuns([]float64{0.98, 1.00, 1.02, 1.05, 1.07}, 1, 11))
+	slow := write("slow", benchRuns([]float64{0.98, 1.00, 1.02, 1.05, 1.07}, 2, 11))
+	export := func(p string, flags ...string) string {
+		code, out, errb := dbbench(t, dir, append([]string{"report", p, "--format", "benchstat"}, flags...)...)
+		if code != 0 {
+			t.Fatalf("export %s: exit %d: %s", p, code, errb)
+		}
+		txt := strings.TrimSuffix(p, ".json") + strings.Join(flags, "") + ".txt"
+		if err := os.WriteFile(txt, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return txt
+	}
+	// benchstat's verdict on the scan: "~" or the change, from its "vs base" column
+	verdict := func(a, b string) string {
+		cmd := exec.Command(benchstat, a, b)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("benchstat: %v\n%s", err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "Scan/target=sut/size=1000") {
+				f := strings.Fields(l)
+				for i, w := range f {
+					if strings.HasPrefix(w, "(p=") {
+						return f[i-1] + " " + w
+					}
+				}
+			}
+		}
+		t.Fatalf("benchstat's output has no comparison of the scan:\n%s", out)
+		return ""
+	}
+	compared := func(a, b string) string {
+		code, out, errb := dbbench(t, dir, "compare", a, b, "--figures", "ns_per_op", "--format", "json")
+		var c compare.Comparison
+		if code != 0 || json.Unmarshal([]byte(out), &c) != nil || len(c.Rows) != 1 {
+			t.Fatalf("compare: exit %d %s%s", code, out, errb)
+		}
+		return string(c.Rows[0].Verdict)
+	}
+	if v, c := verdict(export(old), export(same)), compared(old, same); !strings.HasPrefix(v, "~ ") || c != string(compare.Same) {
+		t.Errorf("identical code: benchstat %q, compare %q; want both ~", v, c)
+	}
+	if v, c := verdict(export(old), export(slow)), compared(old, slow); !strings.HasPrefix(v, "+") || c != string(compare.Worse) {
+		t.Errorf("2x slower: benchstat %q, compare %q; want both to flag it", v, c)
+	}
+	if v := verdict(export(old, "--per-repeat"), export(same, "--per-repeat")); strings.HasPrefix(v, "~ ") {
+		t.Errorf("--per-repeat: benchstat %q over the repeats of identical code; the data should show why runs are the unit", v)
+	}
 }

@@ -1,5 +1,5 @@
 // Command dbbench benchmarks databases and their clients the same way, every time, and turns the
-// results into a verdict a CI job can act on. See README.md, or run `dbbench --help`.
+// results into a verdict a CI job can act on. See README.md and docs/README.md, or run `dbbench --help`.
 package main
 
 import (

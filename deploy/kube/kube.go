@@ -1,17 +1,22 @@
-// Package kube renders the Kubernetes manifests of a sharded run (issue 21, README "Sharded runs on
-// Kubernetes"): a ConfigMap holding the config's bytes, a ReadWriteMany claim for the reports, an
-// Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and two
-// suspended Jobs that merge their reports once released: one that fails naming a missing shard, one
-// that merges what there is into a report marked partial. A config whose store is on a server every
-// shard shares (LoadOnce) gets a Job that loads it once first, and its run Job waits suspended.
-// Kubernetes runs the N copies, numbers them (JOB_COMPLETION_INDEX) and replaces a failed one;
-// dbbench adds no coordinator of its own.
+// Package kube renders the Kubernetes manifests of a sharded run (issues 21 and 38,
+// docs/kubernetes.md): a ConfigMap holding the config's bytes, a ReadWriteMany claim for the
+// reports, an Indexed Job whose N pods each run one shard of `dbbench run` from one start time, and
+// two Jobs that merge their reports: one that fails naming a missing shard, one that merges what
+// there is into a report marked partial. A config whose store is on a server every shard shares
+// (LoadOnce) gets a Job that loads it once first. Kubernetes runs the N copies, numbers them
+// (JOB_COMPLETION_INDEX) and replaces a failed one; dbbench adds no coordinator of its own.
+//
+// Every pod meets Pod Security's "restricted" level, asks for the resources its work needs (with
+// limits, so that a namespace's compute quota admits it), and every Job ends by itself: a deadline
+// from what the config asks (sizing.go), and a time to live once finished.
 //
 // The manifests are rendered from small structs of this package (the few fields dbbench sets, in
 // the API's field names) with the YAML encoder dbbench already uses, not from k8s.io/api's types:
 // those would add the Kubernetes API machinery to every dbbench binary for a command that prints
 // text. The tests decode every rendering strictly into k8s.io/api's types (an unknown or misspelt
-// field fails them), so the two cannot drift apart unnoticed; k8s.io/api is a test dependency only.
+// field fails them) and run Pod Security's own evaluator on every pod template; k8s.io/api and
+// k8s.io/pod-security-admission are test dependencies only. .ci/kube-check applies the renderings
+// to a real API server.
 //
 // Rendering never runs anything and imports no adapter or engine: the manifests describe what
 // another machine will run.
@@ -20,8 +25,12 @@ package kube
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -39,6 +48,10 @@ import (
 const (
 	ConfigDir  = "/config"  // the ConfigMap, read-only
 	ReportsDir = "/reports" // the shared claim
+	// ScratchDir is the pods' one writable directory besides the reports: an emptyDir that is
+	// TMPDIR and HOME (the root file system is read-only), for the stores' files and the caches of
+	// `go run` and npm clients.
+	ScratchDir = "/tmp"
 	// Container is the name of the container in the run Job's pods (the pod failure policy names it).
 	Container = "dbbench"
 	// MergeContainer is the merge Job's container.
@@ -52,6 +65,13 @@ const (
 	StartAtEnv        = "DBBENCH_START_AT"
 )
 
+// The user and group every container runs as: not root (Pod Security "restricted"), numeric so
+// that the kubelet can check it without reading the image, the distroless images' "nonroot".
+const (
+	RunAsUser  = 65532
+	RunAsGroup = 65532
+)
+
 // Limits the API server enforces, checked here so that a rendering it would refuse is refused now.
 const (
 	// MaxShards is the most completions an Indexed Job with a per-index backoff limit may have.
@@ -59,17 +79,22 @@ const (
 	// MaxConfigBytes is the most a ConfigMap may hold (its whole object, so the config must leave
 	// room for the rest).
 	MaxConfigBytes = 1<<20 - 16<<10
-	// MaxNameLen keeps NAME-merge-partial, NAME-reports and the pods' host names NAME-INDEX within
+	// MaxNameLen keeps NAME-RUNID-merge-partial and the pods' host names NAME-RUNID-INDEX within
 	// the API's 63-character labels (a Job's name is its pods' job-name label).
-	MaxNameLen = 63 - len("-merge-partial") - 4
+	MaxNameLen = 63 - len("-merge-partial") - 1 - RunIDLen
 	// MaxRetries bounds the retries of one shard: each retry starts later than the others.
 	MaxRetries = 10
+	// RunIDLen is the length of the run id the objects of one rendering carry.
+	RunIDLen = 6
+	// ServiceRetries is how often the load and a merge are retried after a failure that a retry
+	// can mend (exit 3, a pod killed): a server not reachable yet, a node lost.
+	ServiceRetries = 2
 )
 
 // DefaultStorageSize is the reports' claim's size: a report is tens of KiB to a few MiB.
 const DefaultStorageSize = "1Gi"
 
-// Exit codes of `dbbench run` the run Job's pod failure policy sorts.
+// Exit codes the pod failure policies sort.
 var (
 	// usageExits fail the whole Job: a config or flag problem is the same on every shard.
 	usageExits = []int32{exitcode.Usage}
@@ -77,45 +102,69 @@ var (
 	// assertion failed, the verdict was inconclusive, the generator could not keep its schedule);
 	// its verdict is the merge's to decide, and a retry would run its share twice.
 	reportedExits = []int32{exitcode.Failed, exitcode.Inconclusive, exitcode.GeneratorSaturated}
+	// verdictExits end a merge without a retry: its verdict (1, 4, 5), a shard missing (6) or a
+	// usage error (2) is the same on every attempt.
+	verdictExits = []int32{exitcode.Failed, exitcode.Usage, exitcode.Inconclusive, exitcode.GeneratorSaturated, exitcode.MissingShards}
 )
 
 // Spec is one rendering: a validated config and how to run it on a cluster.
 type Spec struct {
-	// Name names every object: the run Job NAME, NAME-merge, NAME-merge-partial, NAME-config and
-	// NAME-reports.
-	Name      string
-	Namespace string // "" : kubectl's current namespace
+	// Name is the objects' base name: every object of one rendering is NAME-RUNID (NAME-RUNID-merge,
+	// -merge-partial, -load, -config), so that rendering again makes new Jobs beside the old, and
+	// the claim NAME-reports is every rendering's. Pinned names the objects NAME itself (--name).
+	Name   string
+	Pinned bool
+	// Namespace is every object's ("" : kubectl's current namespace).
+	Namespace string
 	Image     string // an image with dbbench on its PATH (and /bin/sh, for the merge's glob)
 	// ConfigName is the config's file name in ConfigDir (the ConfigMap's key); Config its bytes.
 	ConfigName string
 	Config     []byte
 	CI         bool // the pods run the config's CI form (run --ci)
 	Shards     int
+	// Now is when the rendering was made: the deadlines count the wait for StartAt from it.
+	Now time.Time
 	// StartAt is when every shard starts its first timed operation: computed once, when rendering.
 	// With LoadOnce it is only the default of the run Job's StartAtAnnotation, which the release
-	// replaces with a time after the load.
+	// replaces with a time after the load; with LoadOnce and NoSuspend, see Lead.
 	StartAt time.Time
 	// LoadOnce says the config has a target on a server every shard shares (the commands decide,
 	// as the run does): a Job NAME-load loads it once and writes the marker LoadedPath, every shard
 	// checks it with --loaded, and the run Job starts suspended until the load has completed.
 	LoadOnce bool
+	// NoSuspend renders no suspended Job, for GitOps tools and Kueue, which own a Job's spec and its
+	// suspension: with LoadOnce the shards wait for the load and start Lead after it (or at StartAt
+	// when Lead is 0), and the merges wait for every shard's report or the run's deadline.
+	NoSuspend bool
+	Lead      time.Duration
 	// Retries is how often one shard may be retried after a failure that wrote no report (a lost
 	// node, exit 3); 0 fails the index at once, and the merge names it missing.
 	Retries int
-	// The reports: a new ReadWriteMany claim of StorageSize ("": DefaultStorageSize) of StorageClass
-	// ("": the cluster's default), or the existing claim Claim.
+	// The reports: a new ReadWriteMany claim of StorageSize ("": DefaultStorageSize) of StorageClass,
+	// or of the cluster's default class when RWXDefault says it offers ReadWriteMany; or the
+	// existing claim Claim.
 	StorageClass string
 	StorageSize  string
 	Claim        string
+	RWXDefault   bool
 	// Secret is a Secret whose keys become the pods' environment ("" none): the config's ${NAME}s
 	// that hold secrets, and what adapters read themselves (PGPASSWORD, TYPEDB_PASSWORD).
 	Secret string
 	// Env are the config's variables set where it was validated, passed to the pods as they were so
 	// that the pods run what was validated (Env, not Secret: EnvFor decides).
 	Env []EnvVar
-	// CPU and Memory, when set, are each run pod's requests and limits (equal: the Guaranteed QoS
-	// class, so that a shard's measurements do not depend on its neighbours' bursts).
-	CPU, Memory string
+	// Work is what the config asks (sizing.go); Resources override the run pods' formulas.
+	Work      Work
+	Resources Resources
+	// Deadline overrides the run Job's deadline (0: RunDeadline's formula); TTL is how long a
+	// finished Job stays (0: DefaultTTL).
+	Deadline time.Duration
+	TTL      time.Duration
+	// NodeSelector and Tolerations place every pod (--node-selector, --toleration).
+	NodeSelector map[string]string
+	Tolerations  []Toleration
+
+	id string // RunID, once computed
 }
 
 // EnvVar is one variable the pods get as a plain value.
@@ -124,15 +173,37 @@ type EnvVar struct {
 	Value string `yaml:"value"`
 }
 
+// RunID is the rendering's short id: the first hex digits of a hash of everything it renders
+// (the config, the flags, the time it was made), so that one rendering always yields the same
+// names, and another rendering of the same config new ones.
+func (s *Spec) RunID() string {
+	if s.id == "" {
+		c := *s
+		c.id = ""
+		b, _ := json.Marshal(c) // a struct of strings, numbers, times and slices: never fails
+		sum := sha256.Sum256(b)
+		s.id = hex.EncodeToString(sum[:])[:RunIDLen]
+	}
+	return s.id
+}
+
+// RunName names the Jobs and the ConfigMap: NAME-RUNID, or NAME when pinned.
+func (s *Spec) RunName() string {
+	if s.Pinned {
+		return s.Name
+	}
+	return s.Name + "-" + s.RunID()
+}
+
 // Names of the objects a spec renders.
-func (s *Spec) ConfigMapName() string { return s.Name + "-config" }
-func (s *Spec) MergeJobName() string  { return s.Name + "-merge" }
-func (s *Spec) LoadJobName() string   { return s.Name + "-load" }
+func (s *Spec) ConfigMapName() string { return s.RunName() + "-config" }
+func (s *Spec) MergeJobName() string  { return s.RunName() + "-merge" }
+func (s *Spec) LoadJobName() string   { return s.RunName() + "-load" }
 
 // PartialJobName is the merge Job that goes on without missing shards.
-func (s *Spec) PartialJobName() string { return s.Name + "-merge-partial" }
+func (s *Spec) PartialJobName() string { return s.RunName() + "-merge-partial" }
 
-// ClaimName is the claim the reports go to: the one given, or NAME-reports.
+// ClaimName is the claim the reports go to: the one given, or NAME-reports, every rendering's.
 func (s *Spec) ClaimName() string {
 	if s.Claim != "" {
 		return s.Claim
@@ -140,11 +211,11 @@ func (s *Spec) ClaimName() string {
 	return s.Name + "-reports"
 }
 
-// RunDir is where this rendering's reports go on the claim: one directory per start time, so that
-// rendering again never writes over an earlier run's reports, while a retried shard of this run
-// replaces what its failed attempt left.
+// RunDir is where this rendering's reports go on the claim: one directory per rendering (its start
+// time and id), so that rendering again never writes over an earlier run's reports, while a
+// retried shard of this run replaces what its failed attempt left.
 func (s *Spec) RunDir() string {
-	return path.Join(ReportsDir, s.StartAt.UTC().Format("20060102T150405Z"))
+	return path.Join(ReportsDir, s.StartAt.UTC().Format("20060102T150405Z")+"-"+s.RunID())
 }
 
 // ConfigPath is the config as the pods read it.
@@ -156,6 +227,13 @@ func (s *Spec) StartAtText() string { return s.StartAt.UTC().Format(time.RFC3339
 // LoadedPath is the load-once marker on the claim: the load Job writes it, every shard checks it.
 func (s *Spec) LoadedPath() string { return path.Join(s.RunDir(), "loaded.json") }
 
+// StartPath is, with LoadOnce and NoSuspend, the file the load writes after its marker: the start
+// time as Unix seconds and as RFC 3339, which the shards wait for and start at.
+func (s *Spec) StartPath() string { return path.Join(s.RunDir(), "start-at") }
+
+// waitsForLoad says whether the shards wait for the load's start file (LoadOnce, NoSuspend).
+func (s *Spec) waitsForLoad() bool { return s.LoadOnce && s.NoSuspend }
+
 // runBase is `dbbench run` on the config, as every pod of a rendering reads it.
 func (s *Spec) runBase() []string {
 	args := []string{"run", "-c", s.ConfigPath()}
@@ -166,12 +244,16 @@ func (s *Spec) runBase() []string {
 }
 
 // RunArgs is the command line of every run pod; Kubernetes replaces $(JOB_COMPLETION_INDEX) with the
-// pod's index, and $(DBBENCH_START_AT) with the start time the release set. --force lets a retried
-// shard replace what its failed attempt left at its own path (never anything else: run --force
-// replaces only dbbench reports and reservations).
+// pod's index, and $(DBBENCH_START_AT) with the start time the release set (a shard waiting for the
+// load's start file reads it into the shell's $at). --force lets a retried shard replace what its
+// failed attempt left at its own path (never anything else: run --force replaces only dbbench
+// reports and reservations).
 func (s *Spec) RunArgs() []string {
 	start := s.StartAtText()
-	if s.LoadOnce {
+	switch {
+	case s.waitsForLoad():
+		start = `"$at"`
+	case s.LoadOnce:
 		start = "$(" + StartAtEnv + ")"
 	}
 	args := append(s.runBase(), "--shards", strconv.Itoa(s.Shards), "--start-at", start)
@@ -181,10 +263,31 @@ func (s *Spec) RunArgs() []string {
 	return append(args, "--out", path.Join(s.RunDir(), "shard-$(JOB_COMPLETION_INDEX).json"), "--force")
 }
 
+// The shell scripts below use backquotes, never $( ): Kubernetes expands $(NAME) in a container's
+// command before the shell sees it.
+
+// RunScript is a run pod's shell command when it waits for the load (waitsForLoad): until the start
+// file is there, then dbbench at the time it holds.
+func (s *Spec) RunScript() string {
+	return "until [ -s " + s.StartPath() + " ]; do sleep 5; done; read -r epoch at < " + s.StartPath() +
+		"; exec dbbench " + strings.Join(s.RunArgs(), " ")
+}
+
 // LoadScript is the load pod's shell command: the run's directory is made first (the marker's
-// writer makes none), and no --force: an earlier load's marker is never replaced.
+// writer makes none), and no --force: an earlier load's marker is never replaced. With NoSuspend
+// it then writes the start file: the load's end plus Lead, or StartAt when Lead is 0 (written to
+// a temporary name first, so that a shard never reads half of it).
 func (s *Spec) LoadScript() string {
-	return "mkdir -p " + s.RunDir() + " && exec dbbench " + strings.Join(s.runBase(), " ") + " --load-only --loaded " + s.LoadedPath()
+	load := "mkdir -p " + s.RunDir() + " && exec dbbench " + strings.Join(s.runBase(), " ") + " --load-only --loaded " + s.LoadedPath()
+	if !s.waitsForLoad() {
+		return load
+	}
+	load = strings.Replace(load, "exec dbbench", "dbbench", 1)
+	stamp := fmt.Sprintf("t=%d && at=%s", s.StartAt.Unix(), s.StartAtText())
+	if s.Lead > 0 {
+		stamp = fmt.Sprintf("t=`date -u +%%s` && t=`expr $t + %d` && at=`date -u -d @$t +%%Y-%%m-%%dT%%H:%%M:%%SZ`", int64(s.Lead/time.Second))
+	}
+	return load + " && " + stamp + ` && echo "$t $at" > ` + s.StartPath() + ".tmp && mv " + s.StartPath() + ".tmp " + s.StartPath()
 }
 
 // MergedPath is where a merge Job writes the merged report: merged.json, or merged-partial.json
@@ -198,13 +301,26 @@ func (s *Spec) MergedPath(partial bool) string {
 
 // MergeScript is a merge pod's shell command: the shell expands the glob, so a shard that wrote no
 // report is simply absent and `dbbench merge` names it missing (exit 6), or with --allow-missing
-// marks the merged report partial.
+// marks the merged report partial. --force lets a retried merge replace its own earlier output
+// (merge --force replaces only an earlier dbbench report or a reservation at --out, never a shard's
+// report). With NoSuspend the merge first waits until every shard has written its report (a file
+// of more than 1 KiB: a reservation is a few hundred bytes) or the run's deadline has passed.
 func (s *Spec) MergeScript(partial bool) string {
-	script := "exec dbbench merge " + path.Join(s.RunDir(), "shard-*.json") + " --out " + s.MergedPath(partial)
+	script := "exec dbbench merge " + path.Join(s.RunDir(), "shard-*.json") + " --out " + s.MergedPath(partial) + " --force"
 	if partial {
 		script += " --allow-missing"
 	}
-	return script
+	if !s.NoSuspend {
+		return script
+	}
+	after := int64(s.runAfterStart() / time.Second)
+	end := fmt.Sprintf("end=%d; ", s.StartAt.Unix()+after)
+	if s.waitsForLoad() {
+		end = "until [ -s " + s.StartPath() + " ]; do sleep 10; done; read -r start at < " + s.StartPath() +
+			fmt.Sprintf("; end=`expr $start + %d`; ", after)
+	}
+	count := "`find " + s.RunDir() + " -maxdepth 1 -name 'shard-*.json' -size +1k 2>/dev/null | wc -l`"
+	return end + "while [ " + count + " -lt " + strconv.Itoa(s.Shards) + " ] && [ `date -u +%s` -lt $end ]; do sleep 10; done; " + script
 }
 
 var (
@@ -219,7 +335,21 @@ var (
 	quantity = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][0-9]+)?$`)
 	// envName is a variable name a container's env accepts (a C identifier).
 	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// labelName is a label's or a taint's key: an optional DNS-subdomain prefix and '/', then a
+	// name of at most 63 alphanumerics, '-', '_' and '.', starting and ending alphanumeric.
+	labelName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	// labelValue is a label's or a taint's value: empty, or as a name without a prefix.
+	labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`)
 )
+
+// TaintEffects are the effects a toleration may name ("" : every effect).
+var TaintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+// reservedEnv are the variables the pods set themselves.
+var reservedEnv = []string{"HOME", "TMPDIR"}
+
+// StorageChoice is the refusal of a rendering that says nothing of the reports' storage.
+const StorageChoice = "the reports need a ReadWriteMany volume, which the usual default storage classes (EBS, PD, Azure Disk, local-path) do not offer: give --storage-class CLASS (an NFS, CephFS or cloud file share class), --claim NAME (an existing claim), or --rwx-default (the cluster's default class offers ReadWriteMany)"
 
 // Check refuses a spec the API server would refuse, or that could not run as asked, naming the flag
 // that gives the field.
@@ -231,7 +361,7 @@ func (s *Spec) Check() error {
 		return fmt.Errorf("--namespace %q: want at most 63 lower-case letters, digits and '-'", s.Namespace)
 	}
 	if s.Image == "" || strings.ContainsAny(s.Image, " \t\r\n") {
-		return fmt.Errorf("--image %q: want an image reference such as registry.example/dbbench:1.0", s.Image)
+		return fmt.Errorf("--image %q: want an image reference such as registry.example/dbbench@sha256:DIGEST", s.Image)
 	}
 	if s.Shards < 1 || s.Shards > MaxShards {
 		return fmt.Errorf("--shards %d: want 1 to %d", s.Shards, MaxShards)
@@ -244,12 +374,32 @@ func (s *Spec) Check() error {
 			return fmt.Errorf("%s %q: want a Kubernetes object name (lower-case letters, digits, '-' and '.')", f.flag, f.v)
 		}
 	}
-	if s.Claim != "" && (s.StorageClass != "" || s.StorageSize != "") {
-		return errors.New("--claim uses an existing claim: --storage-class and --storage-size do not apply to it")
+	switch {
+	case s.Claim != "" && (s.StorageClass != "" || s.StorageSize != "" || s.RWXDefault):
+		return errors.New("--claim uses an existing claim: --storage-class, --storage-size and --rwx-default do not apply to it")
+	case s.RWXDefault && s.StorageClass != "":
+		return errors.New("--rwx-default says the cluster's default class offers ReadWriteMany: it does not combine with --storage-class")
+	case s.Claim == "" && s.StorageClass == "" && !s.RWXDefault:
+		return errors.New(StorageChoice)
 	}
-	for _, f := range []struct{ flag, v string }{{"--storage-size", s.StorageSize}, {"--cpu", s.CPU}, {"--memory", s.Memory}} {
+	for _, f := range []struct{ flag, v string }{{"--storage-size", s.StorageSize}, {"--cpu", s.Resources.CPU},
+		{"--memory", s.Resources.Memory}, {"--ephemeral-storage", s.Resources.EphemeralStorage}} {
 		if f.v != "" && !quantity.MatchString(f.v) {
 			return fmt.Errorf("%s %q: want a Kubernetes quantity such as 2, 500m, 4Gi", f.flag, f.v)
+		}
+	}
+	if s.Deadline < 0 || s.TTL < 0 || s.Lead < 0 {
+		return fmt.Errorf("--deadline %s, --ttl %s, --start-in %s: want positive durations", s.Deadline, s.TTL, s.Lead)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.NodeSelector)) {
+		if v := s.NodeSelector[k]; !isLabelName(k) || !isLabelValue(v) {
+			return fmt.Errorf("--node-selector %s=%s: want a label's KEY=VALUE (KEY: [PREFIX/]NAME, VALUE: at most 63 letters, digits, '-', '_' and '.')", k, v)
+		}
+	}
+	for _, t := range s.Tolerations {
+		if !isLabelName(t.Key) || !isLabelValue(t.Value) || t.Effect != "" && !slices.Contains(TaintEffects, t.Effect) ||
+			t.Operator != "Exists" && t.Operator != "Equal" || t.Operator == "Exists" && t.Value != "" {
+			return fmt.Errorf("--toleration %s: want KEY[=VALUE][:EFFECT], EFFECT one of %s", t, strings.Join(TaintEffects, ", "))
 		}
 	}
 	if !configKey.MatchString(s.ConfigName) || len(s.ConfigName) > 253 {
@@ -261,7 +411,7 @@ func (s *Spec) Check() error {
 	if !utf8.Valid(s.Config) {
 		return errors.New("the config is not UTF-8 text: a ConfigMap's data holds text")
 	}
-	if s.StartAt.IsZero() {
+	if s.StartAt.IsZero() || s.Now.IsZero() {
 		return errors.New("no start time")
 	}
 	for _, e := range s.Env {
@@ -271,8 +421,52 @@ func (s *Spec) Check() error {
 		if s.LoadOnce && e.Name == StartAtEnv {
 			return fmt.Errorf("variable %s is the start time the run pods are given: rename it", e.Name)
 		}
+		if slices.Contains(reservedEnv, e.Name) {
+			return fmt.Errorf("variable %s is %s in the pods (their one writable directory: the root file system is read-only); the config cannot be given its value from here", e.Name, ScratchDir)
+		}
 	}
 	return nil
+}
+
+func isLabelName(k string) bool {
+	prefix, name, ok := strings.Cut(k, "/")
+	if !ok {
+		prefix, name = "", k
+	}
+	return labelName.MatchString(k) && len(name) <= 63 && len(prefix) <= 253
+}
+
+func isLabelValue(v string) bool { return len(v) <= 63 && labelValue.MatchString(v) }
+
+// String is a toleration as --toleration takes it.
+func (t Toleration) String() string {
+	s := t.Key
+	if t.Value != "" || t.Operator == "Equal" {
+		s += "=" + t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + t.Effect
+	}
+	return s
+}
+
+// ParseToleration reads --toleration KEY[=VALUE][:EFFECT]: with a value the key must hold it
+// (Equal), without one any value does (Exists); without an effect every effect is tolerated.
+func ParseToleration(v string) (Toleration, error) {
+	t := Toleration{Operator: "Exists"}
+	rest, effect, hasEffect := strings.Cut(v, ":")
+	if hasEffect {
+		t.Effect = effect
+	}
+	key, value, hasValue := strings.Cut(rest, "=")
+	t.Key = key
+	if hasValue {
+		t.Operator, t.Value = "Equal", value
+	}
+	if !isLabelName(t.Key) || !isLabelValue(t.Value) || hasEffect && !slices.Contains(TaintEffects, t.Effect) {
+		return t, fmt.Errorf("--toleration %q: want KEY[=VALUE][:EFFECT], EFFECT one of %s", v, strings.Join(TaintEffects, ", "))
+	}
+	return t, nil
 }
 
 // ConfigFileName is the name a config gets in ConfigDir: its file's base name (a built-in config
@@ -288,7 +482,7 @@ func ConfigFileName(ref string) string {
 	return base
 }
 
-// DefaultName is the objects' name for a config's name: dbbench-NAME made a DNS label.
+// DefaultName is the objects' base name for a config's name: dbbench-NAME made a DNS label.
 func DefaultName(configName string) string {
 	var b strings.Builder
 	b.WriteString("dbbench-")
@@ -310,9 +504,32 @@ func DefaultName(configName string) string {
 	return name
 }
 
+// ImageByDigest says whether the image names one build (IMAGE@sha256:...): a tag may point to
+// another push on each node that pulls it, and the merge refuses shards of mixed builds.
+func (s *Spec) ImageByDigest() bool { return strings.Contains(s.Image, "@sha256:") }
+
+// imageVersion is the app.kubernetes.io/version label for an image: its digest's first 12 hex
+// digits (sha256-0123456789ab), else its tag, else nothing.
+func imageVersion(image string) string {
+	if _, digest, ok := strings.Cut(image, "@sha256:"); ok {
+		return "sha256-" + digest[:min(12, len(digest))]
+	}
+	name := image[strings.LastIndex(image, "/")+1:]
+	if i := strings.LastIndex(name, ":"); i >= 0 {
+		tag := name[i+1:]
+		if len(tag) > 63 {
+			tag = tag[:63]
+		}
+		if tag = strings.TrimRight(tag, "-_."); isLabelValue(tag) {
+			return tag
+		}
+	}
+	return ""
+}
+
 // Render writes the manifests as one multi-document YAML stream: the ConfigMap, the claim (unless
-// an existing one is used), the run Job and the two suspended merge Jobs, after a comment that says
-// how to use them.
+// an existing one is used), the load Job (LoadOnce), the run Job and the two merge Jobs, after a
+// comment that says how to use them.
 func Render(s *Spec) ([]byte, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -347,38 +564,75 @@ func (s *Spec) header() string {
 	if s.Namespace != "" {
 		ns = " -n " + s.Namespace
 	}
+	what := fmt.Sprintf("Rendered by dbbench kube: run %s, %d shards of %s", s.RunName(), s.Shards, s.ConfigName)
+	lines := []string{what + fmt.Sprintf(", starting at %s; reports in %s on claim %s.", s.StartAtText(), s.RunDir(), s.ClaimName())}
+	if s.LoadOnce {
+		lines = []string{what + fmt.Sprintf(" on a store every shard shares, loaded once; reports in %s on claim %s.", s.RunDir(), s.ClaimName())}
+	}
+	lines = append(lines, fmt.Sprintf("Deadlines: run %s, merges %s%s; finished Jobs are deleted after %s. docs/kubernetes.md says more.",
+		describe(s.RunDeadline()), describe(s.MergeDeadline()), cond(s.LoadOnce, ", load "+describe(s.LoadDeadline())), describe(s.finishedTTL())))
 	apply := fmt.Sprintf("  kubectl%s apply -f THIS-FILE", ns)
-	lines := []string{
-		fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s, starting at %s.", s.Name, s.Shards, s.ConfigName, s.StartAtText()),
-		"Apply before the start time; then, as the README's \"Sharded runs on Kubernetes\" shows:",
-		apply,
+	ended := fmt.Sprintf("  the run has ended when job/%s is Complete or Failed (every shard ended, with or without its report)", s.RunName())
+	merged := []string{
+		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath(false)),
+	}
+	if s.NoSuspend {
+		start := fmt.Sprintf("Nothing to release: the shards start at %s (apply before it),", s.StartAtText())
+		if s.waitsForLoad() {
+			start = fmt.Sprintf("Nothing to release: the shards start %s after job/%s has loaded the store,", describe(s.Lead), s.LoadJobName())
+			if s.Lead == 0 {
+				start = fmt.Sprintf("Nothing to release: the shards start at %s once job/%s has loaded the store,", s.StartAtText(), s.LoadJobName())
+			}
+		}
+		lines = append(lines, start, "and both merges run once every shard has written its report or the run's deadline has passed:", apply)
+		lines = append(lines, merged...)
+		lines = append(lines, fmt.Sprintf("  exit 6, a shard missing: job/%s's report is marked partial: %s", s.PartialJobName(), s.MergedPath(true)))
+		return "# " + strings.Join(lines, "\n# ") + "\n"
 	}
 	if s.LoadOnce { // the load first, then the run released with its start time
-		lines = []string{
-			fmt.Sprintf("Rendered by dbbench kube: %s, %d shards of %s on a store every shard shares, loaded once.", s.Name, s.Shards, s.ConfigName),
-			"As the README's \"Sharded runs on Kubernetes\" shows:",
-			apply,
-			fmt.Sprintf("  kubectl%s wait --for=condition=complete --timeout=1h job/%s   # the marker: %s", ns, s.LoadJobName(), s.LoadedPath()),
-			fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false,\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"TIME\"}}}}}'", ns, s.Name, StartAtAnnotation),
-			fmt.Sprintf("    TIME: when every shard starts, RFC 3339, e.g. a minute after the release; left as rendered (%s), a shard past it starts at once and reports itself late", s.StartAtText()),
-		}
+		lines = append(lines, apply,
+			fmt.Sprintf("  kubectl%s wait --for=condition=complete --timeout=%s job/%s   # the marker: %s", ns, describe(s.LoadDeadline()), s.LoadJobName(), s.LoadedPath()),
+			fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false,\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"TIME\"}}}}}'", ns, s.RunName(), StartAtAnnotation),
+			fmt.Sprintf("    TIME: when every shard starts, RFC 3339, at most %s after the release; left as rendered (%s), a shard past it starts at once and reports itself late", describe(s.StartAt.Sub(s.Now)), s.StartAtText()),
+		)
+	} else {
+		lines = append(lines, "Apply before the start time; then:", apply)
 	}
-	lines = append(lines,
-		fmt.Sprintf("  wait until job/%s is Complete or Failed (every shard ended, with or without its report)", s.Name),
-		fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false}}'", ns, s.MergeJobName()),
-		fmt.Sprintf("  kubectl%s logs -f job/%s   # the merged summary; the report: %s", ns, s.MergeJobName(), s.MergedPath(false)),
-		fmt.Sprintf("  exit 6, a shard missing: release job/%s the same way for a report marked partial", s.PartialJobName()),
-	)
+	lines = append(lines, ended,
+		fmt.Sprintf("  kubectl%s patch job/%s --type=merge -p '{\"spec\":{\"suspend\":false}}'", ns, s.MergeJobName()))
+	lines = append(lines, merged...)
+	lines = append(lines, fmt.Sprintf("  exit 6, a shard missing: release job/%s the same way for a report marked partial; delete the merge Jobs you do not release", s.PartialJobName()))
 	return "# " + strings.Join(lines, "\n# ") + "\n"
 }
 
-// labels are every object's labels; component says which part of the run it is.
-func (s *Spec) labels(component string) map[string]string {
-	return map[string]string{
-		"app.kubernetes.io/name":      "dbbench",
-		"app.kubernetes.io/instance":  s.Name,
-		"app.kubernetes.io/component": component,
+// finishedTTL is the finished Jobs' time to live as rendered.
+func (s *Spec) finishedTTL() time.Duration { return time.Duration(*s.ttl()) * time.Second }
+
+func cond(ok bool, s string) string {
+	if ok {
+		return s
 	}
+	return ""
+}
+
+// labels are every object's labels (the recommended app.kubernetes.io set): instance is the
+// rendering (RunName; the claim, every rendering's, has NAME), part-of the config's objects across
+// renderings (NAME), component which part of the run the object is.
+func (s *Spec) labels(component string) map[string]string {
+	l := map[string]string{
+		"app.kubernetes.io/name":       "dbbench",
+		"app.kubernetes.io/instance":   s.RunName(),
+		"app.kubernetes.io/component":  component,
+		"app.kubernetes.io/part-of":    s.Name,
+		"app.kubernetes.io/managed-by": "dbbench",
+	}
+	if component == "reports" {
+		l["app.kubernetes.io/instance"] = s.Name
+	}
+	if v := imageVersion(s.Image); v != "" {
+		l["app.kubernetes.io/version"] = v
+	}
+	return l
 }
 
 func (s *Spec) meta(name, component string) objectMeta {
@@ -411,16 +665,27 @@ func (s *Spec) reportsVolume() volume {
 	return volume{Name: "reports", PersistentVolumeClaim: &claimSource{ClaimName: s.ClaimName()}}
 }
 
-// dbbenchContainer is a container running dbbench on the config: its variables, the Secret, the
-// config's and the reports' mounts (the run's and the load's, so that both run what was validated).
-func (s *Spec) dbbenchContainer(name string) container {
-	c := container{
+// container is a container of the image that writes only to the reports and to the scratch
+// directory: Pod Security "restricted" (no privilege escalation, every capability dropped) and a
+// read-only root file system, with TMPDIR and HOME in the scratch directory.
+func (s *Spec) container(name string, r Resources) container {
+	return container{
 		Name: name, Image: s.Image,
+		Env:             []envVar{{Name: "HOME", Value: ScratchDir}, {Name: "TMPDIR", Value: ScratchDir}},
+		Resources:       r.requirements(),
+		SecurityContext: securityContext{Capabilities: capabilities{Drop: []string{"ALL"}}, ReadOnlyRootFilesystem: true},
 		VolumeMounts: []volumeMount{
-			{Name: "config", MountPath: ConfigDir, ReadOnly: true},
 			{Name: "reports", MountPath: ReportsDir},
+			{Name: "scratch", MountPath: ScratchDir},
 		},
 	}
+}
+
+// dbbenchContainer is a container running dbbench on the config: its variables, the Secret, the
+// config's mount besides the reports' (the run's and the load's, so that both run what was validated).
+func (s *Spec) dbbenchContainer(name string, r Resources) container {
+	c := s.container(name, r)
+	c.VolumeMounts = append([]volumeMount{{Name: "config", MountPath: ConfigDir, ReadOnly: true}}, c.VolumeMounts...)
 	for _, e := range s.Env {
 		c.Env = append(c.Env, envVar{Name: e.Name, Value: e.Value})
 	}
@@ -430,7 +695,26 @@ func (s *Spec) dbbenchContainer(name string) container {
 	return c
 }
 
-// dbbenchVolumes are the volumes dbbenchContainer mounts.
+// podSpec is every pod's: never restarted in place (the Job replaces a failed pod, as its failure
+// policy says), no service account token (dbbench never calls the API) nor service variables (the
+// config's ${NAME}s are the only variables it reads), a user that is not root, the runtime's
+// default seccomp profile, placed as --node-selector and --toleration say, with the scratch volume.
+func (s *Spec) podSpec(c container, volumes ...volume) podSpec {
+	return podSpec{
+		RestartPolicy: "Never",
+		SecurityContext: podSecurityContext{
+			RunAsNonRoot: true, RunAsUser: RunAsUser, RunAsGroup: RunAsGroup,
+			FSGroup:        RunAsGroup, // the claim's files are the group's, whichever pod wrote them
+			SeccompProfile: seccompProfile{Type: "RuntimeDefault"},
+		},
+		NodeSelector: s.NodeSelector,
+		Tolerations:  s.Tolerations,
+		Containers:   []container{c},
+		Volumes:      append(volumes, volume{Name: "scratch", EmptyDir: &emptyDirSource{}}),
+	}
+}
+
+// dbbenchVolumes are the volumes dbbenchContainer mounts, less the scratch one (podSpec's).
 func (s *Spec) dbbenchVolumes() []volume {
 	return []volume{
 		{Name: "config", ConfigMap: &configMapSource{Name: s.ConfigMapName()}},
@@ -441,11 +725,16 @@ func (s *Spec) dbbenchVolumes() []volume {
 func (s *Spec) runJob() job {
 	n := int32(s.Shards)
 	retries := int32(s.Retries)
-	c := s.dbbenchContainer(Container)
+	c := s.dbbenchContainer(Container, s.runResources())
 	c.Command, c.Args = []string{"dbbench"}, s.RunArgs()
 	meta := templateMeta{Labels: s.labels("run")}
 	var suspend *bool
-	if s.LoadOnce {
+	switch {
+	case s.waitsForLoad():
+		// The shards wait for the load themselves: nothing to release, nothing a GitOps tool or
+		// Kueue would undo.
+		c.Command, c.Args = []string{"/bin/sh", "-c", s.RunScript()}, nil
+	case s.LoadOnce:
 		// Released by hand once the load has completed, with the start time then chosen (a time
 		// fixed now would be late by however long the load takes).
 		suspend = new(bool)
@@ -455,99 +744,96 @@ func (s *Spec) runJob() job {
 			FieldRef: &fieldSelector{FieldPath: "metadata.annotations['" + StartAtAnnotation + "']"},
 		}}}, c.Env...)
 	}
-	if s.CPU != "" || s.Memory != "" {
-		r := map[string]string{}
-		if s.CPU != "" {
-			r["cpu"] = s.CPU
-		}
-		if s.Memory != "" {
-			r["memory"] = s.Memory
-		}
-		c.Resources = &resourceRequirements{Requests: r, Limits: r}
-	}
-	labels := meta.Labels
+	pod := s.podSpec(c, s.dbbenchVolumes()...)
+	// One shard per node where the cluster allows it: shards exist to use more than one machine.
+	pod.TopologySpreadConstraints = []topologySpreadConstraint{{
+		MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: "ScheduleAnyway",
+		LabelSelector: &labelSelector{MatchLabels: meta.Labels},
+	}}
 	return job{
-		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.Name, "run"),
+		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.RunName(), "run"),
 		Spec: jobSpec{
-			Suspend:        suspend,
-			CompletionMode: "Indexed", Completions: &n, Parallelism: &n,
+			ActiveDeadlineSeconds: seconds(s.RunDeadline()),
+			Suspend:               suspend,
+			CompletionMode:        "Indexed", Completions: &n, Parallelism: &n,
 			BackoffLimitPerIndex: &retries,
 			PodFailurePolicy: &podFailurePolicy{Rules: []podFailurePolicyRule{
 				{Action: "FailJob", OnExitCodes: &exitCodesRequirement{ContainerName: Container, Operator: "In", Values: usageExits}},
 				{Action: "FailIndex", OnExitCodes: &exitCodesRequirement{ContainerName: Container, Operator: "In", Values: reportedExits}},
-				// A pod evicted or preempted is replaced without counting as a failure: the new one
-				// starts late, and its report says by how much.
-				{Action: "Ignore", OnPodConditions: []podConditionPattern{{Type: "DisruptionTarget", Status: "True"}}},
+				disruptionIgnored,
 			}},
-			Template: podTemplate{
-				Metadata: meta,
-				Spec: podSpec{
-					RestartPolicy: "Never",
-					// One shard per node where the cluster allows it: shards exist to use more than
-					// one machine.
-					TopologySpreadConstraints: []topologySpreadConstraint{{
-						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: "ScheduleAnyway",
-						LabelSelector: &labelSelector{MatchLabels: labels},
-					}},
-					Containers: []container{c},
-					Volumes:    s.dbbenchVolumes(),
-				},
-			},
+			TTLSecondsAfterFinished: s.ttl(),
+			Template:                podTemplate{Metadata: meta, Spec: pod},
 		},
 	}
 }
 
-// loadJob loads the shared store once and writes the marker the shards check: one pod, one attempt
-// (a load that failed half-way is for the user to read, and `run --load-only` refuses to replace a
-// marker), the run pods' image, variables, Secret and mounts.
+// disruptionIgnored: a pod evicted or preempted is replaced without counting as a failure: the new
+// one starts late, and its report says by how much.
+var disruptionIgnored = podFailurePolicyRule{Action: "Ignore", OnPodConditions: []podConditionPattern{{Type: "DisruptionTarget", Status: "True"}}}
+
+// loadJob loads the shared store once and writes the marker the shards check: one pod, the run
+// pods' image, variables, Secret and mounts. A config or usage error (exit 2: a table of the
+// store exists, a marker is there already) fails it at once; an eviction is not counted; another
+// failure (exit 3: the server not reachable yet) is retried ServiceRetries times. A retry after a
+// load that got half-way finds that load's tables and exits 2: dbbench never drops a table it did
+// not create in this process (docs/kubernetes.md says what to do).
 func (s *Spec) loadJob() job {
-	none := int32(0)
-	c := s.dbbenchContainer(LoadContainer)
+	retries := int32(ServiceRetries)
+	c := s.dbbenchContainer(LoadContainer, s.loadResources())
 	c.Command = []string{"/bin/sh", "-c", s.LoadScript()}
 	return job{
 		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(s.LoadJobName(), "load"),
 		Spec: jobSpec{
-			BackoffLimit: &none,
+			ActiveDeadlineSeconds: seconds(s.LoadDeadline()),
+			BackoffLimit:          &retries,
+			PodFailurePolicy: &podFailurePolicy{Rules: []podFailurePolicyRule{
+				{Action: "FailJob", OnExitCodes: &exitCodesRequirement{ContainerName: LoadContainer, Operator: "In", Values: usageExits}},
+				disruptionIgnored,
+			}},
+			TTLSecondsAfterFinished: s.ttl(),
 			Template: podTemplate{
 				Metadata: templateMeta{Labels: s.labels("load")},
-				Spec: podSpec{
-					RestartPolicy: "Never",
-					Containers:    []container{c},
-					Volumes:       s.dbbenchVolumes(),
-				},
+				Spec:     s.podSpec(c, s.dbbenchVolumes()...),
 			},
 		},
 	}
 }
 
-// mergeJob is a suspended Job that merges the shards' reports, allowing missing ones when partial.
+// mergeJob is a Job that merges the shards' reports, allowing missing ones when partial: suspended
+// until released by hand, or with NoSuspend waiting for the reports itself. Its exit code is the
+// verdict (1 failed, 4 inconclusive, 5 saturated, 6 a shard missing) or a usage error: the same on
+// every attempt, so they fail it at once; an eviction is not counted; another failure (exit 3, a
+// pod killed) is retried, and the retry replaces what the failed attempt left (--force).
 func (s *Spec) mergeJob(partial bool) job {
-	none := int32(0)
-	suspend := true
+	retries := int32(ServiceRetries)
 	name := s.MergeJobName()
 	if partial {
 		name = s.PartialJobName()
 	}
+	var suspend *bool
+	if !s.NoSuspend {
+		// Released by hand (kubectl patch) once the run Job has ended: waiting is kubectl's, not a
+		// coordinator's.
+		suspend = new(bool)
+		*suspend = true
+	}
+	c := s.container(MergeContainer, s.mergeResources())
+	c.Command = []string{"/bin/sh", "-c", s.MergeScript(partial)}
 	return job{
 		APIVersion: "batch/v1", Kind: "Job", Metadata: s.meta(name, "merge"),
 		Spec: jobSpec{
-			// Released by hand (kubectl patch) once the run Job has ended: waiting is kubectl's, not a
-			// coordinator's.
-			Suspend: &suspend,
-			// Merge's exit code is the verdict (1 failed, 4 inconclusive, 6 a shard missing): one
-			// attempt, never a retry that would find its own merged report in the way.
-			BackoffLimit: &none,
+			ActiveDeadlineSeconds: seconds(s.MergeDeadline()),
+			Suspend:               suspend,
+			BackoffLimit:          &retries,
+			PodFailurePolicy: &podFailurePolicy{Rules: []podFailurePolicyRule{
+				{Action: "FailJob", OnExitCodes: &exitCodesRequirement{ContainerName: MergeContainer, Operator: "In", Values: verdictExits}},
+				disruptionIgnored,
+			}},
+			TTLSecondsAfterFinished: s.ttl(),
 			Template: podTemplate{
 				Metadata: templateMeta{Labels: s.labels("merge")},
-				Spec: podSpec{
-					RestartPolicy: "Never",
-					Containers: []container{{
-						Name: MergeContainer, Image: s.Image,
-						Command:      []string{"/bin/sh", "-c", s.MergeScript(partial)},
-						VolumeMounts: []volumeMount{{Name: "reports", MountPath: ReportsDir}},
-					}},
-					Volumes: []volume{s.reportsVolume()},
-				},
+				Spec:     s.podSpec(c, s.reportsVolume()),
 			},
 		},
 	}

@@ -2,12 +2,16 @@ package kube
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,12 +27,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// start is the tests' start time: far ahead, so that a rendering never starts in the past.
-var start = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+// start is the tests' start time: far ahead, so that a rendering never starts in the past; now is
+// when they are rendered, two minutes before.
+var (
+	start = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	now   = start.Add(-2 * time.Minute)
+)
 
 // smallSpec is what `dbbench kube -c deploy/kube/testdata/small.yaml --shards 4 --image
-// registry.example/dbbench:1.0 --start-at 2099-01-01T00:00:00Z` renders (commands' test checks the
-// command prints the same golden file).
+// registry.example/dbbench:1.0 --start-at 2099-01-01T00:00:00Z --rwx-default` renders at now, with
+// the work the command reads from that config (commands' test checks the command prints the same
+// golden file).
 func smallSpec(t *testing.T) *Spec {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
@@ -36,13 +45,14 @@ func smallSpec(t *testing.T) *Spec {
 		t.Fatal(err)
 	}
 	return &Spec{Name: "dbbench-small", Image: "registry.example/dbbench:1.0", ConfigName: "small.yaml", Config: b,
-		Shards: 4, StartAt: start, StorageSize: "1Gi"}
+		Shards: 4, Now: now, StartAt: start, RWXDefault: true, TTL: DefaultTTL,
+		Work: Work{Workers: 1, DatasetBytes: 103156, InPodStores: 1, Run: 480 * time.Millisecond}}
 }
 
 // pgSharedSpec is what `PG_DSN=postgres://bench:PASSWORD@db.example:5432/bench PG_SCHEMA=bench
 // dbbench kube -c deploy/kube/testdata/pg-shared.yaml --shards 4 --secret pg-env --image
-// registry.example/dbbench:1.0 --start-at 2099-01-01T00:00:00Z` renders: a store every shard
-// shares, loaded once; the dsn from the Secret, the schema as it was set.
+// registry.example/dbbench:1.0 --start-at 2099-01-01T00:00:00Z --rwx-default` renders: a store
+// every shard shares, loaded once; the dsn from the Secret, the schema as it was set.
 func pgSharedSpec(t *testing.T) *Spec {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "pg-shared.yaml"))
@@ -50,7 +60,9 @@ func pgSharedSpec(t *testing.T) *Spec {
 		t.Fatal(err)
 	}
 	return &Spec{Name: "dbbench-pg-shared", Image: "registry.example/dbbench:1.0", ConfigName: "pg-shared.yaml", Config: b,
-		Shards: 4, StartAt: start, Secret: "pg-env", Env: []EnvVar{{"PG_SCHEMA", "bench"}}, LoadOnce: true}
+		Shards: 4, Now: now, StartAt: start, Secret: "pg-env", Env: []EnvVar{{"PG_SCHEMA", "bench"}}, LoadOnce: true,
+		RWXDefault: true, TTL: DefaultTTL,
+		Work: Work{Workers: 1, DatasetBytes: 103156, Run: 280 * time.Millisecond, Load: 200 * time.Millisecond}}
 }
 
 // TestGolden: the manifests for a small config and 4 shards, and for a small config on a shared
@@ -96,22 +108,32 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	}{
 		{"small, 4 shards", func(*Spec) {}},
 		{"every option", func(s *Spec) {
-			s.Name, s.Namespace, s.CI, s.Shards, s.Retries = "bench", "load-tests", true, 1, 2
-			s.StorageClass, s.StorageSize, s.Secret = "nfs.example.com", "500Mi", "bench-env"
+			s.Name, s.Pinned, s.Namespace, s.CI, s.Shards, s.Retries = "bench", true, "load-tests", true, 1, 2
+			s.StorageClass, s.StorageSize, s.Secret, s.RWXDefault = "nfs.example.com", "500Mi", "bench-env", false
 			s.Env = []EnvVar{{"DBBENCH_GATE_SLOWDOWN", "20%"}, {"PG_HOST", "db.example"}}
-			s.CPU, s.Memory = "2", "4Gi"
+			s.Resources = Resources{CPU: "2", Memory: "4Gi", EphemeralStorage: "8Gi"}
+			s.Deadline, s.TTL = 2*time.Hour, time.Hour
+			s.NodeSelector = map[string]string{"pool": "bench", "example.com/disk": "ssd"}
+			s.Tolerations = []Toleration{{Key: "dedicated", Operator: "Equal", Value: "bench", Effect: "NoSchedule"}, {Key: "spot", Operator: "Exists"}}
+			s.Image = "registry.example/dbbench@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 			s.StartAt = start.Add(1500 * time.Millisecond)
 		}},
-		{"an existing claim", func(s *Spec) { s.Claim, s.StorageSize = "shared-reports", "" }},
-		{"the default claim size", func(s *Spec) { s.StorageSize = "" }},
+		{"an existing claim", func(s *Spec) { s.Claim, s.RWXDefault = "shared-reports", false }},
+		{"a storage class", func(s *Spec) { s.StorageClass, s.RWXDefault = "nfs-client", false }},
 		{"the most shards", func(s *Spec) { s.Shards = MaxShards }},
 		{"the longest name", func(s *Spec) { s.Name = strings.Repeat("n", MaxNameLen) }},
+		{"an image without a tag", func(s *Spec) { s.Image = "dbbench" }},
+		{"no suspension", func(s *Spec) { s.NoSuspend = true }},
 		{"a store loaded once", func(s *Spec) { s.LoadOnce = true }},
+		{"a store loaded once, no suspension, a lead", func(s *Spec) { s.LoadOnce, s.NoSuspend, s.Lead = true, true, 90*time.Second }},
+		{"a store loaded once, no suspension, a fixed start", func(s *Spec) { s.LoadOnce, s.NoSuspend = true, true }},
 		{"a store loaded once, every option", func(s *Spec) {
 			s.LoadOnce, s.Name, s.Namespace, s.CI, s.Shards, s.Retries = true, strings.Repeat("n", MaxNameLen), "load-tests", true, 8, 1
-			s.Claim, s.StorageSize, s.Secret = "shared-reports", "", "bench-env"
+			s.Claim, s.StorageSize, s.Secret, s.RWXDefault = "shared-reports", "", "bench-env", false
 			s.Env = []EnvVar{{"PG_SCHEMA", "bench"}}
-			s.CPU, s.Memory = "2", "4Gi"
+			s.Resources = Resources{CPU: "2", Memory: "4Gi"}
+			s.Work = Work{Workers: 8, DatasetBytes: 1 << 30, Run: time.Hour, Load: 2 * time.Hour}
+			s.Tolerations = []Toleration{{Key: "spot", Operator: "Exists", Effect: "NoExecute"}}
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,8 +221,15 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		load, jobs = &m.jobs[0], m.jobs[1:]
 	}
 	run := jobs[0]
+	runName := s.Name
+	if !s.Pinned {
+		runName = s.Name + "-" + s.RunID()
+		if len(s.RunID()) != RunIDLen || strings.Trim(s.RunID(), "0123456789abcdef") != "" {
+			t.Errorf("run id %q: want %d hex digits", s.RunID(), RunIDLen)
+		}
+	}
 
-	// every object: named, in the namespace, labelled with valid labels
+	// every object: named, in the namespace, with the recommended labels, all valid
 	metas := []metav1.ObjectMeta{m.configMap.ObjectMeta}
 	if m.claim != nil {
 		metas = append(metas, m.claim.ObjectMeta)
@@ -208,13 +237,23 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	for _, j := range m.jobs {
 		tmpl := j.Spec.Template.ObjectMeta
 		tmpl.Namespace = s.Namespace // a pod template has no namespace of its own: its Job's
+		tmpl.Name = j.Name + " (template)"
 		metas = append(metas, j.ObjectMeta, tmpl)
 	}
 	for _, meta := range metas {
-		if meta.Namespace != s.Namespace || meta.Labels["app.kubernetes.io/instance"] != s.Name {
-			t.Errorf("%s: namespace %q, instance label %q, want %q and %q", meta.Name, meta.Namespace, meta.Labels["app.kubernetes.io/instance"], s.Namespace, s.Name)
+		instance := runName
+		if m.claim != nil && meta.Name == m.claim.Name {
+			instance = s.Name // the claim is every rendering's
 		}
-		for k, v := range meta.Labels {
+		l := meta.Labels
+		if meta.Namespace != s.Namespace || l["app.kubernetes.io/instance"] != instance || l["app.kubernetes.io/name"] != "dbbench" ||
+			l["app.kubernetes.io/part-of"] != s.Name || l["app.kubernetes.io/managed-by"] != "dbbench" || l["app.kubernetes.io/component"] == "" {
+			t.Errorf("%s: namespace %q, labels %v: want %q, instance %s, part-of %s and the other recommended labels", meta.Name, meta.Namespace, l, s.Namespace, instance, s.Name)
+		}
+		if v, ok := l["app.kubernetes.io/version"]; ok != (imageVersion(s.Image) != "") || v != imageVersion(s.Image) {
+			t.Errorf("%s: version label %q, want %q (the image's)", meta.Name, v, imageVersion(s.Image))
+		}
+		for k, v := range l {
 			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 				t.Errorf("label %s=%s: %v", k, v, errs)
 			}
@@ -224,12 +263,18 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		if errs := validation.IsDNS1123Label(j.Name); len(errs) > 0 || len(j.Name) > 63 {
 			t.Errorf("job name %q: %v", j.Name, errs)
 		}
+		checkBounded(t, s, j)
+		checkPod(t, s, j)
 	}
-	if names := []string{jobs[0].Name, jobs[1].Name, jobs[2].Name}; !slices.Equal(names, []string{s.Name, s.Name + "-merge", s.Name + "-merge-partial"}) {
-		t.Errorf("jobs %v: want the run, the merge and the partial merge", names)
+	// the pods' host names: the run Job's name and the largest index
+	if host := run.Name + "-" + strconv.Itoa(s.Shards-1); len(validation.IsDNS1123Label(host)) > 0 {
+		t.Errorf("host name %q: %v", host, validation.IsDNS1123Label(host))
 	}
-	if load != nil && load.Name != s.Name+"-load" {
-		t.Errorf("the load Job is named %s, want %s-load", load.Name, s.Name)
+	if names := []string{jobs[0].Name, jobs[1].Name, jobs[2].Name, m.configMap.Name}; !slices.Equal(names, []string{runName, runName + "-merge", runName + "-merge-partial", runName + "-config"}) {
+		t.Errorf("jobs and ConfigMap %v: want the run, the merge, the partial merge and the config of %s", names, runName)
+	}
+	if load != nil && load.Name != runName+"-load" {
+		t.Errorf("the load Job is named %s, want %s-load", load.Name, runName)
 	}
 
 	// the ConfigMap holds the config's bytes, exactly, under the name the pods read
@@ -241,7 +286,7 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		t.Errorf("ConfigMap data[%q] is not the config's bytes (present: %v)", s.ConfigName, ok)
 	}
 
-	// the claim: ReadWriteMany, of the size and class asked
+	// the claim: ReadWriteMany, of the size and class asked (none: the default's, which --rwx-default vouches for)
 	if m.claim != nil {
 		c := m.claim.Spec
 		if !slices.Equal(c.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}) {
@@ -256,6 +301,12 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		}
 		if (c.StorageClassName == nil) != (s.StorageClass == "") || c.StorageClassName != nil && *c.StorageClassName != s.StorageClass {
 			t.Errorf("claim storage class %v, want %q", c.StorageClassName, s.StorageClass)
+		}
+		if c.StorageClassName == nil && !s.RWXDefault {
+			t.Error("a claim of the default class without --rwx-default")
+		}
+		if m.claim.Name != s.Name+"-reports" {
+			t.Errorf("claim %s, want %s-reports, every rendering's", m.claim.Name, s.Name)
 		}
 	}
 	claim := s.Name + "-reports"
@@ -275,35 +326,47 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	if js.BackoffLimitPerIndex == nil || *js.BackoffLimitPerIndex != int32(s.Retries) {
 		t.Errorf("backoffLimitPerIndex %v, want %d", js.BackoffLimitPerIndex, s.Retries)
 	}
-	// suspended exactly when a load must complete first
-	if suspended := js.Suspend != nil && *js.Suspend; suspended != s.LoadOnce {
-		t.Errorf("the run Job suspended: %v, want %v (a load Job: %v)", suspended, s.LoadOnce, s.LoadOnce)
+	// suspended exactly when a load must complete first and the release is by hand
+	if suspended := js.Suspend != nil && *js.Suspend; suspended != (s.LoadOnce && !s.NoSuspend) {
+		t.Errorf("the run Job suspended: %v, want %v (a load Job: %v, no suspension: %v)", suspended, !suspended, s.LoadOnce, s.NoSuspend)
+	}
+	if want := seconds(s.RunDeadline()); js.ActiveDeadlineSeconds == nil || *js.ActiveDeadlineSeconds != *want {
+		t.Errorf("the run Job's deadline %v, want %d", js.ActiveDeadlineSeconds, *want)
 	}
 	pod := js.Template.Spec
-	if pod.RestartPolicy != corev1.RestartPolicyNever { // required by podFailurePolicy and the per-index limit
-		t.Errorf("restartPolicy %q, want Never", pod.RestartPolicy)
-	}
-	if len(pod.Containers) != 1 {
-		t.Fatalf("%d containers in the run pod", len(pod.Containers))
-	}
 	c := pod.Containers[0]
-	checkFailurePolicy(t, js.PodFailurePolicy, c.Name)
-	if c.Image != s.Image || !slices.Equal(c.Command, []string{"dbbench"}) {
-		t.Errorf("image %q, command %v", c.Image, c.Command)
+	checkFailurePolicy(t, js.PodFailurePolicy, c.Name, []policyRule{
+		{batchv1.PodFailurePolicyActionFailJob, []int32{2}},
+		{batchv1.PodFailurePolicyActionFailIndex, []int32{1, 4, 5}},
+	})
+	if c.Image != s.Image {
+		t.Errorf("image %q, want %q", c.Image, s.Image)
 	}
-	args := flagValues(t, c.Args)
-	if c.Args[0] != "run" || args["--shards"] != strconv.Itoa(s.Shards) {
-		t.Errorf("args %v: want run ... --shards %d", c.Args, s.Shards)
+	var argv []string
+	if s.LoadOnce && s.NoSuspend { // the shell waits for the load's start file, then runs dbbench
+		argv = checkWaitForStart(t, s, c, load)
+	} else {
+		if !slices.Equal(c.Command, []string{"dbbench"}) {
+			t.Errorf("command %v, want dbbench", c.Command)
+		}
+		argv = c.Args
+	}
+	args := flagValues(t, argv)
+	if argv[0] != "run" || args["--shards"] != strconv.Itoa(s.Shards) {
+		t.Errorf("args %v: want run ... --shards %d", argv, s.Shards)
 	}
 	startAt := args["--start-at"]
 	startEnv := ""
-	if s.LoadOnce {
+	switch {
+	case s.LoadOnce && s.NoSuspend:
+		startAt = s.StartAtText() // checkWaitForStart checked the rest
+	case s.LoadOnce:
 		startEnv, startAt = checkStartAnnotation(t, s, run, c, startAt, m.header)
 	}
 	if at, err := time.Parse(time.RFC3339Nano, startAt); err != nil || !at.Equal(s.StartAt) {
 		t.Errorf("--start-at %q (%v), want %s", startAt, err, s.StartAt)
 	}
-	if !strings.Contains(m.header, s.StartAt.UTC().Format(time.RFC3339Nano)) {
+	if !strings.Contains(m.header, s.StartAt.UTC().Format(time.RFC3339Nano)) && !(s.waitsForLoad() && s.Lead > 0) {
 		t.Errorf("the header does not say the start time %s:\n%s", s.StartAt, m.header)
 	}
 	if _, ci := args["--ci"]; ci != s.CI {
@@ -317,11 +380,14 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	if file != "shard-$(JOB_COMPLETION_INDEX).json" {
 		t.Errorf("--out %q: want DIR/shard-$(JOB_COMPLETION_INDEX).json", outPath)
 	}
-	// environment: the plain variables as given, the Secret's keys when there is one
+	if !strings.Contains(runDir, s.RunID()) {
+		t.Errorf("the run's directory %s does not carry the run id %s", runDir, s.RunID())
+	}
+	// environment: the scratch directory's, then the plain variables as given, the Secret's keys when there is one
 	var env []EnvVar
 	for _, e := range c.Env {
-		if e.Name == startEnv {
-			continue // checked above
+		if e.Name == startEnv || e.Name == "HOME" || e.Name == "TMPDIR" {
+			continue // checked above, and by checkPod
 		}
 		if e.ValueFrom != nil {
 			t.Errorf("env %s comes from elsewhere", e.Name)
@@ -337,13 +403,16 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	if s.Secret == "" && len(c.EnvFrom) != 0 || s.Secret != "" && (len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef == nil || c.EnvFrom[0].SecretRef.Name != s.Secret) {
 		t.Errorf("envFrom %+v, want the Secret %q", c.EnvFrom, s.Secret)
 	}
-	// resources: requests == limits, as given
-	for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: s.CPU, corev1.ResourceMemory: s.Memory} {
-		req, hasReq := c.Resources.Requests[name]
-		lim, hasLim := c.Resources.Limits[name]
-		if v == "" && (hasReq || hasLim) || v != "" && (req.Cmp(resource.MustParse(v)) != 0 || lim.Cmp(req) != 0) {
-			t.Errorf("%s: request %v, limit %v, want both %q", name, req.String(), lim.String(), v)
+	// resources: the flags' where given, else the formulas' (TestResources checks those)
+	r := s.runResources()
+	for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: s.Resources.CPU, corev1.ResourceMemory: s.Resources.Memory,
+		corev1.ResourceEphemeralStorage: s.Resources.EphemeralStorage} {
+		if got := c.Resources.Requests[name]; v != "" && got.Cmp(resource.MustParse(v)) != 0 {
+			t.Errorf("%s: request %v, want %q as given", name, got.String(), v)
 		}
+	}
+	if got := c.Resources.Requests[corev1.ResourceMemory]; got.Cmp(resource.MustParse(r.Memory)) != 0 {
+		t.Errorf("memory request %s, want %s", got.String(), r.Memory)
 	}
 
 	// volumes line up: each mount names a volume of the pod; -c is in the ConfigMap's mount, --out in
@@ -358,9 +427,6 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 	}
 	if repVol.volume.PersistentVolumeClaim == nil || repVol.volume.PersistentVolumeClaim.ClaimName != claim {
 		t.Errorf("the reports volume %+v is not the claim %s", repVol.volume.PersistentVolumeClaim, claim)
-	}
-	if m.claim != nil && m.claim.Name != claim {
-		t.Errorf("the claim is named %s, the pods mount %s", m.claim.Name, claim)
 	}
 	if !strings.HasPrefix(outPath, repVol.mount.MountPath+"/") || repVol.mount.ReadOnly {
 		t.Errorf("--out %s is not in the writable reports mount %s", outPath, repVol.mount.MountPath)
@@ -382,11 +448,113 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		checkLoad(t, s, *load, c, pod.Volumes, args)
 	}
 
-	// the merge Jobs: suspended, one attempt, reading the same claim and directory; the second allows
-	// missing shards and writes a report of its own
+	// the merge Jobs: one attempt per verdict, reading the same claim and directory; the second
+	// allows missing shards and writes a report of its own
 	for i, merge := range jobs[1:] {
 		checkMerge(t, s, merge, i == 1, claim, repVol.mount.MountPath, runDir)
 	}
+}
+
+// checkBounded: every Job ends by itself (a deadline: the run's, the load's or a merge's formula)
+// and is deleted once it has been finished for the TTL.
+func checkBounded(t *testing.T, s *Spec, j batchv1.Job) {
+	t.Helper()
+	want := s.RunDeadline()
+	switch j.Labels["app.kubernetes.io/component"] {
+	case "load":
+		want = s.LoadDeadline()
+	case "merge":
+		want = s.MergeDeadline()
+	}
+	if d := j.Spec.ActiveDeadlineSeconds; d == nil || *d != *seconds(want) {
+		t.Errorf("%s: activeDeadlineSeconds %v, want %v", j.Name, d, want)
+	}
+	ttl := s.TTL
+	if ttl == 0 {
+		ttl = DefaultTTL
+	}
+	if x := j.Spec.TTLSecondsAfterFinished; x == nil || time.Duration(*x)*time.Second != ttl {
+		t.Errorf("%s: ttlSecondsAfterFinished %v, want %v", j.Name, x, ttl)
+	}
+}
+
+// checkPod: what every pod of every Job has: never restarted in place, no service account token nor
+// service variables, a user that is not root with the runtime's seccomp profile, placed as asked; one
+// container without privileges on a read-only root, with TMPDIR and HOME on the scratch emptyDir and
+// requests equal to limits for cpu, memory and ephemeral-storage.
+func checkPod(t *testing.T, s *Spec, j batchv1.Job) {
+	t.Helper()
+	pod := j.Spec.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever { // required by podFailurePolicy and the per-index limit
+		t.Errorf("%s: restartPolicy %q, want Never", j.Name, pod.RestartPolicy)
+	}
+	if len(pod.Containers) != 1 || len(pod.InitContainers) != 0 {
+		t.Fatalf("%s: %d containers, %d init containers", j.Name, len(pod.Containers), len(pod.InitContainers))
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken || pod.EnableServiceLinks == nil || *pod.EnableServiceLinks {
+		t.Errorf("%s: automountServiceAccountToken %v, enableServiceLinks %v: want false", j.Name, pod.AutomountServiceAccountToken, pod.EnableServiceLinks)
+	}
+	sc := pod.SecurityContext
+	if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != RunAsUser ||
+		sc.FSGroup == nil || *sc.FSGroup != RunAsGroup || sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("%s: pod securityContext %+v", j.Name, sc)
+	}
+	if !equalMaps(pod.NodeSelector, s.NodeSelector) {
+		t.Errorf("%s: nodeSelector %v, want %v", j.Name, pod.NodeSelector, s.NodeSelector)
+	}
+	var tols []Toleration
+	for _, x := range pod.Tolerations {
+		tols = append(tols, Toleration{Key: x.Key, Operator: string(x.Operator), Value: x.Value, Effect: string(x.Effect)})
+	}
+	if !slices.Equal(tols, s.Tolerations) {
+		t.Errorf("%s: tolerations %v, want %v", j.Name, tols, s.Tolerations)
+	}
+	c := pod.Containers[0]
+	csc := c.SecurityContext
+	if csc == nil || csc.AllowPrivilegeEscalation == nil || *csc.AllowPrivilegeEscalation || csc.Capabilities == nil ||
+		!slices.Equal(csc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(csc.Capabilities.Add) != 0 ||
+		csc.ReadOnlyRootFilesystem == nil || !*csc.ReadOnlyRootFilesystem {
+		t.Errorf("%s: container securityContext %+v", j.Name, csc)
+	}
+	scratch := mountsByVolume(t, c.VolumeMounts, pod.Volumes)["scratch"]
+	if scratch.volume.EmptyDir == nil || scratch.mount.ReadOnly {
+		t.Errorf("%s: the scratch volume %+v is not a writable emptyDir", j.Name, scratch)
+	}
+	for _, v := range []string{"HOME", "TMPDIR"} {
+		i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == v })
+		if i < 0 || c.Env[i].Value != scratch.mount.MountPath {
+			t.Errorf("%s: %s is not the scratch volume's mount %s", j.Name, v, scratch.mount.MountPath)
+		}
+	}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		req, okReq := c.Resources.Requests[name]
+		lim, okLim := c.Resources.Limits[name]
+		if !okReq || !okLim || req.Cmp(lim) != 0 || req.Sign() <= 0 {
+			t.Errorf("%s: %s request %v, limit %v: want both, equal", j.Name, name, req.String(), lim.String())
+		}
+	}
+}
+
+// checkWaitForStart checks a run pod that waits for the load (LoadOnce, NoSuspend): a shell waits
+// for the start file the load Job writes after its marker and runs dbbench at the time it holds. It
+// returns dbbench's arguments.
+func checkWaitForStart(t *testing.T, s *Spec, c corev1.Container, load *batchv1.Job) []string {
+	t.Helper()
+	if len(c.Command) != 3 || c.Command[0] != "/bin/sh" || c.Command[1] != "-c" || len(c.Args) != 0 {
+		t.Fatalf("command %q, args %q: want /bin/sh -c SCRIPT", c.Command, c.Args)
+	}
+	wait, cmd, ok := strings.Cut(c.Command[2], "; exec dbbench ")
+	if !ok || !strings.Contains(wait, "until [ -s "+s.StartPath()+" ]") || !strings.Contains(wait, "read -r epoch at < "+s.StartPath()) {
+		t.Errorf("script %q: want a wait for %s, then exec dbbench", c.Command[2], s.StartPath())
+	}
+	argv := strings.Fields(cmd)
+	if i := slices.Index(argv, "--start-at"); i < 0 || argv[i+1] != `"$at"` {
+		t.Errorf("script %q: want --start-at \"$at\"", c.Command[2])
+	}
+	if load == nil || !strings.HasSuffix(load.Spec.Template.Spec.Containers[0].Command[2], "mv "+s.StartPath()+".tmp "+s.StartPath()) {
+		t.Errorf("the load does not write the start file %s", s.StartPath())
+	}
+	return argv
 }
 
 // checkStartAnnotation checks a LoadOnce run's start time: --start-at names a variable the
@@ -415,7 +583,7 @@ func checkStartAnnotation(t *testing.T, s *Spec, run batchv1.Job, c corev1.Conta
 	if !ok {
 		t.Fatalf("the pod template has no annotation %s: %v", key, run.Spec.Template.Annotations)
 	}
-	for _, want := range []string{"wait --for=condition=complete", "job/" + s.Name + "-load",
+	for _, want := range []string{"wait --for=condition=complete", "job/" + s.RunName() + "-load",
 		`"suspend":false`, `"annotations":{"` + key + `":"TIME"}`} {
 		if !strings.Contains(header, want) {
 			t.Errorf("the header does not say %q:\n%s", want, header)
@@ -424,29 +592,29 @@ func checkStartAnnotation(t *testing.T, s *Spec, run batchv1.Job, c corev1.Conta
 	return name, val
 }
 
-// checkLoad checks the load Job: one pod, one attempt, not suspended, running `run --load-only`
-// on the run's config with the run's environment, writing the marker the shards check (shardArgs)
-// on the same claim mounted at the same place.
+// checkLoad checks the load Job: one pod, not suspended, retried only on what a retry can mend,
+// running `run --load-only` on the run's config with the run's environment, writing the marker the
+// shards check (shardArgs) on the same claim mounted at the same place.
 func checkLoad(t *testing.T, s *Spec, load batchv1.Job, run corev1.Container, runVolumes []corev1.Volume, shardArgs map[string]string) {
 	t.Helper()
 	ls := load.Spec
-	if ls.Suspend != nil && *ls.Suspend || ls.BackoffLimit == nil || *ls.BackoffLimit != 0 {
-		t.Errorf("%s: suspend %v, backoffLimit %v, want running, 0", load.Name, ls.Suspend, ls.BackoffLimit)
+	if ls.Suspend != nil && *ls.Suspend || ls.BackoffLimit == nil || *ls.BackoffLimit != ServiceRetries {
+		t.Errorf("%s: suspend %v, backoffLimit %v, want running, %d", load.Name, ls.Suspend, ls.BackoffLimit, ServiceRetries)
 	}
 	if ls.CompletionMode != nil && *ls.CompletionMode == batchv1.IndexedCompletion || ls.Completions != nil && *ls.Completions != 1 ||
 		ls.Parallelism != nil && *ls.Parallelism != 1 {
 		t.Errorf("%s runs more than once", load.Name)
 	}
-	pod := ls.Template.Spec
-	if pod.RestartPolicy != corev1.RestartPolicyNever || len(pod.Containers) != 1 {
-		t.Fatalf("%s: restartPolicy %q, %d containers", load.Name, pod.RestartPolicy, len(pod.Containers))
-	}
-	c := pod.Containers[0]
+	c := ls.Template.Spec.Containers[0]
+	checkFailurePolicy(t, ls.PodFailurePolicy, c.Name, []policyRule{{batchv1.PodFailurePolicyActionFailJob, []int32{2}}})
 	if c.Image != s.Image || len(c.Command) != 3 || c.Command[0] != "/bin/sh" || c.Command[1] != "-c" {
 		t.Fatalf("%s: image %s, command %q", load.Name, c.Image, c.Command)
 	}
-	mkdir, cmd, ok := strings.Cut(c.Command[2], " && exec dbbench ")
-	if !ok {
+	steps := strings.Split(c.Command[2], " && ")
+	mkdir, cmd := steps[0], steps[1]
+	if s.NoSuspend {
+		cmd = strings.TrimPrefix(cmd, "dbbench ")
+	} else if cmd, _ = strings.CutPrefix(cmd, "exec dbbench "); len(steps) != 2 {
 		t.Fatalf("%s: script %q, want mkdir -p DIR && exec dbbench run ...", load.Name, c.Command[2])
 	}
 	args := flagValues(t, strings.Fields(cmd))
@@ -476,7 +644,7 @@ func checkLoad(t *testing.T, s *Spec, load batchv1.Job, run corev1.Container, ru
 		t.Errorf("%s: env %+v from %+v, want the run's %+v from %+v", load.Name, c.Env, c.EnvFrom, runEnv, run.EnvFrom)
 	}
 	// the same ConfigMap and claim, mounted where the run pods mount them
-	mounts := mountsByVolume(t, c.VolumeMounts, pod.Volumes)
+	mounts := mountsByVolume(t, c.VolumeMounts, ls.Template.Spec.Volumes)
 	runMounts := mountsByVolume(t, run.VolumeMounts, runVolumes)
 	for _, v := range []string{"config", "reports"} {
 		got, want := mounts[v], runMounts[v]
@@ -501,22 +669,21 @@ func equalSources(a, b corev1.VolumeSource) bool {
 	return false
 }
 
-// checkMerge checks a merge Job: suspended, one attempt, the dbbench image reading the run's
-// reports on the claim, mounted where the run's pods mount it.
+// checkMerge checks a merge Job: suspended unless NoSuspend, one attempt per verdict, the dbbench
+// image reading the run's reports on the claim, mounted where the run's pods mount it, replacing
+// only its own earlier output (--force).
 func checkMerge(t *testing.T, s *Spec, merge batchv1.Job, partial bool, claim, mountPath, runDir string) {
 	t.Helper()
 	ms := merge.Spec
-	if ms.Suspend == nil || !*ms.Suspend || ms.BackoffLimit == nil || *ms.BackoffLimit != 0 {
-		t.Errorf("%s: suspend %v, backoffLimit %v, want suspended, 0", merge.Name, ms.Suspend, ms.BackoffLimit)
+	if suspended := ms.Suspend != nil && *ms.Suspend; suspended == s.NoSuspend || ms.BackoffLimit == nil || *ms.BackoffLimit != ServiceRetries {
+		t.Errorf("%s: suspend %v, backoffLimit %v, want suspended %v, %d", merge.Name, ms.Suspend, ms.BackoffLimit, !s.NoSuspend, ServiceRetries)
 	}
 	if ms.CompletionMode != nil && *ms.CompletionMode == batchv1.IndexedCompletion || ms.Completions != nil && *ms.Completions != 1 {
 		t.Errorf("%s runs more than once", merge.Name)
 	}
 	mpod := ms.Template.Spec
-	if mpod.RestartPolicy != corev1.RestartPolicyNever || len(mpod.Containers) != 1 {
-		t.Fatalf("%s: restartPolicy %q, %d containers", merge.Name, mpod.RestartPolicy, len(mpod.Containers))
-	}
 	mc := mpod.Containers[0]
+	checkFailurePolicy(t, ms.PodFailurePolicy, mc.Name, []policyRule{{batchv1.PodFailurePolicyActionFailJob, []int32{1, 2, 4, 5, 6}}})
 	mrep := mountsByVolume(t, mc.VolumeMounts, mpod.Volumes)["reports"]
 	if mrep.volume.PersistentVolumeClaim == nil || mrep.volume.PersistentVolumeClaim.ClaimName != claim || mrep.mount.MountPath != mountPath {
 		t.Errorf("%s reads %+v at %s, want the claim %s at %s", merge.Name, mrep.volume.PersistentVolumeClaim, mrep.mount.MountPath, claim, mountPath)
@@ -524,36 +691,50 @@ func checkMerge(t *testing.T, s *Spec, merge batchv1.Job, partial bool, claim, m
 	if len(mc.Command) != 3 || mc.Command[0] != "/bin/sh" || mc.Command[1] != "-c" || mc.Image != s.Image {
 		t.Fatalf("%s: command %v, image %s", merge.Name, mc.Command, mc.Image)
 	}
-	script := strings.Fields(mc.Command[2])
-	wantScript := []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged.json"}
-	if partial {
-		wantScript = []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged-partial.json", "--allow-missing"}
+	script := mc.Command[2]
+	if s.NoSuspend { // a wait for the reports first
+		wait, rest, ok := strings.Cut(script, "; exec ")
+		for ok && strings.Contains(rest, "; exec ") {
+			var more string
+			more, rest, _ = strings.Cut(rest, "; exec ")
+			wait += "; exec " + more
+		}
+		if !ok || !strings.Contains(wait, "-lt "+strconv.Itoa(s.Shards)+" ]") || !strings.Contains(wait, "find "+strings.TrimSuffix(runDir, "/")) {
+			t.Errorf("%s: %q, want a wait for %d reports in %s", merge.Name, script, s.Shards, runDir)
+		}
+		script = "exec " + rest
 	}
-	if !slices.Equal(script, wantScript) {
-		t.Errorf("%s: script %q, want %q", merge.Name, script, wantScript)
+	wantScript := []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged.json", "--force"}
+	if partial {
+		wantScript = []string{"exec", "dbbench", "merge", runDir + "shard-*.json", "--out", runDir + "merged-partial.json", "--force", "--allow-missing"}
+	}
+	if got := strings.Fields(script); !slices.Equal(got, wantScript) {
+		t.Errorf("%s: script %q, want %q", merge.Name, got, wantScript)
 	}
 }
 
-// checkFailurePolicy: a usage error fails the Job, a shard that wrote its report is not retried, a
-// disruption is not counted, and every rule names the run's container.
-func checkFailurePolicy(t *testing.T, p *batchv1.PodFailurePolicy, container string) {
+type policyRule struct {
+	action batchv1.PodFailurePolicyAction
+	codes  []int32
+}
+
+// checkFailurePolicy: the rules on exit codes as wanted, each naming the container, then a
+// disruption not counted.
+func checkFailurePolicy(t *testing.T, p *batchv1.PodFailurePolicy, container string, want []policyRule) {
 	t.Helper()
-	if p == nil || len(p.Rules) != 3 {
-		t.Fatalf("podFailurePolicy %+v: want 3 rules", p)
+	if p == nil || len(p.Rules) != len(want)+1 {
+		t.Fatalf("podFailurePolicy %+v: want %d rules", p, len(want)+1)
 	}
-	for i, want := range []struct {
-		action batchv1.PodFailurePolicyAction
-		codes  []int32
-	}{{batchv1.PodFailurePolicyActionFailJob, []int32{2}}, {batchv1.PodFailurePolicyActionFailIndex, []int32{1, 4, 5}}} {
+	for i, want := range want {
 		r := p.Rules[i]
 		if r.Action != want.action || r.OnExitCodes == nil || r.OnExitCodes.Operator != batchv1.PodFailurePolicyOnExitCodesOpIn ||
 			!slices.Equal(r.OnExitCodes.Values, want.codes) || r.OnExitCodes.ContainerName == nil || *r.OnExitCodes.ContainerName != container {
 			t.Errorf("rule %d: %+v, want %s on exit %v of %s", i, r, want.action, want.codes, container)
 		}
 	}
-	r := p.Rules[2]
+	r := p.Rules[len(want)]
 	if r.Action != batchv1.PodFailurePolicyActionIgnore || len(r.OnPodConditions) != 1 || r.OnPodConditions[0].Type != corev1.DisruptionTarget {
-		t.Errorf("rule 2: %+v, want Ignore on DisruptionTarget", r)
+		t.Errorf("rule %d: %+v, want Ignore on DisruptionTarget", len(want), r)
 	}
 }
 
@@ -667,11 +848,22 @@ func TestCheck(t *testing.T) {
 		{func(s *Spec) { s.Secret = "Bad_Name" }, "--secret"},
 		{func(s *Spec) { s.Claim = "x/y" }, "--claim"},
 		{func(s *Spec) { s.StorageClass = "UPPER" }, "--storage-class"},
-		{func(s *Spec) { s.Claim, s.StorageClass, s.StorageSize = "c", "fast", "" }, "--storage-class and --storage-size do not apply"},
-		{func(s *Spec) { s.Claim = "c" }, "--storage-class and --storage-size do not apply"},
+		{func(s *Spec) { s.Claim, s.StorageClass, s.RWXDefault = "c", "fast", false }, "--storage-class, --storage-size and --rwx-default do not apply"},
+		{func(s *Spec) { s.Claim = "c" }, "--storage-class, --storage-size and --rwx-default do not apply"},
+		{func(s *Spec) { s.StorageClass = "nfs" }, "--rwx-default says the cluster's default class offers ReadWriteMany"},
+		{func(s *Spec) { s.RWXDefault = false }, "give --storage-class CLASS"},
 		{func(s *Spec) { s.StorageSize = "1GB" }, "--storage-size"},
-		{func(s *Spec) { s.CPU = "two" }, "--cpu"},
-		{func(s *Spec) { s.Memory = "-1Gi" }, "--memory"},
+		{func(s *Spec) { s.Resources.CPU = "two" }, "--cpu"},
+		{func(s *Spec) { s.Resources.Memory = "-1Gi" }, "--memory"},
+		{func(s *Spec) { s.Resources.EphemeralStorage = "1 Gi" }, "--ephemeral-storage"},
+		{func(s *Spec) { s.Deadline = -time.Second }, "--deadline"},
+		{func(s *Spec) { s.NodeSelector = map[string]string{"a b": "c"} }, "--node-selector a b=c"},
+		{func(s *Spec) { s.NodeSelector = map[string]string{"pool": strings.Repeat("v", 64)} }, "--node-selector pool="},
+		{func(s *Spec) { s.Tolerations = []Toleration{{Key: "k", Operator: "Exists", Value: "v"}} }, "--toleration k=v"},
+		{func(s *Spec) { s.Tolerations = []Toleration{{Key: "k", Operator: "Exists", Effect: "Sometimes"}} }, "--toleration k:Sometimes"},
+		{func(s *Spec) { s.Env = []EnvVar{{"HOME", "/root"}} }, "variable HOME is /tmp in the pods"},
+		{func(s *Spec) { s.Env = []EnvVar{{"TMPDIR", "/var/tmp"}} }, "variable TMPDIR is /tmp in the pods"},
+		{func(s *Spec) { s.Now = time.Time{} }, "no start time"},
 		{func(s *Spec) { s.ConfigName = "a/b.yaml" }, "ConfigMap key"},
 		{func(s *Spec) { s.Config = bytes.Repeat([]byte("#"), MaxConfigBytes+1) }, "a ConfigMap holds at most"},
 		{func(s *Spec) { s.Config = []byte("name: \xff\n") }, "not UTF-8"},
@@ -794,4 +986,272 @@ func TestNames(t *testing.T) {
 			t.Errorf("ConfigFileName(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestRunIDs: one rendering always has the same id, another rendering of the same config (rendered
+// later, or with another flag) a new one; the names carry it unless pinned, the run's directory always.
+func TestRunIDs(t *testing.T) {
+	a, b := smallSpec(t), smallSpec(t)
+	if a.RunID() != b.RunID() || a.RunName() != "dbbench-small-"+a.RunID() {
+		t.Errorf("the same spec: ids %s and %s, run name %s", a.RunID(), b.RunID(), a.RunName())
+	}
+	ids := map[string]string{a.RunID(): "small"}
+	for name, edit := range map[string]func(*Spec){
+		"rendered a second later": func(s *Spec) { s.Now = s.Now.Add(time.Second) },
+		"another start":           func(s *Spec) { s.StartAt = s.StartAt.Add(time.Minute) },
+		"more shards":             func(s *Spec) { s.Shards++ },
+		"another config":          func(s *Spec) { s.Config = append(s.Config, '\n') },
+		"another image":           func(s *Spec) { s.Image += "-2" },
+	} {
+		s := smallSpec(t)
+		edit(s)
+		if prev, dup := ids[s.RunID()]; dup {
+			t.Errorf("%s: id %s, the same as %s", name, s.RunID(), prev)
+		}
+		ids[s.RunID()] = name
+	}
+	p := smallSpec(t)
+	p.Name, p.Pinned = "bench", true
+	if p.RunName() != "bench" || p.MergeJobName() != "bench-merge" || p.ClaimName() != "bench-reports" || !strings.HasSuffix(p.RunDir(), "-"+p.RunID()) {
+		t.Errorf("pinned: %s, %s, %s, %s", p.RunName(), p.MergeJobName(), p.ClaimName(), p.RunDir())
+	}
+	if a.ClaimName() != "dbbench-small-reports" {
+		t.Errorf("the claim %s is not every rendering's", a.ClaimName())
+	}
+}
+
+// TestResources: the formulas of docs/kubernetes.md, and the flags over them for the run pods only.
+func TestResources(t *testing.T) {
+	const mi = 1 << 20
+	for _, tt := range []struct {
+		work             Work
+		over             Resources
+		shards           int
+		run, load, merge Resources
+	}{
+		{Work{Workers: 1, DatasetBytes: 100 * mi, InPodStores: 1}, Resources{}, 4,
+			Resources{"2", "960Mi", "1472Mi"}, Resources{"2", "960Mi", "1Gi"}, Resources{"1", "576Mi", "1Gi"}},
+		{Work{Workers: 8, DatasetBytes: 1 << 30, InPodStores: 3}, Resources{}, 100,
+			Resources{"4", "12800Mi", "13Gi"}, Resources{"2", "4608Mi", "1Gi"}, Resources{"1", "960Mi", "1Gi"}},
+		{Work{Workers: 3, DatasetBytes: mi, InPodStores: 0}, Resources{}, 100_000, // a store the shards share: one dataset's worth
+			Resources{"4", "576Mi", "1Gi"}, Resources{"2", "576Mi", "1Gi"}, Resources{"1", "400512Mi", "1Gi"}},
+		{Work{Workers: 1, DatasetBytes: mi, InPodStores: 1}, Resources{CPU: "500m", Memory: "3Gi", EphemeralStorage: "10Gi"}, 1,
+			Resources{"500m", "3Gi", "10Gi"}, Resources{"2", "576Mi", "1Gi"}, Resources{"1", "576Mi", "1Gi"}},
+	} {
+		s := &Spec{Work: tt.work, Resources: tt.over, Shards: tt.shards}
+		if got := [3]Resources{s.runResources(), s.loadResources(), s.mergeResources()}; got != [3]Resources{tt.run, tt.load, tt.merge} {
+			t.Errorf("%+v, %d shards: run, load, merge %+v, want %+v", tt.work, tt.shards, got, [3]Resources{tt.run, tt.load, tt.merge})
+		}
+	}
+}
+
+// TestDeadlines: the formulas of docs/kubernetes.md: the wait for the start, three times the work,
+// at least 15 minutes; a merge's from its release, or from the apply under NoSuspend.
+func TestDeadlines(t *testing.T) {
+	for _, tt := range []struct {
+		name                string
+		edit                func(*Spec)
+		run, load, merge    time.Duration
+		mergeAfterRunStarts time.Duration // what a NoSuspend merge waits for at most after the start
+	}{
+		{"small work", func(s *Spec) {}, 2*time.Minute + MinDeadline, MinDeadline, MinDeadline, 0},
+		{"an hour's work", func(s *Spec) { s.Work.Run = time.Hour }, 2*time.Minute + 3*time.Hour, MinDeadline, MinDeadline, 0},
+		{"--deadline", func(s *Spec) { s.Work.Run, s.Deadline = time.Hour, 30*time.Minute }, 30 * time.Minute, MinDeadline, MinDeadline, 0},
+		{"10,000 shards", func(s *Spec) { s.Shards = 10_000 }, 2*time.Minute + MinDeadline, MinDeadline, 3000 * time.Second, 0},
+		{"suspended run after a load", func(s *Spec) { s.LoadOnce, s.Work.Load = true, time.Hour }, 2*time.Minute + MinDeadline, 3 * time.Hour, MinDeadline, 0},
+		{"no suspension", func(s *Spec) { s.NoSuspend, s.Work.Run = true, time.Hour },
+			2*time.Minute + 3*time.Hour, MinDeadline, 2*time.Minute + 3*time.Hour + MinDeadline, 3 * time.Hour},
+		{"no suspension, a load and a lead", func(s *Spec) { s.NoSuspend, s.LoadOnce, s.Lead, s.Work.Load = true, true, time.Minute, time.Hour },
+			3*time.Hour + time.Minute + MinDeadline, 3 * time.Hour, 3*time.Hour + time.Minute + 2*MinDeadline, MinDeadline},
+	} {
+		s := smallSpec(t)
+		tt.edit(s)
+		if s.RunDeadline() != tt.run || s.LoadDeadline() != tt.load || s.MergeDeadline() != tt.merge {
+			t.Errorf("%s: run %v, load %v, merge %v; want %v, %v, %v", tt.name, s.RunDeadline(), s.LoadDeadline(), s.MergeDeadline(), tt.run, tt.load, tt.merge)
+		}
+		if s.NoSuspend && s.runAfterStart() != tt.mergeAfterRunStarts {
+			t.Errorf("%s: the merges wait %v after the start, want %v", tt.name, s.runAfterStart(), tt.mergeAfterRunStarts)
+		}
+	}
+}
+
+// TestImageVersion: the version label is the image's digest, else its tag.
+func TestImageVersion(t *testing.T) {
+	for image, want := range map[string]string{
+		"registry.example/dbbench:1.0":                          "1.0",
+		"registry.example:5000/dbbench":                         "",
+		"registry.example:5000/team/dbbench:v2.1-rc.1":          "v2.1-rc.1",
+		"dbbench@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f": "sha256-9f86d081884c",
+		"dbbench:1.0@sha256:9f86d081884c7d659a2feaa0c55ad015":   "sha256-9f86d081884c",
+		"dbbench:" + strings.Repeat("x", 70) + "_":              strings.Repeat("x", 63),
+	} {
+		if got := imageVersion(image); got != want || got != "" && len(validation.IsValidLabelValue(got)) > 0 {
+			t.Errorf("imageVersion(%q) = %q, want %q", image, got, want)
+		}
+	}
+}
+
+// TestParseToleration: KEY[=VALUE][:EFFECT] as kubectl taint writes a taint.
+func TestParseToleration(t *testing.T) {
+	for in, want := range map[string]Toleration{
+		"dedicated=bench:NoSchedule": {Key: "dedicated", Operator: "Equal", Value: "bench", Effect: "NoSchedule"},
+		"spot":                       {Key: "spot", Operator: "Exists"},
+		"example.com/gpu:NoExecute":  {Key: "example.com/gpu", Operator: "Exists", Effect: "NoExecute"},
+		"k=":                         {Key: "k", Operator: "Equal"},
+	} {
+		got, err := ParseToleration(in)
+		if err != nil || got != want || got.String() != in {
+			t.Errorf("ParseToleration(%q) = %+v (%q), %v; want %+v", in, got, got.String(), err, want)
+		}
+	}
+	for _, in := range []string{"", "=v", "k:Often", "k=v w", "a/b/c", "k:"} {
+		if _, err := ParseToleration(in); err == nil {
+			t.Errorf("ParseToleration(%q) accepted", in)
+		}
+	}
+}
+
+// TestScriptsRun runs the pods' shell scripts in /bin/sh, with the reports' directory in a temporary
+// one and a dbbench that records its arguments: the load writes the start file (the load's end plus
+// the lead, or the fixed start), a shard waits for it and starts at the time it holds, and a merge
+// that is not released by hand waits until every shard has a report (a reservation does not count)
+// or the run's deadline has passed.
+func TestScriptsRun(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	type run struct {
+		calls string
+		err   error
+	}
+	// script runs one pod's script as its pod would (Kubernetes has put the index in), within wait
+	runScript := func(t *testing.T, s *Spec, script string, files []testFile, wait time.Duration) run {
+		t.Helper()
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "bin")
+		calls := filepath.Join(dir, "calls")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fake := "#!/bin/sh\necho \"$*\" >> " + calls + "\n"
+		if err := os.WriteFile(filepath.Join(bin, "dbbench"), []byte(fake), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		runDir := filepath.Join(dir, strings.TrimPrefix(s.RunDir(), ReportsDir+"/"))
+		if err := os.MkdirAll(runDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script = strings.ReplaceAll(script, ReportsDir+"/", dir+"/")
+		script = strings.ReplaceAll(script, "$(JOB_COMPLETION_INDEX)", "0")
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(runDir, f.name), bytes.Repeat([]byte("x"), f.size), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, sh, "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+		// a waiting script is stopped with its sleep, which would hold the output open
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = time.Second
+		out, err := cmd.CombinedOutput()
+		if len(out) > 0 {
+			t.Logf("script output: %s", out)
+		}
+		b, _ := os.ReadFile(calls)
+		if start, rerr := os.ReadFile(filepath.Join(runDir, "start-at")); rerr == nil {
+			b = append(b, "start-at: "...)
+			b = append(b, start...)
+		}
+		return run{strings.ReplaceAll(string(b), dir+"/", ReportsDir+"/"), err}
+	}
+
+	t.Run("the load writes the start file: its end plus the lead", func(t *testing.T) {
+		s := smallSpec(t)
+		s.LoadOnce, s.NoSuspend, s.Lead = true, true, 90*time.Second
+		before := time.Now().Unix()
+		r := runScript(t, s, s.LoadScript(), nil, 10*time.Second)
+		after := time.Now().Unix()
+		_, stamp, ok := strings.Cut(r.calls, "start-at: ")
+		var epoch int64
+		var at string
+		if _, err := fmt.Sscan(stamp, &epoch, &at); r.err != nil || !ok || err != nil {
+			t.Fatalf("%v: calls and start file %q", r.err, r.calls)
+		}
+		when, err := time.Parse(time.RFC3339, at)
+		if epoch < before+90 || epoch > after+90 || err != nil || when.Unix() != epoch {
+			t.Errorf("start file %q: want the load's end plus 90 s, twice the same time (%v)", stamp, err)
+		}
+		if !strings.HasPrefix(r.calls, "run -c /config/small.yaml --load-only --loaded "+s.LoadedPath()+"\n") {
+			t.Errorf("dbbench ran as %q", r.calls)
+		}
+	})
+	t.Run("the load writes the fixed start", func(t *testing.T) {
+		s := smallSpec(t)
+		s.LoadOnce, s.NoSuspend = true, true
+		r := runScript(t, s, s.LoadScript(), nil, 10*time.Second)
+		if want := fmt.Sprintf("start-at: %d %s\n", s.StartAt.Unix(), s.StartAtText()); r.err != nil || !strings.HasSuffix(r.calls, want) {
+			t.Errorf("%v: %q, want it to end %q", r.err, r.calls, want)
+		}
+	})
+	t.Run("a shard starts at the start file's time", func(t *testing.T) {
+		s := smallSpec(t)
+		s.LoadOnce, s.NoSuspend, s.Lead = true, true, time.Minute
+		r := runScript(t, s, strings.Replace(s.LoadScript(), "dbbench run", "true", 1)+"; "+s.RunScript(), nil, 10*time.Second)
+		_, stamp, _ := strings.Cut(r.calls, "start-at: ")
+		f := strings.Fields(stamp)
+		if r.err != nil || len(f) != 2 || !strings.Contains(r.calls, "--start-at "+f[1]+" --loaded "+s.LoadedPath()+" --out "+s.RunDir()+"/shard-0.json --force") {
+			t.Errorf("%v: %q, want dbbench run at the start file's time", r.err, r.calls)
+		}
+	})
+	t.Run("a shard waits for the start file", func(t *testing.T) {
+		s := smallSpec(t)
+		s.LoadOnce, s.NoSuspend, s.Lead = true, true, time.Minute
+		if r := runScript(t, s, s.RunScript(), nil, 1500*time.Millisecond); r.err == nil || r.calls != "" {
+			t.Errorf("without the start file: %v, %q; want it still waiting", r.err, r.calls)
+		}
+	})
+	reports := func(n int) []testFile {
+		var fs []testFile
+		for i := range n {
+			fs = append(fs, testFile{fmt.Sprintf("shard-%d.json", i), 2048})
+		}
+		return fs
+	}
+	for _, tt := range []struct {
+		name    string
+		files   []testFile
+		past    bool // the run's deadline has passed
+		merges  bool
+		partial bool
+	}{
+		{"every report: the merge runs", reports(4), false, true, false},
+		{"every report, the partial merge runs", reports(4), false, true, true},
+		{"a report missing: the merge waits", reports(3), false, false, false},
+		{"a reservation is no report: the merge waits", append(reports(3), testFile{"shard-3.json", 300}), false, false, false},
+		{"a report missing, the deadline passed: the merge runs", reports(3), true, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := smallSpec(t)
+			s.NoSuspend = true
+			if tt.past {
+				s.StartAt = time.Now().Add(-time.Hour).Truncate(time.Second)
+				s.Now = s.StartAt.Add(-2 * time.Minute)
+			}
+			r := runScript(t, s, s.MergeScript(tt.partial), tt.files, 1500*time.Millisecond)
+			ran := strings.HasPrefix(r.calls, "merge "+s.RunDir()+"/shard-0.json ")
+			if ran != tt.merges || tt.merges && (r.err != nil || !strings.Contains(r.calls, "--out "+s.MergedPath(tt.partial)+" --force")) {
+				t.Errorf("%v: %q; want the merge run: %v", r.err, r.calls, tt.merges)
+			}
+		})
+	}
+}
+
+// testFile is a file TestScriptsRun puts in the run's directory first.
+type testFile struct {
+	name string
+	size int
 }

@@ -31,8 +31,8 @@ type claimSpec struct {
 	Resources        resourceRequirements `yaml:"resources"`
 }
 
-// resourceRequirements holds quantities as the text the user gave (checked against the quantity
-// grammar by Spec.Check).
+// resourceRequirements holds quantities as text: the user's (checked against the quantity grammar
+// by Spec.Check) or the formulas' (Spec.runResources, whole Mi and cores).
 type resourceRequirements struct {
 	Requests map[string]string `yaml:"requests,omitempty"`
 	Limits   map[string]string `yaml:"limits,omitempty"`
@@ -46,14 +46,16 @@ type job struct {
 }
 
 type jobSpec struct {
-	Suspend              *bool             `yaml:"suspend,omitempty"`
-	CompletionMode       string            `yaml:"completionMode,omitempty"`
-	Completions          *int32            `yaml:"completions,omitempty"`
-	Parallelism          *int32            `yaml:"parallelism,omitempty"`
-	BackoffLimit         *int32            `yaml:"backoffLimit,omitempty"`
-	BackoffLimitPerIndex *int32            `yaml:"backoffLimitPerIndex,omitempty"`
-	PodFailurePolicy     *podFailurePolicy `yaml:"podFailurePolicy,omitempty"`
-	Template             podTemplate       `yaml:"template"`
+	ActiveDeadlineSeconds   *int64            `yaml:"activeDeadlineSeconds"`
+	Suspend                 *bool             `yaml:"suspend,omitempty"`
+	CompletionMode          string            `yaml:"completionMode,omitempty"`
+	Completions             *int32            `yaml:"completions,omitempty"`
+	Parallelism             *int32            `yaml:"parallelism,omitempty"`
+	BackoffLimit            *int32            `yaml:"backoffLimit,omitempty"`
+	BackoffLimitPerIndex    *int32            `yaml:"backoffLimitPerIndex,omitempty"`
+	PodFailurePolicy        *podFailurePolicy `yaml:"podFailurePolicy,omitempty"`
+	TTLSecondsAfterFinished *int32            `yaml:"ttlSecondsAfterFinished"`
+	Template                podTemplate       `yaml:"template"`
 }
 
 type podFailurePolicy struct {
@@ -88,10 +90,48 @@ type templateMeta struct {
 }
 
 type podSpec struct {
-	RestartPolicy             string                     `yaml:"restartPolicy"`
-	TopologySpreadConstraints []topologySpreadConstraint `yaml:"topologySpreadConstraints,omitempty"`
-	Containers                []container                `yaml:"containers"`
-	Volumes                   []volume                   `yaml:"volumes"`
+	RestartPolicy                string                     `yaml:"restartPolicy"`
+	AutomountServiceAccountToken bool                       `yaml:"automountServiceAccountToken"`
+	EnableServiceLinks           bool                       `yaml:"enableServiceLinks"`
+	SecurityContext              podSecurityContext         `yaml:"securityContext"`
+	NodeSelector                 map[string]string          `yaml:"nodeSelector,omitempty"`
+	Tolerations                  []Toleration               `yaml:"tolerations,omitempty"`
+	TopologySpreadConstraints    []topologySpreadConstraint `yaml:"topologySpreadConstraints,omitempty"`
+	Containers                   []container                `yaml:"containers"`
+	Volumes                      []volume                   `yaml:"volumes"`
+}
+
+// podSecurityContext and securityContext hold what Pod Security's "restricted" level asks of a
+// pod and of each container.
+type podSecurityContext struct {
+	RunAsNonRoot   bool           `yaml:"runAsNonRoot"`
+	RunAsUser      int64          `yaml:"runAsUser"`
+	RunAsGroup     int64          `yaml:"runAsGroup"`
+	FSGroup        int64          `yaml:"fsGroup"`
+	SeccompProfile seccompProfile `yaml:"seccompProfile"`
+}
+
+type seccompProfile struct {
+	Type string `yaml:"type"`
+}
+
+type securityContext struct {
+	AllowPrivilegeEscalation bool         `yaml:"allowPrivilegeEscalation"`
+	ReadOnlyRootFilesystem   bool         `yaml:"readOnlyRootFilesystem"`
+	Capabilities             capabilities `yaml:"capabilities"`
+}
+
+type capabilities struct {
+	Drop []string `yaml:"drop,flow"`
+}
+
+// Toleration is one toleration of every pod (--toleration): Operator Exists without a Value,
+// Equal with one; Effect "" tolerates every effect.
+type Toleration struct {
+	Key      string `yaml:"key"`
+	Operator string `yaml:"operator"`
+	Value    string `yaml:"value,omitempty"`
+	Effect   string `yaml:"effect,omitempty"`
 }
 
 type topologySpreadConstraint struct {
@@ -106,14 +146,15 @@ type labelSelector struct {
 }
 
 type container struct {
-	Name         string                `yaml:"name"`
-	Image        string                `yaml:"image"`
-	Command      []string              `yaml:"command"`
-	Args         []string              `yaml:"args,omitempty"`
-	Env          []envVar              `yaml:"env,omitempty"`
-	EnvFrom      []envFromSource       `yaml:"envFrom,omitempty"`
-	Resources    *resourceRequirements `yaml:"resources,omitempty"`
-	VolumeMounts []volumeMount         `yaml:"volumeMounts"`
+	Name            string               `yaml:"name"`
+	Image           string               `yaml:"image"`
+	Command         []string             `yaml:"command"`
+	Args            []string             `yaml:"args,omitempty"`
+	Env             []envVar             `yaml:"env,omitempty"`
+	EnvFrom         []envFromSource      `yaml:"envFrom,omitempty"`
+	Resources       resourceRequirements `yaml:"resources"`
+	SecurityContext securityContext      `yaml:"securityContext"`
+	VolumeMounts    []volumeMount        `yaml:"volumeMounts"`
 }
 
 // envVar is a container's variable: a value, or one the downward API fills in.
@@ -149,7 +190,10 @@ type volume struct {
 	Name                  string           `yaml:"name"`
 	ConfigMap             *configMapSource `yaml:"configMap,omitempty"`
 	PersistentVolumeClaim *claimSource     `yaml:"persistentVolumeClaim,omitempty"`
+	EmptyDir              *emptyDirSource  `yaml:"emptyDir,omitempty"`
 }
+
+type emptyDirSource struct{}
 
 type configMapSource struct {
 	Name string `yaml:"name"`

@@ -12,8 +12,9 @@ var keywords = map[string]bool{
 
 // Commands returns the arguments (after the program) of each dbbench invocation in one line of
 // shell. The line is cut at a comment, split into commands at | & ; ( and ), and each command cut
-// at its first redirection (> or <); a command counts when, after the shell keywords that introduce
-// it, it starts with `dbbench` or `go run ./cmd/dbbench`. Quotes are left as written.
+// at its first redirection (> or <); a command counts when, after the shell keywords and variable
+// assignments that introduce it, it starts with `dbbench` or `go run ./cmd/dbbench`. Quotes are left
+// as written.
 func Commands(line string) [][]string {
 	line = strings.TrimSpace(line)
 	if strings.HasPrefix(line, "#") {
@@ -30,7 +31,7 @@ func Commands(line string) [][]string {
 			part = part[:i]
 		}
 		f := strings.Fields(part)
-		for len(f) > 0 && keywords[f[0]] {
+		for len(f) > 0 && (keywords[f[0]] || assignment(f[0])) {
 			f = f[1:]
 		}
 		switch {
@@ -41,6 +42,21 @@ func Commands(line string) [][]string {
 		}
 	}
 	return cmds
+}
+
+// assignment reports whether a word is a shell variable assignment (NAME=value), which may precede a
+// command: `BASE=x dbbench run` runs dbbench.
+func assignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // Line is one line of a code block: its number in the file (from 1) and its text, trimmed.

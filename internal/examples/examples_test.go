@@ -22,6 +22,10 @@ func TestCommands(t *testing.T) {
 		{"if dbbench validate -c x.yaml; then time dbbench run -c x.yaml; fi", [][]string{{"validate", "-c", "x.yaml"}, {"run", "-c", "x.yaml"}}},
 		{"dbbench client-test -- go run ./clients/go/cmd/dbbench-client lmdb", [][]string{{"client-test", "--", "go", "run", "./clients/go/cmd/dbbench-client", "lmdb"}}},
 		// not dbbench: other programs, a comment, a build, a name inside another word
+		{"BASE=$PWD/b HEAD_CLIENT=x dbbench run -c client-gate", [][]string{{"run", "-c", "client-gate"}}},
+		{"go build -o c ./x && DBBENCH_GO_CLIENT=$PWD/c dbbench run -q", [][]string{{"run", "-q"}}},
+		{"X=1 echo dbbench run", nil},
+		{"=x dbbench run", nil},
 		{".ci/test", nil},
 		{"# dbbench run", nil},
 		{"go install ./cmd/dbbench", nil},

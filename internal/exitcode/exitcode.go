@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The documented exit codes, assigned together (README, "Exit codes"). When several apply, the
+// The documented exit codes, assigned together (README, "Exit codes": the one table). When several apply, the
 // first in Precedence wins: a refused input over a broken run, a broken run over a decided failure,
 // a decided failure over an undecided verdict.
 const (

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -28,16 +29,21 @@ var benchUnits = []struct {
 	{"p999", "p99.9-ns", false},
 }
 
-// Benchstat writes r in the Go benchmark format (golang.org/design/14313-benchmark-format), one line
-// per measured repeat, so benchstat and other Go tools read dbbench reports:
+// Benchstat writes r in the Go benchmark format (golang.org/design/14313-benchmark-format) so
+// benchstat and other Go tools read dbbench reports, one line per run of each result: the run's
+// figures (its median over its repeats), as compare takes a run's value. The run is the unit of
+// evidence (docs/verdicts.md): the repeats of one run share that moment's machine, and a test over
+// them calls identical code different. perRepeat writes one line per repeat instead (the old form,
+// for reports made back to back on an idle machine, as compare --per-repeat):
 //
 //	BenchmarkScan/target=lmdb-go/size=20000  1  1234567 ns/op  617.3 ns/row  1620000 rows/s ...
 //
-// The iteration count is the repeat's number of timed operations, so ns/op is elapsed/ops exactly as
-// in `go test -bench`. target and size are sub-benchmark keys: `benchstat -col /target FILE` compares
-// targets of one run, `benchstat OLD NEW` two runs. Unit lines say which direction is better; failed
-// results are left out (their figures cannot be trusted).
-func Benchstat(w io.Writer, r *report.Report) error {
+// The iteration count is a repeat's number of timed operations (a run's line: the median over its
+// repeats), so ns/op is elapsed/ops as in `go test -bench`. target and size are sub-benchmark keys:
+// `benchstat -col /target FILE` compares targets of one run, `benchstat OLD NEW` two sets of runs.
+// Unit lines say which direction is better; failed results are left out (their figures cannot be
+// trusted).
+func Benchstat(w io.Writer, r *report.Report, perRepeat bool) error {
 	ew := NewErrWriter(w)
 	fmt.Fprintf(ew, "goos: %s\ngoarch: %s\n", r.Environment.OS, r.Environment.Arch)
 	if cpu := exitcode.OneLine(r.Environment.CPUModel); cpu != "" {
@@ -48,6 +54,11 @@ func Benchstat(w io.Writer, r *report.Report) error {
 		fmt.Fprintf(ew, "dbbench-commit: %s\n", exitcode.OneLine(r.Tool.Commit))
 	}
 	fmt.Fprintf(ew, "dbbench-ci: %t\n", r.Run.CI)
+	sample := "run"
+	if perRepeat {
+		sample = "repeat"
+	}
+	fmt.Fprintf(ew, "dbbench-sample: %s\n", sample)
 	for _, u := range benchUnits {
 		if u.unit == "ns/op" {
 			continue // benchstat knows ns/op
@@ -64,22 +75,36 @@ func Benchstat(w io.Writer, r *report.Report) error {
 			continue
 		}
 		name := BenchmarkName(x)
-		for _, rep := range x.Repeats {
-			iters := rep.Ops
-			if iters < 1 {
-				iters = 1
+		if perRepeat {
+			for _, rep := range x.Repeats {
+				benchLine(ew, name, rep.Ops, func(fig string) (float64, bool) { v, ok := rep.Figures[fig]; return v, ok })
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s\t%d", name, iters)
-			for _, u := range benchUnits {
-				if v, ok := rep.Figures[u.figure]; ok {
-					fmt.Fprintf(&b, "\t%s %s", strconv.FormatFloat(v, 'f', -1, 64), u.unit)
+			continue
+		}
+		for _, k := range x.RunIndices() {
+			var ops []float64
+			for _, rep := range x.Repeats {
+				if rep.RunIndex() == k {
+					ops = append(ops, float64(rep.Ops))
 				}
 			}
-			fmt.Fprintln(ew, b.String())
+			benchLine(ew, name, int64(math.Round(report.Median(ops))), func(fig string) (float64, bool) { return x.RunFigure(k, fig) })
 		}
 	}
 	return ew.Err()
+}
+
+// benchLine writes one benchmark line: the name, the iterations (at least 1) and every figure
+// there is.
+func benchLine(w io.Writer, name string, iters int64, figure func(string) (float64, bool)) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\t%d", name, max(iters, 1))
+	for _, u := range benchUnits {
+		if v, ok := figure(u.figure); ok {
+			fmt.Fprintf(&b, "\t%s %s", strconv.FormatFloat(v, 'f', -1, 64), u.unit)
+		}
+	}
+	fmt.Fprintln(w, b.String())
 }
 
 // BenchmarkName is a result's name in the Go benchmark format: "BenchmarkScan/target=lmdb-go/size=20000".

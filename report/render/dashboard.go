@@ -83,7 +83,7 @@ func GitHubBenchmark(w io.Writer, r *report.Report, higherBetter bool) error {
 			e := GitHubBenchmarkEntry{Name: DashboardName(r, x, d.figure), Unit: d.unit, Value: v}
 			if n > 0 {
 				e.Range = "± " + trimFloat(math.Max(hi-v, v-lo))
-				e.Extra = fmt.Sprintf("median of %d repeats, range %s to %s; config %s, size %d", n, trimFloat(lo), trimFloat(hi), r.Run.ConfigName, x.Size)
+				e.Extra = fmt.Sprintf("median of %s, range %s to %s; config %s, size %d", Plural(n, "repeat"), trimFloat(lo), trimFloat(hi), r.Run.ConfigName, x.Size)
 			}
 			entries = append(entries, e)
 		}

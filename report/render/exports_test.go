@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,28 +30,32 @@ func exportReport() *report.Report {
 }
 
 func TestBenchstatGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := Benchstat(&b, exportReport()); err != nil {
-		t.Fatal(err)
+	for _, perRepeat := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := Benchstat(&b, exportReport(), perRepeat); err != nil {
+			t.Fatal(err)
+		}
+		name := "report.benchstat.golden"
+		if perRepeat {
+			name = "report.benchstat-per-repeat.golden"
+		}
+		golden(t, name, b.Bytes())
 	}
-	golden(t, "report.benchstat.golden", b.Bytes())
 }
 
-// TestBenchstatParses reads the export back with golang.org/x/perf's own reader: what benchstat sees.
-func TestBenchstatParses(t *testing.T) {
-	var b bytes.Buffer
-	r := exportReport()
-	if err := Benchstat(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	rd := benchfmt.NewReader(&b, "report.txt")
-	type line struct {
-		name  string
-		iters int
-		vals  map[string]float64
-	}
-	var got []line
-	better := map[string]string{}
+// exportLine is one benchmark line as golang.org/x/perf's own reader (what benchstat sees) reads it.
+type exportLine struct {
+	name  string
+	iters int
+	vals  map[string]float64
+}
+
+// readBench reads an export back with golang.org/x/perf's reader; better maps units to their
+// direction.
+func readBench(t *testing.T, b *bytes.Buffer, pkg string) (lines []exportLine, better map[string]string) {
+	t.Helper()
+	rd := benchfmt.NewReader(b, "report.txt")
+	better = map[string]string{}
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -58,10 +63,10 @@ func TestBenchstatParses(t *testing.T) {
 		case *benchfmt.UnitMetadata:
 			better[rec.OrigUnit] = rec.Value
 		case *benchfmt.Result:
-			if cfg := rec.GetConfig("pkg"); cfg != "dbbench/lmdb" {
-				t.Errorf("pkg config %q, want dbbench/lmdb", cfg)
+			if cfg := rec.GetConfig("pkg"); cfg != pkg {
+				t.Errorf("pkg config %q, want %s", cfg, pkg)
 			}
-			l := line{name: string(rec.Name.Full()), iters: rec.Iters, vals: map[string]float64{}}
+			l := exportLine{name: string(rec.Name.Full()), iters: rec.Iters, vals: map[string]float64{}}
 			for _, v := range rec.Values {
 				u, x := v.OrigUnit, v.OrigValue
 				if u == "" {
@@ -69,26 +74,69 @@ func TestBenchstatParses(t *testing.T) {
 				}
 				l.vals[u] = x
 			}
-			got = append(got, l)
+			lines = append(lines, l)
 		}
 	}
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 6 {
-		t.Fatalf("got %d benchmark lines, want 6 (3 repeats x 2 ok results; the failed one left out)", len(got))
+	return lines, better
+}
+
+// TestBenchstatParses reads the export back with golang.org/x/perf's own reader: what benchstat
+// sees. By default one line per run, its values the run's medians over its repeats (a report of 3
+// runs gives 3 lines a result); with perRepeat one line per repeat.
+func TestBenchstatParses(t *testing.T) {
+	var b bytes.Buffer
+	if err := Benchstat(&b, exportReport(), false); err != nil {
+		t.Fatal(err)
 	}
-	first, lookup := got[0], got[3]
-	if first.name != "Scan/target=lmdb-go/size=20000" || first.iters != 1 || first.vals["ns/op"] != 1.44e6 || first.vals["ns/row"] != 72 || first.vals["rows/s"] != 13.9e6 {
-		t.Errorf("first line %+v", first)
+	got, better := readBench(t, &b, "dbbench/lmdb")
+	if len(got) != 2 {
+		t.Fatalf("got %d benchmark lines, want 2 (one run x 2 ok results; the failed one left out)", len(got))
 	}
-	if lookup.name != "Lookup/target=lmdb-go/size=20000" || lookup.iters != 300 || lookup.vals["p99-ns"] != 760 || lookup.vals["ops/s"] != 1.87e6 {
-		t.Errorf("first lookup line %+v, want iterations = ops per repeat and the repeat's figures", lookup)
+	scan, lookup := got[0], got[1]
+	if scan.name != "Scan/target=lmdb-go/size=20000" || scan.iters != 1 || scan.vals["ns/op"] != 1.44e6 || scan.vals["ns/row"] != 72 || scan.vals["rows/s"] != 13.9e6 {
+		t.Errorf("scan line %+v, want the medians over the repeats", scan)
+	}
+	if lookup.name != "Lookup/target=lmdb-go/size=20000" || lookup.iters != 300 || lookup.vals["p99-ns"] != 790 || lookup.vals["ops/s"] != 1.87e6 {
+		t.Errorf("lookup line %+v, want iterations = ops per repeat and the medians over the repeats", lookup)
 	}
 	for unit, want := range map[string]string{"rows/s": "higher", "ops/s": "higher", "ns/row": "lower", "p99-ns": "lower"} {
 		if better[unit] != want {
 			t.Errorf("Unit %s better=%q, want %q", unit, better[unit], want)
 		}
+	}
+
+	b.Reset()
+	if err := Benchstat(&b, exportReport(), true); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = readBench(t, &b, "dbbench/lmdb")
+	if len(got) != 6 {
+		t.Fatalf("per repeat: got %d benchmark lines, want 6 (3 repeats x 2 ok results)", len(got))
+	}
+	if first, lookup := got[0], got[3]; first.vals["ns/op"] != 1.44e6 || lookup.iters != 300 || lookup.vals["p99-ns"] != 760 {
+		t.Errorf("per repeat: first line %+v, first lookup %+v: want the first repeat's figures", first, lookup)
+	}
+
+	// A report of 3 runs (2 repeats each): a line per run, each the median of that run's repeats.
+	runs := comparetest.Runs("lmdb",
+		[]comparetest.Result{{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"ns_per_row": {10, 12}}}},
+		[]comparetest.Result{{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"ns_per_row": {20, 22}}}},
+		[]comparetest.Result{{Target: "a", Workload: "scan", Unit: "scan", Figures: map[string][]float64{"ns_per_row": {30, 34}}}},
+	)
+	b.Reset()
+	if err := Benchstat(&b, runs, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = readBench(t, &b, "dbbench/lmdb")
+	var perRun []float64
+	for _, l := range got {
+		perRun = append(perRun, l.vals["ns/row"])
+	}
+	if want := []float64{11, 21, 32}; !slices.Equal(perRun, want) {
+		t.Errorf("3 runs: ns/row per line %v, want each run's median %v", perRun, want)
 	}
 }
 

@@ -22,6 +22,18 @@ func Ns(ns float64) string {
 	return thousands(ns, "µs", "ms", "s")
 }
 
+// Plural is a count with its noun in the right number: "1 workload", "3 workloads", "0 workloads";
+// many is the plural when it is not noun+"s" (Plural(2, "repeat of", "repeats of")).
+func Plural(n int, noun string, many ...string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if len(many) > 0 {
+		return fmt.Sprintf("%d %s", n, many[0])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // Duration formats a time.Duration like Ns.
 func Duration(d time.Duration) string { return Ns(float64(d.Nanoseconds())) }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dbbench/dbbench/report"
@@ -54,14 +56,16 @@ func firstLast(vs []float64) (first, last float64, n int) {
 }
 
 // HistoryText writes one table per config: each figure's first and latest median, the change
-// between them (marked when it went the figure's wrong way), and a sparkline of the latest runs.
+// between them (worse or better only where the test over runs decides it, else changed; not
+// comparable across a schema version that redefined it), and a sparkline of the latest runs.
 func HistoryText(w io.Writer, hs []report.History) error {
 	ew := NewErrWriter(w)
+	var notes []string
 	for i, h := range hs {
 		if i > 0 {
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintln(ew, Wrap(fmt.Sprintf("config %s: %s, %s to %s", h.Config, plural(len(h.Runs), "run"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started), DefaultWidth, "  "))
+		fmt.Fprintln(ew, Wrap(fmt.Sprintf("config %s: %s, %s to %s", h.Config, plural(len(h.Runs), "report"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started), DefaultWidth, "  "))
 		sweep := false
 		for _, t := range h.Trends {
 			sweep = sweep || t.Size != h.Trends[0].Size
@@ -71,7 +75,7 @@ func HistoryText(w io.Writer, hs []report.History) error {
 			head = append(head, "SIZE")
 		}
 		first := len(head)
-		head = append(head, "FIGURE", "FIRST", "LATEST", "CHANGE", "RUNS", fmt.Sprintf("TREND (last %d)", min(sparkMax, len(h.Runs))))
+		head = append(head, "FIGURE", "FIRST", "LATEST", "CHANGE", "REPORTS", fmt.Sprintf("TREND (last %d)", min(sparkMax, len(h.Runs))))
 		tb := NewTable(head...)
 		if sweep {
 			tb.AlignRight(first - 1)
@@ -84,11 +88,12 @@ func HistoryText(w io.Writer, hs []report.History) error {
 			}
 			a, b, n := firstLast(t.Values)
 			change := "-"
-			if n > 1 && a != 0 {
-				change = fmt.Sprintf("%+.1f%%", 100*(b/a-1))
-				if info, ok := report.LookupFigure(t.Figure); ok && (b > a) != info.HigherBetter && b != a {
-					change += " worse"
-				}
+			switch {
+			case t.NotComparable != "":
+				change = "not comparable"
+				notes = appendOnce(notes, "not comparable: "+t.NotComparable)
+			case n > 1 && !math.IsNaN(t.Change):
+				change = strings.TrimSpace(fmt.Sprintf("%+.1f%% %s", 100*t.Change, t.Verdict))
 			}
 			vals := t.Values
 			if len(vals) > sparkMax {
@@ -99,8 +104,22 @@ func HistoryText(w io.Writer, hs []report.History) error {
 		tb.Fit(DefaultWidth, 0, 1)
 		tb.Write(ew)
 	}
-	fmt.Fprintln(ew, "\nFIRST and LATEST are medians over each run's repeats; runs ordered by start time.")
+	fmt.Fprintln(ew)
+	for _, n := range notes {
+		fmt.Fprintln(ew, Wrap(n, DefaultWidth, "  "))
+	}
+	fmt.Fprintln(ew, Wrap(fmt.Sprintf("FIRST and LATEST are medians over each report's repeats; reports ordered by start time. CHANGE says worse or better "+
+		"only where a Mann-Whitney U test over the first and the latest report's runs decides it (alpha %s; each run one sample, "+
+		"so it takes several a report: dbbench run --runs 5), else changed.", strconv.FormatFloat(report.HistoryAlpha, 'f', -1, 64)), DefaultWidth, ""))
 	return ew.Err()
+}
+
+// appendOnce appends s unless list has it.
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // HistoryCharts are the charts of the history page: per config, workload (and size) and figure, one
@@ -108,7 +127,7 @@ func HistoryText(w io.Writer, hs []report.History) error {
 func HistoryCharts(hs []report.History) []Section {
 	var secs []Section
 	for _, h := range hs {
-		sec := Section{Title: "config " + h.Config, Note: fmt.Sprintf("%s, %s to %s; x is the run, in start order; each point the median over that run's repeats.", plural(len(h.Runs), "run"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started)}
+		sec := Section{Title: "config " + h.Config, Note: fmt.Sprintf("%s, %s to %s; x is the report, in start order; each point the median over that report's repeats.", plural(len(h.Runs), "report"), h.Runs[0].Started, h.Runs[len(h.Runs)-1].Started)}
 		type key struct {
 			wl, fig string
 			size    int
@@ -129,7 +148,7 @@ func HistoryCharts(hs []report.History) []Section {
 			c := Chart{
 				ID:      chartID("history", h.Config, k.wl, k.size, fig),
 				Title:   fmt.Sprintf("%s %s (%s persons): %s", h.Config, k.wl, Grouped(int64(k.size)), fig),
-				XLabel:  "run",
+				XLabel:  "report",
 				YLabel:  fig,
 				XFormat: func(v float64) string { return fmt.Sprintf("%.0f", v) },
 				YFormat: func(v float64) string { return FigureValue(fig, v) },
@@ -144,7 +163,7 @@ func HistoryCharts(hs []report.History) []Section {
 						continue
 					}
 					run := h.Runs[i]
-					s.Points = append(s.Points, Pt(float64(i+1), v, fmt.Sprintf("run %d, %s, commit %s: %s", i+1, run.Started, run.Commit, FigureValue(fig, v))))
+					s.Points = append(s.Points, Pt(float64(i+1), v, fmt.Sprintf("report %d, %s, commit %s: %s", i+1, run.Started, run.Commit, FigureValue(fig, v))))
 				}
 				if len(s.Points) > 0 {
 					c.Series = append(c.Series, s)
@@ -165,7 +184,7 @@ func HistoryHTML(w io.Writer, hs []report.History) error {
 	WritePageStart(ew, "dbbench history")
 	fmt.Fprintln(ew, "<h1>dbbench history</h1>")
 	for _, h := range hs {
-		fmt.Fprintf(ew, "<h2>config %s: runs</h2>\n<table><tr><th class=n>run</th><th>started</th><th>commit</th><th>report</th></tr>\n", esc(h.Config))
+		fmt.Fprintf(ew, "<h2>config %s: reports</h2>\n<table><tr><th class=n>#</th><th>started</th><th>commit</th><th>report</th></tr>\n", esc(h.Config))
 		for i, r := range h.Runs {
 			ci := ""
 			if r.CI {

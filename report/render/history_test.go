@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,62 @@ func TestHistoryHTMLInBrowser(t *testing.T) {
 	page := browsertest.Open(t, p)
 	browsertest.Check(t, page, expectations(HistoryCharts(hs)))
 	browsertest.SaveArtifact(t, "history.png", page.Screenshot)
+}
+
+// TestHistoryChangeIsDecidedOverRuns: history calls a change worse or better only where a
+// Mann-Whitney U test over the first and the latest report's runs decides it; else it is "changed"
+// (one run a report never decides, however large the change). Across a schema version that
+// redefined the figure it is "not comparable". The lie it catches: a -5.8% change of single runs
+// labelled "worse" without a test, as history did.
+func TestHistoryChangeIsDecidedOverRuns(t *testing.T) {
+	runs := func(level float64, spread []float64, seed uint64) *report.Report {
+		var rs [][]comparetest.Result
+		for k, s := range spread {
+			rs = append(rs, []comparetest.Result{{Target: "a", Workload: "scan", Unit: "scan",
+				Figures: map[string][]float64{"rows_per_s": comparetest.Noisy(1e6*level*s, 0.002, 3, seed+uint64(k))}}})
+		}
+		return comparetest.Runs("hist", rs...)
+	}
+	one := func(level float64) *report.Report { return runs(level, []float64{1}, 1) }
+	five := []float64{0.97, 0.99, 1, 1.01, 1.03}
+	load := func(version int, achieved float64) *report.Report {
+		r := comparetest.Report("hist", comparetest.Result{Target: "a", Workload: "ycsb-c", Unit: "op", Figures: map[string][]float64{"ops_per_s": {achieved, achieved}}})
+		r.SchemaVersion, r.Results[0].Load = version, &report.Load{Loop: "open"}
+		return r
+	}
+	tests := []struct {
+		name        string
+		first, last *report.Report
+		want        string
+	}{
+		{"one run a report, 5.8% slower: changed, not worse", one(1), one(0.942), "-5.8% changed"},
+		{"one run a report, 2x slower: still undecided", one(1), one(0.5), "-50.0% changed"},
+		{"5 runs a report, 2x slower: worse", runs(1, five, 1), runs(0.5, five, 11), "% worse"},
+		{"5 runs a report, 2x faster: better", runs(1, five, 1), runs(2, five, 11), "% better"},
+		{"5 runs a report, their spread overlapping: changed", runs(1, five, 1), runs(1.01, five, 11), "% changed"},
+		{"across schema versions 2 and 3, a load-model figure: not comparable", load(2, 1000), load(3, 900), "not comparable"},
+		{"within version 3: changed", load(3, 1000), load(3, 900), "-10.0% changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.last.Run.StartedAt = tt.first.Run.StartedAt.Add(time.Hour)
+			hs := report.Histories([]*report.Report{tt.first, tt.last}, []string{"first.json", "last.json"}, nil)
+			var b bytes.Buffer
+			if err := HistoryText(&b, hs); err != nil {
+				t.Fatal(err)
+			}
+			row := ""
+			for _, l := range strings.Split(b.String(), "\n") {
+				if strings.HasPrefix(l, "a ") {
+					row = strings.Join(strings.Fields(l), " ")
+				}
+			}
+			if !strings.Contains(row, tt.want+" ") || (!strings.HasPrefix(tt.want, "%") && !strings.Contains(row, " "+tt.want+" ")) {
+				t.Errorf("row %q, want CHANGE %q:\n%s", row, tt.want, b.String())
+			}
+			if tt.want == "not comparable" && !strings.Contains(b.String(), "not comparable: schema versions 2 and 3") {
+				t.Errorf("no note says why:\n%s", b.String())
+			}
+		})
+	}
 }

@@ -305,6 +305,25 @@ func verdictText(r *report.Report) string {
 	return ""
 }
 
+// configText names a run's config and where it came from: "lmdb (configs/lmdb.yaml)", "lmdb
+// (built-in)", the path alone when there is no name.
+func configText(run report.Run) string {
+	where := run.ConfigPath
+	if b, ok := strings.CutPrefix(where, "(built-in) "); ok {
+		where = "built-in"
+		if b != run.ConfigName {
+			where += " " + b
+		}
+	}
+	switch {
+	case where == "":
+		return run.ConfigName
+	case run.ConfigName == "":
+		return where
+	}
+	return fmt.Sprintf("%s (%s)", run.ConfigName, where)
+}
+
 func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 	e, run := r.Environment, r.Run
 	sizes := make([]string, len(run.Sizes))
@@ -319,7 +338,7 @@ func htmlEnvironment(w io.Writer, r *report.Report, kinds OptionKinds) {
 		}
 	}
 	rows := [][2]string{
-		{"config", fmt.Sprintf("%s (%s)%s", run.ConfigName, run.ConfigPath, ci)},
+		{"config", configText(run) + ci},
 		{"dataset", strings.Join(sizes, ", ") + " persons"},
 		{"repeats", fmt.Sprintf("%d after %d warm-up, %s", run.Repeats, run.Warmup, run.Order)},
 		{"started", fmt.Sprintf("%s, took %s", run.StartedAt.Format("2006-01-02 15:04:05 MST"), Duration(run.FinishedAt.Sub(run.StartedAt)))},

@@ -314,22 +314,30 @@ func TestHTMLAssertionVerdicts(t *testing.T) {
 }
 
 // TestResultsLegend: the results table says what its medians are over: repeats for one run, runs
-// (and how many) for several.
+// (and how many) for several, and the range of them when results rest on different numbers of runs
+// (a run made to decide measures only what its assertions read).
 func TestResultsLegend(t *testing.T) {
 	for _, tt := range []struct {
-		runs int
+		runs []int // each result's runs; the last applies to the rest
 		want string
 	}{
-		{1, "medians over repeats"},
-		{3, "medians over 3 runs of each run's medians"},
+		{[]int{1}, "medians over repeats"},
+		{[]int{3}, "medians over 3 runs of each run's medians"},
+		{[]int{3, 2}, "medians over 2-3 runs (per result) of each run's medians"},
 	} {
 		r := readReport(t, "sweep.json")
 		r.Run.Runs = nil
-		for k := 1; k <= tt.runs; k++ {
+		for k := 1; k <= 3; k++ {
 			r.Run.Runs = append(r.Run.Runs, report.RunEntry{Index: k, Why: "initial"})
 		}
+		for i := range r.Results {
+			n := tt.runs[min(i, len(tt.runs)-1)]
+			for j := range r.Results[i].Repeats {
+				r.Results[i].Repeats[j].Run = j%n + 1
+			}
+		}
 		if got := resultsLegend(r); !strings.Contains(got, tt.want) || len(got) > 120 {
-			t.Errorf("%d runs: legend %q, want it to say %q within 120 columns", tt.runs, got, tt.want)
+			t.Errorf("runs %v: legend %q, want it to say %q within 120 columns", tt.runs, got, tt.want)
 		}
 	}
 }
@@ -432,5 +440,29 @@ func TestHTMLClocks(t *testing.T) {
 	}
 	if !strings.Contains(page, `sqlite ycsb-a: <span class="fail">TARGET SATURATED`) || !strings.Contains(page, `memory ycsb-a: <span class="pass">not saturated`) {
 		t.Error("the saturation of each target is not shown")
+	}
+}
+
+// TestConfigText: the page names a run's config once, and says where it came from.
+func TestConfigText(t *testing.T) {
+	for _, tt := range []struct{ name, path, want string }{
+		{"lmdb", "(built-in) lmdb", "lmdb (built-in)"},
+		{"lmdb", "configs/lmdb.yaml", "lmdb (configs/lmdb.yaml)"},
+		{"x", "(built-in) lmdb", "x (built-in lmdb)"},
+		{"lmdb", "", "lmdb"},
+		{"", "a.yaml", "a.yaml"},
+	} {
+		if got := configText(report.Run{ConfigName: tt.name, ConfigPath: tt.path}); got != tt.want {
+			t.Errorf("configText(%q, %q) = %q, want %q", tt.name, tt.path, got, tt.want)
+		}
+	}
+	r := readReport(t, "sweep.json")
+	r.Run.ConfigName, r.Run.ConfigPath = "lmdb", "(built-in) lmdb"
+	var b bytes.Buffer
+	if err := HTML(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "<td>lmdb (built-in)</td>") || strings.Contains(s, "((built-in)") {
+		t.Error("the page does not name the built-in config as lmdb (built-in)")
 	}
 }

@@ -118,9 +118,14 @@ func resultLead(x *report.Result, sweep bool) []string {
 
 // Memory writes the memory figures, one row per result, when the run measured them (memory: true).
 func Memory(w io.Writer, r *report.Report, st Style) {
+	writeSection(w, memoryTable(r), memoryLegend, st)
+}
+
+// memoryTable is the table Memory writes, nil when the run measured no memory.
+func memoryTable(r *report.Report) *Table {
 	cols := memoryShown(r)
 	if len(cols) == 0 {
-		return
+		return nil
 	}
 	head, sweep := resultHeads(r)
 	first := len(head)
@@ -135,10 +140,7 @@ func Memory(w io.Writer, r *report.Report, st Style) {
 		x := &r.Results[i]
 		t.Add(append(resultLead(x, sweep), memoryCells(x, cols)...)...)
 	}
-	fmt.Fprintln(w)
-	t.Fit(st.width(), 0, 1)
-	t.Write(w)
-	fmt.Fprintln(w, wrap(memoryLegend, st.width(), ""))
+	return t
 }
 
 // htmlMemory is Memory's table in the HTML report.

@@ -125,8 +125,13 @@ func profileCostHow(p *report.Profile) string {
 // profiled: its ns per operation and share, then the time no phase covers, the round trip dbbench
 // timed around a client, and what the profile cost.
 func Phases(w io.Writer, r *report.Report, st Style) {
+	writeSection(w, phasesTable(r), phasesLegend, st)
+}
+
+// phasesTable is the table Phases writes, nil when no result was profiled.
+func phasesTable(r *report.Report) *Table {
 	if !anyProfile(r) {
-		return
+		return nil
 	}
 	head, sweep := resultHeads(r)
 	first := len(head)
@@ -159,10 +164,7 @@ func Phases(w io.Writer, r *report.Report, st Style) {
 			row("profile cost", Ns(v), "", profileCostHow(x.Profile))
 		}
 	}
-	fmt.Fprintln(w)
-	t.Fit(st.width(), 0, 1)
-	t.Write(w)
-	fmt.Fprintln(w, wrap(phasesLegend, st.width(), ""))
+	return t
 }
 
 // Phase colours: Okabe-Ito's without black, then Paul Tol's muted; the time no phase covers is grey.

@@ -24,14 +24,20 @@ func Shards(w io.Writer, r *report.Report, st Style) {
 	if m == nil {
 		return
 	}
-	fmt.Fprintf(w, "merged %d of %d shards; their starts spread over %v\n", len(m.Shards), m.Total, time.Duration(m.SkewNs))
+	fmt.Fprintf(w, "merged %d of %s; their starts spread over %s\n", len(m.Shards), Plural(m.Total, "shard"), Duration(time.Duration(m.SkewNs)))
 	if m.Partial {
-		var idx []string
+		var idx, gaps []string
 		for _, k := range m.Missing {
 			idx = append(idx, fmt.Sprint(k))
 		}
-		fmt.Fprintf(w, "%s: shares %s of %d missing; the figures are those of the shards present\n",
-			st.verdictWord("PARTIAL"), strings.Join(idx, ", "), m.Total)
+		if len(idx) > 0 {
+			gaps = append(gaps, fmt.Sprintf("shares %s of %d missing", strings.Join(idx, ", "), m.Total))
+		}
+		for _, s := range m.MissingShares {
+			gaps = append(gaps, s.String(m.Total, len(r.Run.Sizes) > 1))
+		}
+		fmt.Fprintln(w, wrap(fmt.Sprintf("%s: %s; the figures are those of the shards present",
+			st.verdictWord("PARTIAL"), strings.Join(gaps, "; ")), st.width(), "  "))
 	}
 	for _, s := range m.Shards {
 		if s.Late || !s.Clock.Known {
@@ -44,5 +50,5 @@ func lateText(s report.Shard) string {
 	if !s.Late {
 		return ""
 	}
-	return fmt.Sprintf(" LATE by %v (bound %v);", time.Duration(s.LateNs).Round(time.Millisecond), time.Duration(s.LateBoundNs))
+	return fmt.Sprintf(" LATE by %s (bound %s);", Duration(time.Duration(s.LateNs)), Duration(time.Duration(s.LateBoundNs)))
 }

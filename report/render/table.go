@@ -147,3 +147,45 @@ func (t *Table) htmlClass(row, col int) string {
 	}
 	return ""
 }
+
+// writeSection writes a table of a result's figures after a blank line, its names shortened to
+// fit, then its legend; nothing when t is nil (the run measured none).
+func writeSection(w io.Writer, t *Table, legend string, st Style) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	t.Fit(st.width(), 0, 1)
+	t.Write(w)
+	fmt.Fprintln(w, wrap(legend, st.width(), ""))
+}
+
+// WriteMarkdown prints the table as a GitHub-flavoured Markdown table: numeric columns aligned
+// right, a cell that Class names in bold.
+func (t *Table) WriteMarkdown(w io.Writer) {
+	head := make([]string, len(t.Head))
+	aligns := make([]string, len(t.Head))
+	for i, h := range t.Head {
+		head[i] = MarkdownEscape(h)
+		aligns[i] = "---"
+		if t.Right[i] {
+			aligns[i] = "--:"
+		}
+	}
+	fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(aligns, "|"))
+	for ri, row := range t.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = MarkdownEscape(c)
+			if c != "" && t.Class != nil && t.Class(ri, i) != "" {
+				cells[i] = "**" + cells[i] + "**"
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+// MarkdownEscape keeps text from breaking a Markdown table or being read as markup or HTML.
+func MarkdownEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", "`", "'", "\n", " ").Replace(s)
+}

@@ -66,10 +66,23 @@ func SummaryStyled(w io.Writer, r *report.Report, st Style) error {
 
 // resultsLegend says where the table's figures come from: the medians over the runs of each run's
 // medians over its repeats (one run: over its repeats), the tails from all repeats' operations,
-// since a median of per-repeat tails understates the tail.
+// since a median of per-repeat tails understates the tail. Results may rest on different numbers
+// of runs (a run made to decide an assertion measures only what it reads): the legend says so.
 func resultsLegend(r *report.Report) string {
-	if n := len(r.RunIndices()); n > 1 {
-		return fmt.Sprintf("OPS, ROWS/S, NS/ROW, P50-P99: medians over %d runs of each run's medians; P99.9, MAX: all repeats merged", n)
+	lo, hi := 0, 0
+	for i := range r.Results {
+		if n := len(r.Results[i].RunIndices()); n > 0 {
+			if lo == 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+	}
+	switch {
+	case hi > 1 && lo == hi:
+		return fmt.Sprintf("OPS, ROWS/S, NS/ROW, P50-P99: medians over %d runs of each run's medians; P99.9, MAX: all repeats merged", hi)
+	case hi > 1:
+		return fmt.Sprintf("OPS, ROWS/S, NS/ROW, P50-P99: medians over %d-%d runs (per result) of each run's medians; P99.9, MAX: all repeats merged", lo, hi)
 	}
 	return "OPS, ROWS/S, NS/ROW, P50-P99: medians over repeats; P99.9 and MAX: from the histogram merged over all repeats"
 }
@@ -92,8 +105,27 @@ func resultCells(x *report.Result) []string {
 		Count(f["errors"]), statusMark(x.Status)}
 }
 
-// Results writes one row per target, workload (and size, in a sweep).
+// Results writes one row per target, workload (and size, in a sweep), then the legend and a line
+// for each skipped target, failed result and warning.
 func Results(w io.Writer, r *report.Report, st Style) {
+	t, hasMerged := resultsTable(r)
+	t.Fit(st.width(), 0, 1)
+	t.color = st.verdictWord
+	t.Write(w)
+	if hasMerged {
+		fmt.Fprintln(w, resultsLegend(r))
+	}
+	for _, n := range resultNotes(r) {
+		word, rest, _ := strings.Cut(n, " ")
+		if word == "skipped" || word == "FAILED" {
+			word = st.verdictWord(word)
+		}
+		fmt.Fprintln(w, wrap(word+" "+rest, st.width(), "  "))
+	}
+}
+
+// resultsTable is the results table, and whether a result has figures from its merged histogram.
+func resultsTable(r *report.Report) (*Table, bool) {
 	sweep := len(r.Run.Sizes) > 1
 	head := []string{"TARGET", "WORKLOAD"}
 	if sweep {
@@ -117,31 +149,33 @@ func Results(w io.Writer, r *report.Report, st Style) {
 		t.Add(append(row, resultCells(x)...)...)
 		hasMerged = hasMerged || len(x.Merged) > 0
 	}
-	t.Fit(st.width(), 0, 1)
-	t.color = st.verdictWord
-	t.Write(w)
-	if hasMerged {
-		fmt.Fprintln(w, resultsLegend(r))
-	}
+	return t, hasMerged
+}
+
+// resultNotes are the lines under the results table, each starting with its kind: "skipped" for a
+// target (or a size of one) skipped, "FAILED" for a failed result, "warning" for a result's warning.
+func resultNotes(r *report.Report) []string {
+	var out []string
 	for _, t := range r.Targets {
 		if t.Status == report.StatusSkipped {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s: %s", st.verdictWord(string(report.StatusSkipped)), t.Name, t.Reason), st.width(), "  "))
+			out = append(out, fmt.Sprintf("%s %s: %s", report.StatusSkipped, t.Name, t.Reason))
 			continue
 		}
 		for _, in := range t.Instances {
 			if in.Skipped != "" {
-				fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s at size %d: %s", st.verdictWord(string(report.StatusSkipped)), t.Name, in.Size, in.Skipped), st.width(), "  "))
+				out = append(out, fmt.Sprintf("%s %s at size %d: %s", report.StatusSkipped, t.Name, in.Size, in.Skipped))
 			}
 		}
 	}
 	for _, x := range r.Results {
 		if x.Status != report.StatusOK {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("%s %s %s%s: %s", st.verdictWord("FAILED"), x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error), st.width(), "  "))
+			out = append(out, fmt.Sprintf("FAILED %s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), x.Error))
 		}
 		for _, warn := range x.Warnings {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("warning %s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), warn), st.width(), "  "))
+			out = append(out, fmt.Sprintf("warning %s %s%s: %s", x.Target, x.Workload, sizeSuffix(r, x.Size), warn))
 		}
 	}
+	return out
 }
 
 func sizeSuffix(r *report.Report, size int) string {
@@ -186,27 +220,34 @@ func Assertions(w io.Writer, r *report.Report, st Style) {
 	fmt.Fprintln(w, "ASSERTIONS")
 	const indent = "              "
 	for _, a := range r.Assertions {
-		check := a.Expr
-		if a.Name != "" {
-			check = a.Name + ": " + a.Expr
-		}
 		verdict := strings.ToUpper(string(a.Verdict))
-		head := fmt.Sprintf("%-12s  %s", verdict, check)
+		head := fmt.Sprintf("%-12s  %s", verdict, assertionCheck(a))
 		head = wrap(head, st.width(), indent)
 		head = st.verdictWord(verdict) + head[len(verdict):]
 		fmt.Fprintln(w, head)
-		var detail string
-		switch a.Verdict {
-		case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
-			detail = a.Reason
-		default:
-			detail = sidesText(a) + ": " + decidedOn(a)
-		}
-		fmt.Fprintln(w, wrap(indent+detail, st.width(), indent))
+		fmt.Fprintln(w, wrap(indent+assertionDetail(a), st.width(), indent))
 		if a.Verdict == report.VerdictInconclusive && a.Why != "" {
 			fmt.Fprintln(w, wrap(indent+a.Why, st.width(), indent))
 		}
 	}
+}
+
+// assertionCheck is an assertion as the config wrote it, with its name when it has one.
+func assertionCheck(a report.Assertion) string {
+	if a.Name != "" {
+		return a.Name + ": " + a.Expr
+	}
+	return a.Expr
+}
+
+// assertionDetail says what decided an assertion (both sides' values, then the interval against
+// the threshold), or, when nothing could, why.
+func assertionDetail(a report.Assertion) string {
+	switch a.Verdict {
+	case report.VerdictSkipped, report.VerdictLeftOut, report.VerdictError:
+		return a.Reason
+	}
+	return sidesText(a) + ": " + decidedOn(a)
 }
 
 // sidesText names both sides with their medians: "a@200 96.5M/s vs b@200 105M/s", "a 1.37 µs vs b 852 ns".
@@ -278,7 +319,7 @@ func decidedOn(a report.Assertion) string {
 			what = "mean " + what
 		}
 		value = fmt.Sprintf("%s [%s, %s]", value, format(iv.Lo), format(iv.Hi))
-		notes = append(notes, fmt.Sprintf("%d runs, %s", a.Runs, confidenceText(iv.Confidence)))
+		notes = append(notes, fmt.Sprintf("%s, %s", Plural(a.Runs, "run"), confidenceText(iv.Confidence)))
 	}
 	s := fmt.Sprintf("%s %s %s %s %s", what, value, holdingRelation(a), format(a.RelaxedThreshold), boundWord(a.Op))
 	if a.MachineClass != "" {
@@ -437,7 +478,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 			if name == "" {
 				name = firstError.Expr
 			}
-			fmt.Fprintf(w, "verdict: ERROR: %d assertions had nothing to decide on, first %s: %s\n", n[report.VerdictError], name, exitcode.OneLine(firstError.Reason))
+			fmt.Fprintf(w, "verdict: ERROR: %s nothing to decide on, first %s: %s\n", Plural(n[report.VerdictError], "assertion had", "assertions had"), name, exitcode.OneLine(firstError.Reason))
 		default:
 			fmt.Fprintln(w, "verdict: ERROR: a target or workload failed, so its figures cannot be trusted (see FAILED above)")
 		}
@@ -445,9 +486,9 @@ func verdictLine(w io.Writer, r *report.Report) {
 		fmt.Fprintf(w, "verdict: GENERATOR SATURATED: dbbench's own generator could not keep the schedule of %s, so its figures are the generator's limit, not the target's, and decide nothing\n",
 			saturatedRuns(r))
 	case report.VerdictFail:
-		fmt.Fprintf(w, "verdict: FAIL: %d of %d assertions failed%s\n", n[report.VerdictFail], decided, tail)
+		fmt.Fprintf(w, "verdict: FAIL: %d of %s failed%s\n", n[report.VerdictFail], Plural(decided, "assertion"), tail)
 	case report.VerdictInconclusive:
-		fmt.Fprintf(w, "verdict: INCONCLUSIVE: %d of %d assertions undecided within the budget, none failed%s\n", n[report.VerdictInconclusive], decided, tail)
+		fmt.Fprintf(w, "verdict: INCONCLUSIVE: %d of %s undecided within the budget, none failed%s\n", n[report.VerdictInconclusive], Plural(decided, "assertion"), tail)
 	default:
 		switch {
 		case len(r.Assertions) == 0:
@@ -455,7 +496,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 		case decided == 0:
 			fmt.Fprintf(w, "verdict: PASS (no assertions decided: %s)\n", strings.Join(extra, "; "))
 		default:
-			fmt.Fprintf(w, "verdict: PASS: all %d assertions hold%s\n", n[report.VerdictPass], tail)
+			fmt.Fprintf(w, "verdict: PASS: %s%s\n", allHold(n[report.VerdictPass]), tail)
 		}
 	}
 }
@@ -469,6 +510,14 @@ func saturatedRuns(r *report.Report) string {
 		}
 	}
 	return strings.Join(which, ", ")
+}
+
+// allHold says that n assertions hold: "the assertion holds" for one, "all 3 assertions hold".
+func allHold(n int) string {
+	if n == 1 {
+		return "the assertion holds"
+	}
+	return fmt.Sprintf("all %d assertions hold", n)
 }
 
 // anyFailed reports whether a target or result of the report failed.
