@@ -193,7 +193,7 @@ type Workload struct {
 	Params     map[string]any
 	CrossCheck bool
 	SQL        *SQLWorkload // a sql workload's section (config/sql.go); nil: none
-	paramsNode *yaml.Node // where Params are written, for the line of a mistake in one
+	paramsNode *yaml.Node   // where Params are written, for the line of a mistake in one
 }
 
 // Target is one entry of `targets`.
