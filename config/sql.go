@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,7 +139,7 @@ func parseSQLWorkload(n *yaml.Node, name string, fields map[string]field) (*SQLW
 			return nil, errAt(f.value, "%s.vars: scale is %s.scale", what, what)
 		}
 	}
-	defined := sortedNames(w.Vars)
+	defined := slices.Sorted(maps.Keys(w.Vars))
 	given := 0
 	for _, k := range []string{"transactions", "script", "script_text"} {
 		if _, ok := sf[k]; ok {
@@ -614,16 +615,6 @@ func parseSQLParams(n *yaml.Node, what string) (map[string]sqlgen.Spec, map[stri
 		out[name] = s
 	}
 	return out, lines, nil
-}
-
-// sortedNames are a map's keys in order.
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func sqlgenKinds() string {

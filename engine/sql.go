@@ -131,18 +131,8 @@ func (r *Runner) newSQLRun(w config.WorkloadPlan) (*sqlRun, error) {
 // sqlShare narrows a sql workload to this shard's share: operations I, I+N, ... of the sequence,
 // and its workers.
 func (r *Runner) sqlShare(sr *sqlRun) {
-	sp := r.Plan.Shard
-	if sp == nil {
+	if !r.stripeLoad(sr.w.Name, &sr.cfg, sr.open) {
 		return
-	}
-	sr.cfg.Schedule.Stripe = load.Stripe{Index: sp.Index, Total: sp.Total}
-	w := sp.Readers(sr.cfg.Workers)
-	if int64(w) != sp.Count(int64(sr.cfg.Workers)) {
-		r.note(fmt.Sprintf("%s: %d workers for %d shards: this shard has one all the same", sr.w.Name, sr.cfg.Workers, sp.Total))
-	}
-	sr.cfg.Workers = w
-	if sr.cfg.Schedule.Ops == 0 && !sr.open {
-		r.note(fmt.Sprintf("%s: a closed loop for a duration: each shard does what it can in it, so the shards' operations are a stripe of no one sequence", sr.w.Name))
 	}
 	r.note(fmt.Sprintf("%s: each shard runs the setup on its own store, and check: same compares the results of its own operations", sr.w.Name))
 }
@@ -176,24 +166,9 @@ func (r *Runner) runSQL(ctx context.Context, w config.WorkloadPlan, size int, st
 			return err
 		}
 	}
-	p := r.Plan
-	if err := r.awaitStart(ctx); err != nil {
+	if err := repeatLoad(ctx, r, w.Name, size, prog, act, func(t *sqlTarget) *targetState { return t.s },
+		func(t *sqlTarget) *resultAcc { return t.acc }, sr.runPhase); err != nil {
 		return err
-	}
-	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
-		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
-		for _, t := range act {
-			if t.acc.failed() {
-				continue
-			}
-			prog.target(t.s.plan.Name)
-			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
-				return err
-			}
-			if err := sr.runPhase(ctx, t, rep); err != nil {
-				return err
-			}
-		}
 	}
 	var accs []*resultAcc
 	for _, t := range act {

@@ -177,24 +177,9 @@ func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, s
 		}
 		act = append(act, t)
 	}
-	p := r.Plan
-	if err := r.awaitStart(ctx); err != nil {
+	if err := repeatLoad(ctx, r, w.Name, size, prog, act, func(t *ycsbTarget) *targetState { return t.s },
+		func(t *ycsbTarget) *resultAcc { return t.acc }, yr.runPhase); err != nil {
 		return err
-	}
-	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
-		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
-		for _, t := range act {
-			if t.acc.failed() {
-				continue
-			}
-			prog.target(t.s.plan.Name)
-			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
-				return err
-			}
-			if err := yr.runPhase(ctx, t, rep); err != nil {
-				return err
-			}
-		}
 	}
 	var accs []*resultAcc
 	for _, t := range act {
@@ -202,6 +187,32 @@ func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, s
 		accs = append(accs, t.acc)
 	}
 	prog.done(w.Name, size, accs)
+	return nil
+}
+
+// repeatLoad runs a load-model workload's repeats, warm-ups first, after the shard's common start:
+// in each, every target's run phase in turn (A B A B ...), bar a target whose result failed.
+func repeatLoad[T any](ctx context.Context, r *Runner, name string, size int, prog *tracker, act []T,
+	state func(T) *targetState, acc func(T) *resultAcc, phase func(context.Context, T, int) error) error {
+	p := r.Plan
+	if err := r.awaitStart(ctx); err != nil {
+		return err
+	}
+	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
+		prog.step(name, size, rep, p.Warmup, p.Repeats)
+		for _, t := range act {
+			if acc(t).failed() {
+				continue
+			}
+			prog.target(state(t).plan.Name)
+			if err := r.step("%s %d %d", name, size, rep); err != nil {
+				return err
+			}
+			if err := phase(ctx, t, rep); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -9,9 +9,9 @@ package sqlmix
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/dbbench/dbbench/workloads"
@@ -108,7 +108,7 @@ func New(def *Definition, seed int64, text bool) (*Mix, error) {
 	}
 	m := &Mix{def: def, seed: uint64(seed), text: text}
 	gens := map[string]*sqlgen.Generator{}
-	for _, name := range sortedKeys(def.Params) {
+	for _, name := range slices.Sorted(maps.Keys(def.Params)) {
 		g, err := sqlgen.New(def.Params[name])
 		if err != nil {
 			return nil, fmt.Errorf("param %s: %w", name, err)
@@ -157,21 +157,12 @@ func New(def *Definition, seed int64, text bool) (*Mix, error) {
 		}
 		m.scripts, m.gens, m.slots, m.args = append(m.scripts, gen), append(m.gens, tg), append(m.slots, ts), append(m.args, n)
 	}
-	for _, name := range sortedKeys(def.Params) {
+	for _, name := range slices.Sorted(maps.Keys(def.Params)) {
 		if !used[name] {
 			return nil, fmt.Errorf("param %s: no statement reads :%s", name, name)
 		}
 	}
 	return m, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Definition is the definition the mix draws from.
