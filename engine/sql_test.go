@@ -321,3 +321,31 @@ targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q, schema: 
 		t.Errorf("the init's tables were left: %v", left)
 	}
 }
+
+// TestSQLUserSchemaKept: a target that runs only sql workloads makes no person table of its own,
+// so a schema of the user's that holds one (a table named persons) is not refused, and the user's
+// table is neither touched nor dropped; what the setup made the teardown removes.
+func TestSQLUserSchemaKept(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	conn := pgtest.Connect(t, dsn)
+	pgtest.Exec(t, conn, "CREATE SCHEMA mine", "CREATE TABLE mine.persons (x int)", "INSERT INTO mine.persons VALUES (42)")
+	p := sqlPlan(t, fmt.Sprintf(`name: u
+warmup: 0
+repeats: 1
+workloads:
+  - name: q
+    ops: 50
+    sql:
+      setup: [CREATE TABLE t (id int PRIMARY KEY), INSERT INTO t VALUES (1)]
+      teardown: [DROP TABLE t]
+      transactions: [{name: read, statements: [{sql: SELECT x FROM persons, expect: {rows: 1}}]}]
+targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q, schema: mine}}]
+`, dsn))
+	rep := runSQLPlan(t, p)
+	if res := rep.Find("pg", "q", 0); res == nil || res.Status != report.StatusOK {
+		t.Fatalf("%+v", res)
+	}
+	if got := pgtest.Strings(t, conn, "SELECT table_name || ':' || (SELECT string_agg(x::text, ',') FROM mine.persons) FROM information_schema.tables WHERE table_schema = 'mine'"); len(got) != 1 || got[0] != "persons:42" {
+		t.Errorf("the schema holds %v, want the user's persons table with its row alone", got)
+	}
+}
