@@ -42,8 +42,8 @@ func (c *sqlChecks) check(st *sqlStmt, id int, args []any, res *adapters.SQLResu
 		c.expects++
 		c.mu.Unlock()
 		if !e.Holds(res.Rows) {
-			c.fail(fmt.Errorf("verification failed: transaction %s, statement %d (line %d) with arguments (%s): %d rows, expected %s",
-				st.name, s.Index+1, s.Line, argList(args), res.Rows, e))
+			c.fail(fmt.Errorf("verification failed: transaction %s, statement %d (line %d) with arguments (%s): %s, expected %s",
+				st.name, s.Index+1, s.Line, argList(args), rowsText(res.Rows), e))
 		}
 	}
 	if !s.Same {
@@ -64,8 +64,8 @@ func (c *sqlChecks) check(st *sqlStmt, id int, args []any, res *adapters.SQLResu
 	}
 	c.mu.Unlock()
 	if ok && (prev.rows != res.Rows || prev.sum != sum) {
-		c.fail(fmt.Errorf("verification failed: transaction %s, statement %d (line %d) with arguments (%s): %d rows (checksum %016x), and its first execution with the same arguments %d rows (checksum %016x) (check: same)",
-			st.name, s.Index+1, s.Line, argList(args), res.Rows, sum, prev.rows, prev.sum))
+		c.fail(fmt.Errorf("verification failed: transaction %s, statement %d (line %d) with arguments (%s): %s (checksum %016x), and its first execution with the same arguments %s (checksum %016x) (check: same)",
+			st.name, s.Index+1, s.Line, argList(args), rowsText(res.Rows), sum, rowsText(prev.rows), prev.sum))
 	}
 }
 
@@ -134,6 +134,14 @@ func sqlKey(id int, args []any) string {
 		}
 	}
 	return string(b)
+}
+
+// rowsText is a count of rows in words.
+func rowsText(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
 
 // argList writes arguments for a message.
