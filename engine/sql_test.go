@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -347,5 +348,66 @@ targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q, schema: 
 	}
 	if got := pgtest.Strings(t, conn, "SELECT table_name || ':' || (SELECT string_agg(x::text, ',') FROM mine.persons) FROM information_schema.tables WHERE table_schema = 'mine'"); len(got) != 1 || got[0] != "persons:42" {
 		t.Errorf("the schema holds %v, want the user's persons table with its row alone", got)
+	}
+}
+
+// TestSQLShards: two shards of a sql workload draw, between them, exactly the operations one
+// process draws: each execution writes its place in the run (a sequential parameter) and a random
+// value into a table, which the teardown copies into a file of the test's (ATTACH), and the two
+// shards' rows are one process's, split.
+func TestSQLShards(t *testing.T) {
+	dir := t.TempDir()
+	rows := map[string][]string{}
+	for _, run := range []struct {
+		name  string
+		shard *config.ShardPlan
+	}{{"whole", nil}, {"s0", &config.ShardPlan{Index: 0, Total: 2, BuildHash: "ab12"}}, {"s1", &config.ShardPlan{Index: 1, Total: 2, BuildHash: "ab12"}}} {
+		out := filepath.Join(dir, run.name+".db")
+		p := sqlPlan(t, fmt.Sprintf(`name: sh
+warmup: 1
+repeats: 1
+load: {workers: 2}
+workloads:
+  - name: w
+    ops: 60
+    sql:
+      setup: ['CREATE TABLE seen (k integer PRIMARY KEY, v integer)']
+      teardown: ["ATTACH DATABASE '%s' AS out; CREATE TABLE out.seen AS SELECT * FROM seen; DETACH DATABASE out"]
+      params: {k: {kind: sequential, min: 0, max: 1000000}, v: {kind: uniform, min: 1, max: 1000000000}}
+      transactions: [{name: log, statements: ['INSERT INTO seen (k, v) VALUES (:k, :v)']}]
+targets: [{name: lite, adapter: sql}]
+`, out))
+		p.Shard = run.shard
+		rep := runSQLPlan(t, p)
+		if res := rep.Find("lite", "w", 0); res == nil || res.Status != report.StatusOK {
+			t.Fatalf("%s: %+v", run.name, res)
+		}
+		db, err := sql.Open("sqlite", "file:"+out+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := db.Query("SELECT k || ':' || v FROM seen ORDER BY k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q.Next() {
+			var r string
+			if err := q.Scan(&r); err != nil {
+				t.Fatal(err)
+			}
+			rows[run.name] = append(rows[run.name], r)
+		}
+		q.Close()
+		db.Close()
+	}
+	if len(rows["whole"]) != 120 || len(rows["s0"]) != 60 || len(rows["s1"]) != 60 {
+		t.Fatalf("rows: whole %d, shards %d and %d (a warm-up and a repeat of 60 operations: 120, 60 each)", len(rows["whole"]), len(rows["s0"]), len(rows["s1"]))
+	}
+	union := append(append([]string{}, rows["s0"]...), rows["s1"]...)
+	slices.Sort(union)
+	whole := slices.Clone(rows["whole"])
+	slices.Sort(whole)
+	if !slices.Equal(union, whole) {
+		t.Errorf("the shards drew other operations than one process:\nshards %v\nwhole  %v", union[:6], whole[:6])
 	}
 }
