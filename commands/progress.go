@@ -79,6 +79,31 @@ func (p *progressPrinter) printf(format string, args ...any) {
 
 func (p *progressPrinter) started(e engine.Started) {
 	fmt.Fprintln(p.w, render.Wrap(headerLine(e.Plan), p.width, "  "))
+	if l := runsLine(e.Plan); l != "" {
+		fmt.Fprintln(p.w, render.Wrap(l, p.width, "  "))
+	}
+}
+
+// runsLine says, before a run of several runs, how many it makes and how long it may take: the
+// initial runs, then while an assertion is undecided more runs up to the most looks, within the
+// budget (the whole run's, or twice the initial runs' time); "" for one run.
+func runsLine(pl *config.Plan) string {
+	v := pl.Verdict
+	if v.Runs < 2 {
+		return ""
+	}
+	if len(pl.Assertions) == 0 {
+		return fmt.Sprintf("dbbench: %d runs (fresh processes)", v.Runs)
+	}
+	within := fmt.Sprintf("%dx their time at most", 1+config.DefaultBudgetFactor)
+	if v.Budget > 0 {
+		within = fmt.Sprintf("within %s in all", v.Budget)
+	}
+	looks := max(v.MaxLooks, 1)
+	if looks == 1 {
+		return fmt.Sprintf("dbbench: %d runs (fresh processes); the verdicts are decided on them alone", v.Runs)
+	}
+	return fmt.Sprintf("dbbench: %d runs (fresh processes), then more while an assertion is undecided: up to %d looks, %s", v.Runs, looks, within)
 }
 
 // headerLine says what a run is about to do, in one line that fits 120 columns for the shipped

@@ -52,7 +52,7 @@ type RunOptions struct {
 	Worker string
 	// Runs is how many runs to make before the first look at the verdicts (0: the config's).
 	Runs int
-	// Budget is the most time extra runs may take (0: the config's).
+	// Budget is the most time the whole run may take (0: the config's).
 	Budget time.Duration
 	// RunWorker makes this process run K of several, writing its report to --out (hidden);
 	// RunWorkloads narrows it to those workloads.
@@ -120,8 +120,8 @@ profile_overhead_ns (what the profile's clock reads cost per operation) (docs/pr
 Verdicts are decided over runs, each a fresh worker process with fresh stores (--runs, default 3, or
 the config's verdict: section): an assertion passes when the interval over the runs' values lies on
 the passing side of its threshold and fails when it lies on the failing side; while one straddles
-it and the budget allows (--budget), more runs of just the workloads it reads are taken. --runs 1 is
-one run and a point verdict. See docs/verdicts.md.
+it and the budget allows (--budget caps the whole run), more runs of just the workloads it reads
+are taken, up to 4 looks. --runs 1 is one run and a point verdict. See docs/verdicts.md.
 
 Exit codes: 0 every verdict holds; 1 an assertion failed; 2 usage or config error; 3 database or
 infrastructure error, or an assertion with nothing to decide on (a missing figure, a zero
@@ -180,7 +180,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.Flags().BoolVar(&opts.Memory, "memory", false, "also measure memory per operation around every timed repeat (as memory: true)")
 	cmd.Flags().BoolVar(&opts.Profile, "profile", false, "also split every timed operation into the phases its target can see (as profile: true)")
 	cmd.Flags().IntVar(&opts.Runs, "runs", 0, fmt.Sprintf("runs before the first look at the verdicts (default: the config's verdict: runs, else %d)", config.DefaultRuns))
-	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time extra runs may take to decide (default: the config's, else 2x the first runs' time)")
+	cmd.Flags().DurationVar(&opts.Budget, "budget", 0, "most time the whole run may take (default: the config's, else 3x the first runs' time)")
 	cmd.Flags().IntVar(&opts.RunWorker, "run-worker", 0, "make this process run K of a run of several, writing its report to --out")
 	_ = cmd.Flags().MarkHidden("run-worker")
 	cmd.Flags().StringSliceVar(&opts.RunWorkloads, "run-workloads", nil, "run only these workloads (a run worker's narrowed plan)")

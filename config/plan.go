@@ -78,7 +78,8 @@ type Plan struct {
 type VerdictPlan struct {
 	Runs       int
 	Confidence float64
-	// Budget is the most time extra runs may take; 0: DefaultBudgetFactor times what the initial runs
+	// Budget is the most time the whole run may take (the initial runs are always made; extra runs
+	// only while they fit); 0: extra runs may take DefaultBudgetFactor times what the initial runs
 	// took.
 	Budget   time.Duration
 	MaxLooks int

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/procmem"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/assertion"
 )
@@ -70,6 +71,9 @@ func (r *Runner) complete(head *report.Report, m measured, runErr *RunError, int
 		targetStatus(&rep.Targets[i], rep.Results)
 	}
 	rep.Run.FinishedAt = time.Now().UTC()
+	if v, ok := procmem.LoadAverage(); ok {
+		rep.Run.LoadAverage = &v
+	}
 	rep.Run.Runs, rep.Run.Verdict = m.runs, m.rule
 	if m.harness != nil {
 		rep.Run.Harness = *m.harness

@@ -122,14 +122,18 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 	initial := time.Since(start)
 	k, look := -1, 1
 	assertions := r.judge(s.merged(), nil, look, &k)
-	budget := p.Verdict.Budget
-	if budget <= 0 {
-		budget = config.DefaultBudgetFactor * initial
+	// The budget caps the whole run (verdict.budget, --budget): extra runs take what the initial
+	// runs left of it; by default they may take twice what the initial runs took.
+	budget := config.DefaultBudgetFactor * initial
+	spentText := fmt.Sprintf("the budget for extra runs (%s: twice the first runs' time) is spent", budget.Round(time.Millisecond))
+	if p.Verdict.Budget > 0 {
+		budget = max(0, p.Verdict.Budget-initial)
+		spentText = fmt.Sprintf("the run's budget (%s in all, verdict.budget or --budget) is spent", p.Verdict.Budget)
 	}
 	rule := r.verdictRule(k, p.Verdict.Runs, look)
 	rule.BudgetNs = budget.Nanoseconds()
 
-	assertions, spent, stop := s.moreLooks(ctx, assertions, initial, budget, &look, &k)
+	assertions, spent, stop := s.moreLooks(ctx, assertions, initial, budget, spentText, &look, &k)
 	rule.Looks, rule.SpentNs = look, spent.Nanoseconds()
 	for i := range assertions {
 		if assertions[i].Verdict == report.VerdictInconclusive && stop != "" {
@@ -151,7 +155,7 @@ func (r *Runner) runMany(ctx context.Context) (*report.Report, error) {
 // runs of just what the undecided ones read, within the budget and the most looks allowed. It
 // returns the assertions as last decided, the time the extra runs took, and why it stopped early
 // ("" when everything was decided).
-func (s *runs) moreLooks(ctx context.Context, assertions []report.Assertion, initial, budget time.Duration, look, k *int) ([]report.Assertion, time.Duration, string) {
+func (s *runs) moreLooks(ctx context.Context, assertions []report.Assertion, initial, budget time.Duration, spentText string, look, k *int) ([]report.Assertion, time.Duration, string) {
 	r, p := s.r, s.r.Plan
 	var spent time.Duration
 	for {
@@ -173,7 +177,7 @@ func (s *runs) moreLooks(ctx context.Context, assertions []report.Assertion, ini
 			ran++
 		}
 		if ran == 0 {
-			return assertions, spent, fmt.Sprintf("the budget for extra runs (%s) is spent", budget.Round(time.Millisecond))
+			return assertions, spent, spentText
 		}
 		*look++
 		assertions = r.judge(s.merged(), assertions, *look, k)

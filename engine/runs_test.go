@@ -103,7 +103,9 @@ func TestRunsDecideOnAnInterval(t *testing.T) {
 		{"far above: fail at the first look", "-1000", wobbly, time.Minute, 0, report.VerdictFail, 3, "lies beyond the threshold"},
 		{"near: more runs decide", "110", wobbly, time.Minute, 0, report.VerdictPass, 0, "lies within the threshold"},
 		{"on the line: inconclusive after the most looks", "80", wobbly, time.Minute, 0, report.VerdictInconclusive, 12, "looks taken, the most allowed"},
-		{"no budget left: inconclusive", "110", wobbly, 10 * time.Millisecond, 30 * time.Millisecond, report.VerdictInconclusive, 3, "budget for extra runs"},
+		{"no budget left: inconclusive", "110", wobbly, 10 * time.Millisecond, 30 * time.Millisecond, report.VerdictInconclusive, 3, "the run's budget (10ms in all"},
+		// The budget caps the whole run: 3 runs of 30 ms leave 70 ms of a 160 ms budget, room for 2 more.
+		{"the budget caps the whole run", "80", wobbly, 160 * time.Millisecond, 30 * time.Millisecond, report.VerdictInconclusive, 5, "the run's budget (160ms in all"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -105,6 +105,10 @@ type Run struct {
 	Repeats    int       `json:"repeats"`
 	Order      string    `json:"order"` // how targets were interleaved, e.g. "ABAB"
 	StartedAt  time.Time `json:"started_at"`
+	// LoadAverage is the machine's 1-minute load average when the run ended (Linux; absent where
+	// unknown): beside Environment.Cores it says how busy the machine was, which an INCONCLUSIVE
+	// verdict names.
+	LoadAverage *float64 `json:"load_average,omitempty"`
 	FinishedAt time.Time `json:"finished_at"`
 	// Harness is the engine's own cost per timed operation, measured at start-up.
 	Harness      Harness `json:"harness"`
@@ -150,7 +154,8 @@ type VerdictRule struct {
 	MaxLooks   int `json:"max_looks"`
 	// InitialRuns is the runs made before the first look, and each later batch at most as many.
 	InitialRuns int `json:"initial_runs"`
-	// BudgetNs is the time extra runs could take; SpentNs what they took.
+	// BudgetNs is the time extra runs could take (what verdict.budget left after the initial runs,
+	// or twice their time); SpentNs what they took.
 	BudgetNs int64 `json:"budget_ns"`
 	SpentNs  int64 `json:"spent_ns"`
 	// Looks is how many looks the run took.

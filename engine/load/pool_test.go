@@ -28,17 +28,7 @@ func TestSpinBudget(t *testing.T) {
 		{"poisson", Schedule{Rate: 10000, Ops: 10000, Arrival: Poisson, Seed: 3}, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Schedule: tt.s, Workers: 1, Precise: tt.precise}
-			if err := cfg.normalize(); err != nil {
-				t.Fatal(err)
-			}
-			times, err := cfg.Schedule.Times()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A start an hour ago: every operation is due, so taking one never waits.
-			p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
-				next: noArg, claim: make(chan struct{}, 1), free: newFreeList(1)}
+			p := duePool(t, Config{Schedule: tt.s, Workers: 1, Precise: tt.precise})
 			var prev time.Duration
 			var n int
 			var total time.Duration
@@ -82,6 +72,21 @@ func TestSpinBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// duePool is a pool of one worker for cfg whose schedule started an hour ago: every operation is due,
+// so taking one never waits.
+func duePool(t *testing.T, cfg Config) *pool[struct{}] {
+	t.Helper()
+	if err := cfg.normalize(); err != nil {
+		t.Fatal(err)
+	}
+	times, err := cfg.Schedule.Times()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
+		next: noArg, claim: make(chan struct{}, 1), free: newFreeList(1)}
 }
 
 // TestOneQueue: with workers free, one slow operation delays nobody else: operations are taken by
@@ -215,16 +220,7 @@ func TestReadyBlame(t *testing.T) {
 		{"busy worker, drop", Drop, 5 * ms, 0, 0, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Schedule: Schedule{Rate: 1000, Ops: 2}, Workers: 1, Policy: tt.policy}
-			if err := cfg.normalize(); err != nil {
-				t.Fatal(err)
-			}
-			times, err := cfg.Schedule.Times()
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := &pool[struct{}]{cfg: &cfg, ctx: context.Background(), t0: time.Now().Add(-time.Hour), times: times,
-				next: noArg, claim: make(chan struct{}, 1), free: newFreeList(1)}
+			p := duePool(t, Config{Schedule: Schedule{Rate: 1000, Ops: 2}, Workers: 1, Policy: tt.policy})
 			op, _, ready, ok := p.take(0)
 			if !ok || op.Seq != 0 || ready != 0 {
 				t.Fatalf("operation 0: seq %d, ready %v, ok %v; want ready at 0 (every worker free since the start)", op.Seq, ready, ok)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -488,7 +489,7 @@ func verdictLine(w io.Writer, r *report.Report) {
 	case report.VerdictFail:
 		fmt.Fprintf(w, "verdict: FAIL: %d of %s failed%s\n", n[report.VerdictFail], Plural(decided, "assertion"), tail)
 	case report.VerdictInconclusive:
-		fmt.Fprintf(w, "verdict: INCONCLUSIVE: %d of %s undecided within the budget, none failed%s\n", n[report.VerdictInconclusive], Plural(decided, "assertion"), tail)
+		fmt.Fprintf(w, "verdict: INCONCLUSIVE: %d of %s undecided within the budget, none failed%s%s\n", n[report.VerdictInconclusive], Plural(decided, "assertion"), tail, undecidedRemedy(r))
 	default:
 		switch {
 		case len(r.Assertions) == 0:
@@ -499,6 +500,33 @@ func verdictLine(w io.Writer, r *report.Report) {
 			fmt.Fprintf(w, "verdict: PASS: %s%s\n", allHold(n[report.VerdictPass]), tail)
 		}
 	}
+}
+
+// undecidedRemedy says, after an INCONCLUSIVE verdict, how busy the machine was when the run ended
+// and what would decide: on a busy machine (a load average of at least 3/4 of a thread per core)
+// a quieter one or more time; otherwise more time (a budget twice the run's).
+func undecidedRemedy(r *report.Report) string {
+	more := "give it more time"
+	if took := r.Run.FinishedAt.Sub(r.Run.StartedAt); took > 0 {
+		more = fmt.Sprintf("give it more time (--budget %s)", roundBudget(2*took))
+	}
+	if r.Run.LoadAverage == nil || r.Environment.Cores <= 0 {
+		return "; " + more
+	}
+	load, cores := *r.Run.LoadAverage, r.Environment.Cores
+	if load >= 0.75*float64(cores) {
+		return fmt.Sprintf("; load average %.1f on %d cores: a busy machine, so rerun on a quieter one, or %s", load, cores, more)
+	}
+	return fmt.Sprintf("; load average %.1f on %d cores: %s", load, cores, more)
+}
+
+// roundBudget writes a duration for a --budget to suggest: whole seconds under a minute ("40s"),
+// whole minutes, rounded up, above ("2m").
+func roundBudget(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", max(int(d.Round(time.Second)/time.Second), 1))
+	}
+	return fmt.Sprintf("%dm", (d+time.Minute-1)/time.Minute)
 }
 
 // saturatedRuns names the load results whose generator saturated: "ycsb-c on memory, ...".
