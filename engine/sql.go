@@ -103,15 +103,7 @@ func (r *Runner) newSQLRun(w config.WorkloadPlan) (*sqlRun, error) {
 		}
 	}
 	sr.begin, sr.commit = len(sr.stmts), len(sr.stmts)+1
-	sr.cfg.Workers = config.DefaultClosedWorkers
-	if l := p.Load; l != nil {
-		sr.cfg.Workers, sr.cfg.Policy, sr.cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
-		sr.cfg.Interval, sr.cfg.LateAfter, sr.cfg.Precise = l.Interval, l.LateAfter, l.Precise
-		sr.cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: sr.seed}
-		for _, st := range l.Stages {
-			sr.cfg.Schedule.Stages = append(sr.cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
-		}
-	}
+	sr.cfg = loadConfig(p.Load, sr.cfg.OpTypes, sr.seed)
 	s := &sr.cfg.Schedule
 	if w.Ops > 0 {
 		s.Ops = int64(w.Ops) // the workload's own count before load:'s
@@ -370,61 +362,26 @@ func (sr *sqlRun) runPhase(ctx context.Context, t *sqlTarget, rep int) error {
 			wk.errs[i] = 0
 		}
 	}
-	readSince := watchStorage(t.s.inst, t.s.servers())
-	stop := watchStall(r.stallLimit(), &t.done, t.s.cancel)
-	started := time.Now()
-	var res *load.Result
-	var err error
-	if sr.open {
-		res, err = load.Run(t.s.ctx, sr.cfg, sr.next(t), sr.do(t))
-	} else {
-		res, err = load.RunClosed(t.s.ctx, sr.cfg, sr.next(t), sr.do(t))
-	}
-	stop()
-	warm := rep < r.Plan.Warmup
-	if !warm {
-		t.acc.noteStorage(rep-r.Plan.Warmup, readSince())
-	}
-	if res != nil {
-		t.base += res.Sequence
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if r.stalled(t.s, t.acc) {
-		return nil
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			t.acc.fail(err)
-			return nil
-		}
-		return exitcode.Usagef("workload %s: %v", sr.w.Name, err)
+	res, started, err := runLoadPhase(ctx, r, t.s, t.acc, sr.w.Name, rep, sr.cfg, sr.open, &t.done, sr.next(t), sr.do(t),
+		func(res *load.Result) { t.base += res.Sequence })
+	if err != nil || res == nil {
+		return err
 	}
 	if verr := t.checks.failed(); verr != nil {
 		t.acc.fail(verr)
 		return nil
 	}
-	stmts := sr.statements(t)
-	if !warm {
-		shard := r.Plan.Shard != nil
-		t.acc.addLoad(rep-r.Plan.Warmup, res, sr.cfg, sr.open, shard)
+	r.keepLoadPhase(t.acc, t.s.plan.Name, sr.w.Name, rep, res, sr.cfg, sr.open, started)
+	if rep >= r.Plan.Warmup {
+		stmts := sr.statements(t)
 		last := &t.acc.repeats[len(t.acc.repeats)-1]
 		report.StatementFigures(last.Figures, stmts)
-		if shard {
+		if r.Plan.Shard != nil {
 			last.Statements = stmts
 		}
 		t.acc.last.Statements = stmts
-		if err := r.writeHlog(t.s.plan.Name, sr.w.Name, started, res, sr.cfg); err != nil {
-			t.acc.warnings = append(t.acc.warnings, err.Error())
-		} else if r.HlogPath != "" {
-			t.acc.hlog = r.hlogName()
-		}
 	}
 	t.checks.report(&t.acc.loadAcc)
-	if budget := r.Plan.Load.ErrorBudget(); res.ErrorRate() > budget {
-		t.acc.fail(errorBudgetSpent(res, budget, warm))
-	}
 	return nil
 }
 
