@@ -62,6 +62,9 @@ type Info struct {
 	// target, in ycsb.Ops order), for validation of a mix without opening a target: see
 	// Info.MissingRecordOps. Nil: none.
 	Records []ycsb.Op
+	// SQL marks an adapter whose targets run sql workloads (they implement SQLRunner), for
+	// validation without opening a target.
+	SQL bool
 	// ClientWorkloads marks an adapter whose targets learn their own workloads only once started (a
 	// client in another process): configs may give it custom workloads with any params, and the
 	// target refuses at Open what it cannot run. Its targets implement TimedCustomRunner.

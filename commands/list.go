@@ -99,6 +99,7 @@ func writeWorkloads(w io.Writer) {
 		rows = append(rows, []string{y.Name, "YCSB " + strings.ToUpper(strings.TrimPrefix(y.Name, "ycsb-")) + ", " + y.Description + " (" + y.RequestDistribution + ")"})
 	}
 	rows = append(rows, []string{config.YCSBWorkload, "a YCSB mix of your own: the ycsb: section's workload (a..f) or mix (docs/load.md)"})
+	rows = append(rows, []string{"NAME with sql:", "your own SQL transactions, or pgbench scripts (tpcb-like, simple-update, select-only, a file), on the adapters that run SQL (docs/sql.md)"})
 	writeDefs(w, "  ", rows)
 }
 
@@ -123,6 +124,9 @@ func writeAdapter(w io.Writer, info adapters.Info) {
 		workloads := strings.Join(info.Builtin, ", ")
 		if info.ClientWorkloads {
 			workloads += ", and those the client declares (run with any params)"
+		}
+		if info.SQL {
+			workloads += ", and sql workloads (your own SQL, pgbench scripts)"
 		}
 		fmt.Fprintln(w, render.Wrap("    workloads: "+workloads, render.DefaultWidth, "      "))
 	}

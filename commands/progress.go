@@ -110,10 +110,6 @@ func runsLine(pl *config.Plan) string {
 // configs with --ci and --rate (a longer one wraps): targets and workloads, sizes, warm-up (when
 // there is one) and repeats, how the YCSB workloads' operations arrive, and CI mode.
 func headerLine(pl *config.Plan) string {
-	sizes := make([]string, len(pl.Sizes))
-	for i, s := range pl.Sizes {
-		sizes[i] = fmt.Sprint(s)
-	}
 	warmup := ""
 	if pl.Warmup > 0 {
 		warmup = fmt.Sprintf("warm-up %d, ", pl.Warmup)
@@ -125,8 +121,8 @@ func headerLine(pl *config.Plan) string {
 			mode = fmt.Sprintf(", --ci (relaxed %s%%)", render.Sig3(pl.Relax*100))
 		}
 	}
-	return fmt.Sprintf("dbbench: %s: %s x %s, %s %s, %srepeats %d%s%s", pl.Name, render.Plural(len(pl.Targets), "target"),
-		render.Plural(len(pl.Workloads), "workload"), strings.Join(sizes, " -> "), sizeUnit(pl), warmup, pl.Repeats, loadSummary(pl), mode)
+	return fmt.Sprintf("dbbench: %s: %s x %s, %s, %srepeats %d%s%s", pl.Name, render.Plural(len(pl.Targets), "target"),
+		render.Plural(len(pl.Workloads), "workload"), dataText(pl, " -> "), warmup, pl.Repeats, loadSummary(pl), mode)
 }
 
 // runStarted says which run begins, and for a run made to decide, which assertions and what it
@@ -187,15 +183,33 @@ func roundDur(d time.Duration) string {
 	return d.Round(10 * time.Second).String()
 }
 
-// sizeUnit is what a plan's sizes count: YCSB records when it runs only YCSB workloads.
+// sizeUnit is what a plan's sizes count: YCSB records when it runs only YCSB workloads (and sql
+// workloads), "" when it runs only sql workloads, which load no dataset.
 func sizeUnit(pl *config.Plan) string {
-	if slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return !w.YCSB }) {
+	switch {
+	case slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return !w.LoadModel() }):
 		return "persons"
+	case slices.ContainsFunc(pl.Workloads, func(w config.WorkloadPlan) bool { return w.YCSB }):
+		return "records"
 	}
-	return "records"
+	return ""
 }
 
-// loadSummary describes how a plan's YCSB workloads' operations arrive, "" without any.
+// dataText is what a plan loads: its sizes (joined by sep) and what they count, or that its sql
+// workloads load no dataset.
+func dataText(pl *config.Plan, sep string) string {
+	unit := sizeUnit(pl)
+	if unit == "" {
+		return "no dataset"
+	}
+	sizes := make([]string, len(pl.Sizes))
+	for i, s := range pl.Sizes {
+		sizes[i] = fmt.Sprint(s)
+	}
+	return strings.Join(sizes, sep) + " " + unit
+}
+
+// loadSummary describes how a plan's YCSB and sql workloads' operations arrive, "" without any.
 func loadSummary(pl *config.Plan) string {
 	if !hasYCSB(pl) {
 		return ""

@@ -668,12 +668,8 @@ func commandLine(args []string) string {
 
 // planSummary is one line describing a resolved plan.
 func planSummary(p *config.Plan) string {
-	sizes := make([]string, len(p.Sizes))
-	for i, s := range p.Sizes {
-		sizes[i] = fmt.Sprint(s)
-	}
-	return fmt.Sprintf("%s, %s, %s, %s %s, warm-up %d, repeats %d%s",
-		render.Plural(len(p.Targets), "target"), render.Plural(len(p.Workloads), "workload"), render.Plural(len(p.Assertions), "assertion"), strings.Join(sizes, "/"), sizeUnit(p), p.Warmup, p.Repeats, loadSummary(p))
+	return fmt.Sprintf("%s, %s, %s, %s, warm-up %d, repeats %d%s",
+		render.Plural(len(p.Targets), "target"), render.Plural(len(p.Workloads), "workload"), render.Plural(len(p.Assertions), "assertion"), dataText(p, "/"), p.Warmup, p.Repeats, loadSummary(p))
 }
 
 // completeConfig offers the built-in config names and YAML files for -c.
@@ -708,10 +704,9 @@ func generatorSaturated(rep *report.Report) string {
 		strings.Join(which, ", "), first)
 }
 
-// hasYCSB reports whether the plan runs a YCSB workload (which writes an interval log).
-func hasYCSB(p *config.Plan) bool {
-	return slices.ContainsFunc(p.Workloads, func(w config.WorkloadPlan) bool { return w.YCSB })
-}
+// hasYCSB reports whether the plan runs a workload through the load model, YCSB's or a sql
+// workload (which writes an interval log).
+func hasYCSB(p *config.Plan) bool { return p.HasLoadModel() }
 
 // hlogFormatLine starts every HdrHistogram interval log.
 const hlogFormatLine = "#[Histogram log format version"

@@ -126,6 +126,8 @@ func checkSharedStore(p *config.Plan, t config.TargetPlan, opt string) error {
 		switch {
 		case w.Custom:
 			return exitcode.Usagef("target %s: workload %s is the adapter's own: it is not shardable against a shared store", t.Name, w.Name)
+		case w.SQL != nil:
+			return exitcode.Usagef("target %s: sql workload %s runs its setup on every shard's own store, and on a shared store they would collide: leave it out of sharded runs on a shared store", t.Name, w.Name)
 		case w.Name == workloads.Insert:
 			return exitcode.Usagef("target %s: workload insert makes the table %s on every shard, and on a shared store they would collide: leave it out of sharded runs", t.Name, "persons_insert")
 		case w.YCSB:

@@ -192,7 +192,8 @@ type Workload struct {
 	Readers    int
 	Params     map[string]any
 	CrossCheck bool
-	paramsNode *yaml.Node // where Params are written, for the line of a mistake in one
+	SQL        *SQLWorkload // a sql workload's section (config/sql.go); nil: none
+	paramsNode *yaml.Node   // where Params are written, for the line of a mistake in one
 }
 
 // Target is one entry of `targets`.
@@ -638,7 +639,7 @@ func parseWorkload(p *problems, e *yaml.Node) (w Workload, named bool) {
 		w.Name = e.Value
 		return w, true
 	}
-	fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check")
+	fields, _, err := mapping(e, "a workload", "name", "rows", "ops", "readers", "params", "cross_check", "sql")
 	p.add(err)
 	if fields == nil {
 		return w, false
@@ -665,6 +666,11 @@ func parseWorkload(p *problems, e *yaml.Node) (w Workload, named bool) {
 	if f, ok := fields["cross_check"]; ok {
 		if v, err := boolValue(f.value, "cross_check"); p.ok(err) {
 			w.CrossCheck = v
+		}
+	}
+	if f, ok := fields["sql"]; ok {
+		if v, err := parseSQLWorkload(f.value, w.Name, fields); p.ok(err) {
+			w.SQL = v
 		}
 	}
 	return w, true

@@ -430,23 +430,31 @@ func parseMix(n *yaml.Node) (ycsb.Mix, error) {
 	return m, nil
 }
 
-// parseLoadSections reads the `load:` and `ycsb:` sections, which only YCSB workloads use; a config
-// of YCSB workloads only may leave out its dataset.
+// parseLoadSections reads the `load:` and `ycsb:` sections: load: applies to the load model's
+// workloads (YCSB's and sql workloads), ycsb: to YCSB's; a config of those only may leave out its
+// dataset.
 func (c *Config) parseLoadSections(p *problems, root *yaml.Node, fields map[string]field) {
-	hasYCSB, hasOther := false, false
+	hasYCSB, hasLoad, hasOther := false, false, false
+	unknown := c.skip[skipWorkloads] // a workload in error may be of any kind
 	for _, w := range c.Workloads {
 		hasYCSB = hasYCSB || IsYCSB(w.Name)
-		hasOther = hasOther || !IsYCSB(w.Name)
+		hasLoad = hasLoad || w.loadModel()
+		hasOther = hasOther || !w.loadModel()
+		unknown = unknown || c.skip[skipWorkload(w.Name)] && !w.loadModel()
 	}
 	sections := map[string]*yaml.Node{}
 	for _, key := range []string{"load", "ycsb"} {
 		f, ok := fields[key]
+		applies, what := hasYCSB, "YCSB workloads (%s)"
+		if key == "load" {
+			applies, what = hasLoad, "YCSB workloads (%s) and sql workloads"
+		}
 		switch {
 		case !ok:
-		case !hasYCSB && !c.skip[skipWorkloads]:
-			p.add(errAt(f.key, "%s: applies to YCSB workloads (%s), and this config has none", key, strings.Join(YCSBNames(), ", ")))
-		case !hasYCSB:
-			// a workload in error may be a YCSB one: nothing to check the section against
+		case !applies && !unknown:
+			p.add(errAt(f.key, "%s: applies to "+what+", and this config has none", key, strings.Join(YCSBNames(), ", ")))
+		case !applies:
+			// a workload in error may be one it applies to: nothing to check the section against
 		default:
 			sections[key] = f.value
 		}
@@ -463,7 +471,7 @@ func (c *Config) parseLoadSections(p *problems, root *yaml.Node, fields map[stri
 			c.mark(skipYCSB)
 		}
 	}
-	if c.Sizes == nil && hasOther && !c.skip[skipDataset] {
+	if c.Sizes == nil && hasOther && !unknown && !c.skip[skipDataset] {
 		p.add(errAt(root, "missing dataset: say how many persons to load (dataset: {persons: 100000})"))
 		c.mark(skipDataset)
 	}
@@ -632,8 +640,8 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	if rate == 0 && duration == 0 {
 		return nil
 	}
-	if !slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.YCSB }) {
-		return fmt.Errorf("--rate and --duration apply to YCSB workloads (%s), and this config has none", strings.Join(YCSBNames(), ", "))
+	if !p.HasLoadModel() {
+		return fmt.Errorf("--rate and --duration apply to YCSB workloads (%s) and sql workloads, and this config has none", strings.Join(YCSBNames(), ", "))
 	}
 	if rate < 0 || rate > MaxLoadRate || math.IsNaN(rate) {
 		return fmt.Errorf("--rate %g: want a positive number of operations per second, at most %d", rate, MaxLoadRate)
@@ -658,7 +666,12 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 	if err := l.finish(); err != nil {
 		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "line 0: "))
 	}
+	prev := p.Load
 	p.Load = l
+	if err := p.checkSleeps(); err != nil {
+		p.Load = prev
+		return err
+	}
 	if p.AsRun != nil {
 		p.AsRun["load"] = l.asRun()
 	}
@@ -669,7 +682,7 @@ func (p *Plan) OverrideLoad(rate float64, duration time.Duration) error {
 // at a time waits for the next intended start, spinning (load: precise).
 func (p *Plan) SetPrecise() error {
 	if !p.Load.Open() {
-		return fmt.Errorf("--precise applies to an open loop: give the YCSB workloads a rate (--rate, or load: rate or stages)")
+		return fmt.Errorf("--precise applies to an open loop: give the YCSB and sql workloads a rate (--rate, or load: rate or stages)")
 	}
 	p.Load.Precise = true
 	if p.AsRun != nil {

@@ -165,6 +165,7 @@ type WorkloadPlan struct {
 	Ops        int
 	Readers    int
 	CrossCheck bool
+	SQL        *SQLPlan // a sql workload (config/sql.go): Plan.Load says how it runs; nil: none
 }
 
 // Params resolves a workload's sizes for a dataset of size persons (workloads.Params).
@@ -193,8 +194,12 @@ func (p *Plan) CheckProfile() error {
 		return nil
 	}
 	for _, w := range p.Workloads {
-		if w.YCSB {
-			return fmt.Errorf("profile: true does not split the operations of YCSB workloads (%s): the load model's workers time no phases", w.Name)
+		if w.LoadModel() {
+			kind := "YCSB"
+			if w.SQL != nil {
+				kind = "sql"
+			}
+			return fmt.Errorf("profile: true does not split the operations of %s workloads (%s): the load model's workers time no phases", kind, w.Name)
 		}
 	}
 	return nil
@@ -259,6 +264,13 @@ func (r *resolution) resolve(ci bool) *Plan {
 	if r.sizesKnown() {
 		r.checkSizes()
 	}
+	if err := p.checkSleeps(); err != nil {
+		line := 0
+		if p.Load != nil {
+			line = p.Load.Line
+		}
+		r.pr.add(&lineError{line: line, msg: err.Error()})
+	}
 	if err := p.CheckProfile(); err != nil {
 		r.pr.add(&lineError{line: c.profileLine, msg: err.Error()})
 	}
@@ -319,7 +331,7 @@ func (c *Config) newPlan(pr *problems, ci bool) (*Plan, map[string]workloadOverr
 		p.YCSB = *c.YCSB
 	}
 	if !ci {
-		p.ycsbSizes()
+		c.defaultSizes(p)
 		return p, map[string]workloadOverride{}, nil
 	}
 	if c.CI == nil {
@@ -344,7 +356,7 @@ func (c *Config) newPlan(pr *problems, ci bool) (*Plan, map[string]workloadOverr
 	if c.CI.YCSB != nil {
 		p.YCSB = *c.CI.YCSB
 	}
-	p.ycsbSizes()
+	c.defaultSizes(p)
 	if !c.skip[skipWorkloads] {
 		names := workloadNames(c.Workloads)
 		for _, name := range slices.Sorted(maps.Keys(c.CI.Workloads)) {
@@ -456,8 +468,8 @@ func (r *resolution) checkWorkloadNames() {
 		unsure = unsure || !known || c.skip[skipTarget(t.Name)]
 	}
 	for _, w := range c.Workloads {
-		if !r.workloadOK[w.Name] || slices.Contains(r.known, w.Name) {
-			continue
+		if !r.workloadOK[w.Name] || slices.Contains(r.known, w.Name) || w.SQL != nil {
+			continue // a sql workload is named by the config (checkSQLName)
 		}
 		r.workloadOK[w.Name], r.unsureWorkloads = false, true
 		if !unsure || suggest.Closest(w.Name, r.known) != "" {
@@ -470,6 +482,12 @@ func (r *resolution) checkWorkloadNames() {
 // checked, and the targets that run it (each must support it; at least one must run it).
 func (r *resolution) resolveWorkload(w Workload, o workloadOverride) (WorkloadPlan, bool) {
 	c, p := r.c, r.p
+	if w.SQL != nil {
+		if !r.pr.ok(checkSQLName(w)) {
+			return WorkloadPlan{}, false
+		}
+		return r.resolveSQL(w, o)
+	}
 	wp := WorkloadPlan{Name: w.Name, Rows: w.Rows, Ops: w.Ops, Readers: w.Readers, CrossCheck: w.CrossCheck}
 	for dst, v := range map[*int]*int{&wp.Rows: o.rows, &wp.Ops: o.ops, &wp.Readers: o.readers} {
 		if v != nil {
@@ -652,6 +670,9 @@ func (r *resolution) checkRef(ref assertion.Ref) error {
 	if names := workloadNames(c.Workloads); !slices.Contains(names, ref.Workload) && !c.skip[skipWorkloads] && !r.unsureWorkloads {
 		return fmt.Errorf("assertion names workload %q, which is not in workloads%s", ref.Workload, suggest.Hint(ref.Workload, names, ""))
 	}
+	if ref.Op == "" && report.StatementFigure(ref.Figure) {
+		return fmt.Errorf("%s: a statement's figure is kept per transaction: name it, as %s.TRANSACTION.%s[%s]", ref, ref.Workload, ref.Figure, ref.Target)
+	}
 	if _, ok := report.LookupFigure(ref.Figure); !ok {
 		return fmt.Errorf("unknown figure %q in %s%s", ref.Figure, ref, suggest.Hint(ref.Figure, report.FigureNames(), "dbbench list figures"))
 	}
@@ -807,9 +828,9 @@ func (c *Config) asRun(p *Plan) map[string]any {
 	out["workloads"] = c.asRunWorkloads(p)
 	if slices.ContainsFunc(p.Workloads, func(w WorkloadPlan) bool { return w.YCSB }) {
 		out["ycsb"] = p.YCSB.asRun()
-		if p.Load != nil {
-			out["load"] = p.Load.asRun()
-		}
+	}
+	if p.HasLoadModel() && p.Load != nil {
+		out["load"] = p.Load.asRun()
 	}
 	out["targets"] = c.asRunTargets(p)
 	var as []any
@@ -853,7 +874,10 @@ func (c *Config) asRunWorkloads(p *Plan) []any {
 		if len(c.Workloads[i].Params) > 0 {
 			m["params"] = c.Workloads[i].Params
 		}
-		if !w.CrossCheck && !w.YCSB {
+		if s := c.Workloads[i].SQL; s != nil {
+			m["sql"] = s.asRunSQL()
+		}
+		if !w.CrossCheck && !w.LoadModel() {
 			m["cross_check"] = false
 		}
 		ws = append(ws, m)

@@ -266,8 +266,8 @@ func (e *RunError) Unwrap() []error {
 func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *shared, states []*targetState, results *[]*resultAcc, prog *tracker, runErr *RunError) (err error) {
 	p := r.Plan
 	prog.sizeStart(size)
-	var ds *dataset.Persons // nil when only YCSB workloads run: they load records of their own
-	if !onlyYCSB(p.Workloads) {
+	var ds *dataset.Persons // nil when only YCSB and sql workloads run: they make tables of their own
+	if !onlyLoadModel(p.Workloads) {
 		var err error
 		if ds, err = dataset.GenerateSalted(size, p.Seed, p.Salt); err != nil {
 			return exitcode.Usagef("%v", err)
@@ -313,9 +313,14 @@ func (r *Runner) runSize(ctx context.Context, size int, runDir string, sh *share
 
 	for _, w := range p.Workloads {
 		run := r.runWorkload
-		if w.YCSB {
+		switch {
+		case w.YCSB:
 			run = func(ctx context.Context, w config.WorkloadPlan, size int, _ *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *tracker) error {
 				return r.runYCSB(ctx, w, size, states, results, prog)
+			}
+		case w.SQL != nil:
+			run = func(ctx context.Context, w config.WorkloadPlan, size int, _ *dataset.Persons, states []*targetState, results *[]*resultAcc, prog *tracker) error {
+				return r.runSQL(ctx, w, size, states, results, prog)
 			}
 		}
 		if err := run(ctx, w, size, ds, states, results, prog); err != nil {
@@ -395,7 +400,8 @@ func (r *Runner) open(ctx context.Context, s *targetState, size int, runDir stri
 		r.note(fmt.Sprintf("target %s: works on the store loaded once by --load-only, which it checked instead of loading", s.plan.Name))
 	}
 	if !r.loadsPersons(s) {
-		// Its workloads are all YCSB's, which load records of their own (the load phase).
+		// Its workloads are all YCSB's, which load records of their own (the load phase), and sql
+		// workloads, whose setup makes their tables.
 		s.rep.Instances = append(s.rep.Instances, report.Instance{Size: size})
 		return nil
 	}
@@ -556,10 +562,11 @@ func sortedKeys(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// onlyYCSB reports whether every workload is a YCSB workload (no persons dataset needed).
-func onlyYCSB(ws []config.WorkloadPlan) bool {
+// onlyLoadModel reports whether every workload is a YCSB or a sql workload (no persons dataset
+// needed).
+func onlyLoadModel(ws []config.WorkloadPlan) bool {
 	for _, w := range ws {
-		if !w.YCSB {
+		if !w.LoadModel() {
 			return false
 		}
 	}
@@ -569,7 +576,7 @@ func onlyYCSB(ws []config.WorkloadPlan) bool {
 // loadsPersons reports whether a target runs a workload on the persons dataset.
 func (r *Runner) loadsPersons(s *targetState) bool {
 	for _, w := range r.Plan.Workloads {
-		if !w.YCSB && s.plan.Runs(w.Name) {
+		if !w.LoadModel() && s.plan.Runs(w.Name) {
 			return true
 		}
 	}

@@ -9,12 +9,14 @@ import (
 	"github.com/dbbench/dbbench/adapters/exec"
 	"github.com/dbbench/dbbench/adapters/exec/exectest"
 	"github.com/dbbench/dbbench/config"
+	"github.com/dbbench/dbbench/internal/postgres/pgtest"
 )
 
-// TestMain lets the test binary serve as a fake protocol client for the exec targets below.
+// TestMain lets the test binary serve as a fake protocol client for the exec targets below, and
+// stops the PostgreSQL server the sql workload's tests start (pgtest).
 func TestMain(m *testing.M) {
 	exectest.Main()
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 func execPlan(t *testing.T, behaviour string, extra ...string) *config.Plan {

@@ -103,6 +103,8 @@ func Marker(p *config.Plan) (*LoadMarker, error) {
 		for _, w := range p.Workloads {
 			switch {
 			case !t.Runs(w.Name):
+			case w.SQL != nil:
+				return nil, exitcode.Usagef("target %s: sql workload %s runs its setup on the target's own store: a store loaded once for shards does not hold it (give it a config of its own)", t.Name, w.Name)
 			case !w.YCSB:
 				st.Persons = m.Size
 			case st.Records != nil:
@@ -195,7 +197,7 @@ func (r *Runner) LoadOnce(ctx context.Context) (*LoadMarker, error) {
 	sh := newShared(runDir, prog.logf("postgres"))
 	defer sh.stop()
 	var ds *dataset.Persons
-	if !onlyYCSB(p.Workloads) {
+	if !onlyLoadModel(p.Workloads) {
 		if ds, err = dataset.GenerateSalted(m.Size, p.Seed, p.Salt); err != nil {
 			return nil, exitcode.Usagef("%v", err)
 		}

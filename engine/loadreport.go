@@ -25,6 +25,8 @@ type loadAcc struct {
 	unchecked int64
 
 	scansChecked, scansInexact int64
+	// A sql workload's checks (engine/sqlverify.go).
+	expects, comparisons, firsts, sameUnchecked int64
 }
 
 // addLoad records one measured run phase: its flat figures (report/load.go) in a repeat, its
@@ -185,6 +187,7 @@ func (a *resultAcc) finishLoad(r *report.Result) {
 		}
 	}
 	l.Hlog = a.hlog
-	l.Checks = report.LoadChecks{Reads: a.checked, ReadsUnchecked: a.unchecked, Scans: a.scansChecked, ScansInexact: a.scansInexact, ReadBack: a.readBack}
+	l.Checks = report.LoadChecks{Reads: a.checked, ReadsUnchecked: a.unchecked, Scans: a.scansChecked, ScansInexact: a.scansInexact, ReadBack: a.readBack,
+		Expects: a.expects, Comparisons: a.comparisons, FirstResults: a.firsts, SameUnchecked: a.sameUnchecked}
 	r.Load = l
 }

@@ -141,22 +141,31 @@ func (s *ycsbStripe) at(g int64) ycsb.Operation {
 // ycsbShare narrows a YCSB workload to this shard's share: the schedule's (or the closed loop's)
 // operations I, I+N, ... and its workers.
 func (r *Runner) ycsbShare(yr *ycsbRun) {
-	sp := r.Plan.Shard
-	if sp == nil {
+	if !r.stripeLoad(yr.w.Name, &yr.cfg, yr.open) {
 		return
 	}
-	yr.cfg.Schedule.Stripe = load.Stripe{Index: sp.Index, Total: sp.Total}
-	w := sp.Readers(yr.cfg.Workers)
-	if int64(w) != sp.Count(int64(yr.cfg.Workers)) {
-		r.note(fmt.Sprintf("%s: %d workers for %d shards: this shard has one all the same", yr.w.Name, yr.cfg.Workers, sp.Total))
-	}
-	yr.cfg.Workers = w
 	if yr.def.Mix[ycsb.Insert] > 0 {
 		r.note(fmt.Sprintf("%s: reads, updates and scans address this shard's records only: one of a record another shard "+
 			"inserted (or one of its own in flight) addresses the newest record this shard holds below it (requestdistribution %s; "+
 			"latest then follows this shard's own inserts)", yr.w.Name, yr.def.RequestDistribution))
 	}
-	if yr.cfg.Schedule.Ops == 0 && !yr.open {
-		r.note(fmt.Sprintf("%s: a closed loop for a duration: each shard does what it can in it, so the shards' operations are a stripe of no one sequence", yr.w.Name))
+}
+
+// stripeLoad narrows a load-model workload's load to this shard's share: the schedule's (or the
+// closed loop's) operations I, I+N, ... and its workers; false when the run is no shard's.
+func (r *Runner) stripeLoad(name string, cfg *load.Config, open bool) bool {
+	sp := r.Plan.Shard
+	if sp == nil {
+		return false
 	}
+	cfg.Schedule.Stripe = load.Stripe{Index: sp.Index, Total: sp.Total}
+	w := sp.Readers(cfg.Workers)
+	if int64(w) != sp.Count(int64(cfg.Workers)) {
+		r.note(fmt.Sprintf("%s: %d workers for %d shards: this shard has one all the same", name, cfg.Workers, sp.Total))
+	}
+	cfg.Workers = w
+	if cfg.Schedule.Ops == 0 && !open {
+		r.note(fmt.Sprintf("%s: a closed loop for a duration: each shard does what it can in it, so the shards' operations are a stripe of no one sequence", name))
+	}
+	return true
 }

@@ -127,15 +127,7 @@ func (r *Runner) newYCSBRun(w config.WorkloadPlan, size int) (*ycsbRun, error) {
 			yr.cfg.OpTypes = append(yr.cfg.OpTypes, o.String())
 		}
 	}
-	yr.cfg.Workers = config.DefaultClosedWorkers
-	if l := p.Load; l != nil {
-		yr.cfg.Workers, yr.cfg.Policy, yr.cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
-		yr.cfg.Interval, yr.cfg.LateAfter, yr.cfg.Precise = l.Interval, l.LateAfter, l.Precise
-		yr.cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: y.Seed}
-		for _, st := range l.Stages {
-			yr.cfg.Schedule.Stages = append(yr.cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
-		}
-	}
+	yr.cfg = loadConfig(p.Load, yr.cfg.OpTypes, y.Seed)
 	s := &yr.cfg.Schedule
 	if s.Duration == 0 && s.Ops == 0 {
 		s.Ops = p.YCSB.OperationCount // neither given: the run phase is YCSB's operationcount
@@ -177,24 +169,9 @@ func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, s
 		}
 		act = append(act, t)
 	}
-	p := r.Plan
-	if err := r.awaitStart(ctx); err != nil {
+	if err := repeatLoad(ctx, r, w.Name, size, prog, act, func(t *ycsbTarget) *targetState { return t.s },
+		func(t *ycsbTarget) *resultAcc { return t.acc }, yr.runPhase); err != nil {
 		return err
-	}
-	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
-		prog.step(w.Name, size, rep, p.Warmup, p.Repeats)
-		for _, t := range act {
-			if t.acc.failed() {
-				continue
-			}
-			prog.target(t.s.plan.Name)
-			if err := r.step("%s %d %d", w.Name, size, rep); err != nil {
-				return err
-			}
-			if err := yr.runPhase(ctx, t, rep); err != nil {
-				return err
-			}
-		}
 	}
 	var accs []*resultAcc
 	for _, t := range act {
@@ -202,6 +179,32 @@ func (r *Runner) runYCSB(ctx context.Context, w config.WorkloadPlan, size int, s
 		accs = append(accs, t.acc)
 	}
 	prog.done(w.Name, size, accs)
+	return nil
+}
+
+// repeatLoad runs a load-model workload's repeats, warm-ups first, after the shard's common start:
+// in each, every target's run phase in turn (A B A B ...), bar a target whose result failed.
+func repeatLoad[T any](ctx context.Context, r *Runner, name string, size int, prog *tracker, act []T,
+	state func(T) *targetState, acc func(T) *resultAcc, phase func(context.Context, T, int) error) error {
+	p := r.Plan
+	if err := r.awaitStart(ctx); err != nil {
+		return err
+	}
+	for rep := 0; rep < p.Warmup+p.Repeats; rep++ {
+		prog.step(name, size, rep, p.Warmup, p.Repeats)
+		for _, t := range act {
+			if acc(t).failed() {
+				continue
+			}
+			prog.target(state(t).plan.Name)
+			if err := r.step("%s %d %d", name, size, rep); err != nil {
+				return err
+			}
+			if err := phase(ctx, t, rep); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -289,54 +292,94 @@ func (yr *ycsbRun) finalCheck(t *ycsbTarget) {
 
 // runPhase runs one repeat of the run phase on one target, then checks its reads and scans.
 func (yr *ycsbRun) runPhase(ctx context.Context, t *ycsbTarget, rep int) error {
-	readSince := watchStorage(t.s.inst, t.s.servers())
-	stop := watchStall(yr.r.stallLimit(), &t.done, t.s.cancel)
-	started := time.Now()
-	var res *load.Result
-	var err error
-	if yr.open {
-		res, err = load.Run(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
-	} else {
-		res, err = load.RunClosed(t.s.ctx, yr.cfg, yr.next(t), yr.do(t))
-	}
-	stop()
-	if rep >= yr.r.Plan.Warmup {
-		t.acc.noteStorage(rep-yr.r.Plan.Warmup, readSince())
-	}
-	if t.stripe != nil && res != nil {
-		t.stripe.base += res.Sequence // the next run phase goes on from the whole sequence's end
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if yr.r.stalled(t.s, t.acc) {
-		return nil
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			t.acc.fail(err)
-			return nil
+	res, started, err := runLoadPhase(ctx, yr.r, t.s, t.acc, yr.w.Name, rep, yr.cfg, yr.open, &t.done, yr.next(t), yr.do(t), func(res *load.Result) {
+		if t.stripe != nil {
+			t.stripe.base += res.Sequence // the next run phase goes on from the whole sequence's end
 		}
-		return exitcode.Usagef("workload %s: %v", yr.w.Name, err)
+	})
+	if err != nil || res == nil {
+		return err
 	}
 	if verr := t.log.checkPhase(); verr != nil {
 		t.acc.fail(verr)
 		return nil
 	}
-	if rep >= yr.r.Plan.Warmup {
-		t.acc.addLoad(rep-yr.r.Plan.Warmup, res, yr.cfg, yr.open, yr.r.Plan.Shard != nil)
-		if err := yr.r.writeHlog(t.s.plan.Name, yr.w.Name, started, res, yr.cfg); err != nil {
-			t.acc.warnings = append(t.acc.warnings, err.Error())
-		} else if yr.r.HlogPath != "" {
-			t.acc.hlog = yr.r.hlogName()
+	yr.r.keepLoadPhase(t.acc, t.s.plan.Name, yr.w.Name, rep, res, yr.cfg, yr.open, started)
+	return nil
+}
+
+// loadConfig is a load-model workload's load as the config's load: section gives it (nil: a
+// closed loop of one worker), with its operation types and its schedule's seed.
+func loadConfig(l *config.LoadPlan, types []string, seed int64) load.Config {
+	cfg := load.Config{Workers: config.DefaultClosedWorkers, OpTypes: types}
+	if l == nil {
+		return cfg
+	}
+	cfg.Workers, cfg.Policy, cfg.Timeout = l.Workers, load.Policy(l.Policy), l.Timeout
+	cfg.Interval, cfg.LateAfter, cfg.Precise = l.Interval, l.LateAfter, l.Precise
+	cfg.Schedule = load.Schedule{Rate: l.Rate, Arrival: load.Arrival(l.Arrivals), Duration: l.Duration, Ops: l.Ops, Seed: seed}
+	for _, st := range l.Stages {
+		cfg.Schedule.Stages = append(cfg.Schedule.Stages, load.Stage{At: st.At, Rate: st.Rate})
+	}
+	return cfg
+}
+
+// runLoadPhase runs one repeat's run phase of a load-model workload on one target (load.Run in an
+// open loop, else load.RunClosed) under the stall watchdog, notes what a measured one read from
+// storage, hands the sequence's advance on (advance, whatever ended the phase), and sorts out how
+// it ended: a result with nil error to go on with; nil and nil when the target's result failed (it
+// stalled, or an operation's context ended the phase); an error when the run must stop.
+func runLoadPhase[T any](ctx context.Context, r *Runner, s *targetState, acc *resultAcc, name string, rep int, cfg load.Config, open bool,
+	done *atomic.Int64, next func(int64) (int, T), do func(context.Context, load.Op[T]) error, advance func(*load.Result)) (*load.Result, time.Time, error) {
+	readSince := watchStorage(s.inst, s.servers())
+	stop := watchStall(r.stallLimit(), done, s.cancel)
+	started := time.Now()
+	var res *load.Result
+	var err error
+	if open {
+		res, err = load.Run(s.ctx, cfg, next, do)
+	} else {
+		res, err = load.RunClosed(s.ctx, cfg, next, do)
+	}
+	stop()
+	if rep >= r.Plan.Warmup {
+		acc.noteStorage(rep-r.Plan.Warmup, readSince())
+	}
+	if res != nil {
+		advance(res)
+	}
+	if ctx.Err() != nil {
+		return nil, started, ctx.Err()
+	}
+	if r.stalled(s, acc) {
+		return nil, started, nil
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			acc.fail(err)
+			return nil, started, nil
+		}
+		return nil, started, exitcode.Usagef("workload %s: %v", name, err)
+	}
+	return res, started, nil
+}
+
+// keepLoadPhase keeps a run phase that went through: a measured one's figures as a repeat and its
+// series in the interval log; and errors past the error budget fail the result.
+func (r *Runner) keepLoadPhase(acc *resultAcc, target, name string, rep int, res *load.Result, cfg load.Config, open bool, started time.Time) {
+	if rep >= r.Plan.Warmup {
+		acc.addLoad(rep-r.Plan.Warmup, res, cfg, open, r.Plan.Shard != nil)
+		if err := r.writeHlog(target, name, started, res, cfg); err != nil {
+			acc.warnings = append(acc.warnings, err.Error())
+		} else if r.HlogPath != "" {
+			acc.hlog = r.hlogName()
 		}
 	}
 	// Errors are a rate of their own: a few (a timeout under overload) are a measurement, more than
 	// the error budget (load.max_error_rate) fail the result, a warm-up's too.
-	if budget := yr.r.Plan.Load.ErrorBudget(); res.ErrorRate() > budget {
-		t.acc.fail(errorBudgetSpent(res, budget, rep < yr.r.Plan.Warmup))
+	if budget := r.Plan.Load.ErrorBudget(); res.ErrorRate() > budget {
+		acc.fail(errorBudgetSpent(res, budget, rep < r.Plan.Warmup))
 	}
-	return nil
 }
 
 // errorBudgetSpent says that a run phase's errors passed the error budget: how many, of what, and

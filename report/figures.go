@@ -37,7 +37,7 @@ var Figures = append([]FigureInfo{
 	{"errors", "count", false, "failed operations"},
 	{"instr_per_op", "count", false, "instructions per operation, counted by callgrind (dbbench run --instructions; this process only)"},
 	{"instr_per_row", "count", false, "instructions per row, counted by callgrind (dbbench run --instructions; this process only)"},
-}, append(memoryFigures, loadFigures...)...)
+}, append(append(memoryFigures, loadFigures...), statementFigures...)...)
 
 // memoryFigures are a repeat's memory figures, measured with memory: true or --memory outside the
 // timed operations (docs/memory.md). Per operation: the change over the repeat divided by its
@@ -72,6 +72,44 @@ var loadFigures = []FigureInfo{
 	{"service_p99", "ns", false, "99th percentile service time (from the actual start)"},
 	{"start_lag_p99", "ns", false, "99th percentile start lag: actual minus intended start"},
 	{"generator_work_per_op", "ns", false, "the generator's work per operation, waiting excluded"},
+}
+
+// statementFigures are a sql workload's figures per statement (pgbench -r's), each kept per
+// transaction: OP.stmtN_FIGURE, N the statement's place in transaction OP (1, 2, ...), e.g.
+// tpcb-like.stmt3_mean. Their names here are patterns, for the list of figures; LookupFigure
+// reads the real ones (statementFigure).
+var statementFigures = []FigureInfo{
+	{"OP.stmtN_mean", "ns", false, "mean execution time of statement N of transaction OP (sql workloads, as pgbench -r's latency average)"},
+	{"OP.stmtN_p50", "ns", false, "median execution time of statement N of transaction OP (sql workloads)"},
+	{"OP.stmtN_p99", "ns", false, "99th percentile execution time of statement N of transaction OP (sql workloads)"},
+	{"OP.stmtN_errors", "count", false, "executions of statement N of transaction OP that failed (sql workloads)"},
+}
+
+// StatementFigure reports whether a figure (without its OP.) is a statement's, kept per transaction
+// only.
+func StatementFigure(name string) bool {
+	_, ok := statementFigure(name)
+	return ok
+}
+
+// statementFigure returns the FigureInfo of a statement figure, stmtN_FIGURE (N from 1).
+func statementFigure(name string) (FigureInfo, bool) {
+	rest, ok := strings.CutPrefix(name, "stmt")
+	if !ok {
+		return FigureInfo{}, false
+	}
+	n, fig, ok := strings.Cut(rest, "_")
+	if !ok || n == "" || len(n) > 4 || n[0] == '0' || strings.Trim(n, "0123456789") != "" {
+		return FigureInfo{}, false
+	}
+	for _, f := range statementFigures {
+		if strings.TrimPrefix(f.Name, "OP.stmtN_") == fig {
+			f.Name = name
+			f.Help = strings.Replace(f.Help, "statement N", "statement "+n, 1)
+			return f, true
+		}
+	}
+	return FigureInfo{}, false
 }
 
 // Signed reports whether a figure may be negative: a memory growth or retention per operation
@@ -119,25 +157,36 @@ func OpenLoop(name string) bool {
 }
 
 // PerOp reports whether a figure is also recorded per operation type, as "OP.FIGURE" in a repeat's
-// figures.
+// figures (a statement's figures only so).
 func PerOp(figure string) bool {
+	if _, ok := statementFigure(figure); ok {
+		return true
+	}
 	return slices.ContainsFunc(OpFigures, func(f FigureInfo) bool { return f.Name == figure })
 }
 
-// LookupFigure returns the FigureInfo for a name: one of Figures, or OP.FIGURE with FIGURE one of
-// OpFigures (OP an operation type: letters only).
+// LookupFigure returns the FigureInfo for a name: one of Figures, a statement's figure
+// (stmtN_FIGURE), or OP.FIGURE with FIGURE one of OpFigures or a statement's (OP an operation type:
+// YCSB's, or a sql workload's transaction: letters, digits, '_' and '-', as an assertion names it).
 func LookupFigure(name string) (FigureInfo, bool) {
 	for _, f := range Figures {
-		if f.Name == name {
+		if f.Name == name && !strings.HasPrefix(f.Name, "OP.") {
 			return f, true
 		}
 	}
 	if f, ok := profileFigure(name); ok {
 		return f, true
 	}
+	if f, ok := statementFigure(name); ok {
+		return f, true
+	}
 	op, fig, ok := strings.Cut(name, ".")
-	if !ok || op == "" || strings.Trim(op, "abcdefghijklmnopqrstuvwxyz") != "" {
+	if !ok || !validOp(op) {
 		return FigureInfo{}, false
+	}
+	if f, ok := statementFigure(fig); ok {
+		f.Name = name
+		return f, true
 	}
 	for _, f := range OpFigures {
 		if f.Name == fig {
@@ -146,6 +195,15 @@ func LookupFigure(name string) (FigureInfo, bool) {
 		}
 	}
 	return FigureInfo{}, false
+}
+
+// validOp says whether a name may be an operation type in a figure's name: a letter or '_', then
+// letters, digits, '_' and '-'.
+func validOp(op string) bool {
+	if op == "" || !(op[0] == '_' || op[0] >= 'a' && op[0] <= 'z' || op[0] >= 'A' && op[0] <= 'Z') {
+		return false
+	}
+	return strings.Trim(op, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == ""
 }
 
 // FigureNames returns the names of all figures.

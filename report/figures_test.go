@@ -2,6 +2,7 @@ package report
 
 import (
 	"maps"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,31 @@ func TestMedianFigures(t *testing.T) {
 				t.Errorf("MedianFigures = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLookupStatementFigure: a sql workload's statement figures are known per transaction (any
+// transaction name an assertion can write), with their unit; malformed ones are not.
+func TestLookupStatementFigure(t *testing.T) {
+	for name, unit := range map[string]string{
+		"tpcb-like.stmt3_mean": "ns", "by_owner.stmt1_p99": "ns", "T2.stmt12_errors": "count", "stmt2_p50": "ns",
+		"read.response_p99": "ns", "tpcb-like.response_p99": "ns", "_x.count": "count",
+	} {
+		f, ok := LookupFigure(name)
+		if !ok || f.Unit != unit || f.Name != name {
+			t.Errorf("%s: %+v %v, want unit %s", name, f, ok, unit)
+		}
+	}
+	for _, name := range []string{"tx.stmt0_mean", "tx.stmt01_mean", "tx.stmt_mean", "tx.stmt2_p90", "tx.stmtx_mean",
+		"OP.stmtN_mean", "-tx.stmt1_mean", "1tx.count", "tx.stmt12345_mean", "t x.count"} {
+		if f, ok := LookupFigure(name); ok {
+			t.Errorf("%s is known: %+v", name, f)
+		}
+	}
+	if f, _ := LookupFigure("t.stmt7_mean"); !strings.Contains(f.Help, "statement 7 of") {
+		t.Errorf("help %q does not name statement 7", f.Help)
+	}
+	if !PerOp("stmt4_p99") || PerOp("stmt4_p98") {
+		t.Error("statement figures are kept per operation type")
 	}
 }

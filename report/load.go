@@ -57,6 +57,9 @@ type Load struct {
 	LoadPhase *LoadPhase `json:"load_phase,omitempty"`
 	// Checks says what was verified, outside the timed region, over all run phases.
 	Checks LoadChecks `json:"checks"`
+	// Statements are a sql workload's statements, per transaction (pgbench -r): the last run
+	// phase's (report/statements.go).
+	Statements []LoadStatement `json:"statements,omitempty"`
 }
 
 // MarshalJSON leaves out of a closed loop's section the fields only a schedule measures, so that a
@@ -93,13 +96,20 @@ type LoadPhase struct {
 // LoadChecks counts what the verification checked: reads against the versions their record could
 // hold (reads past a memory budget are counted unchecked), scans against the records in key order
 // (inexact: a write overlapped the range, so only the row count was checked), and the records
-// written during the run read back after it.
+// written during the run read back after it. A sql workload's: the results checked against their
+// statement's expect, the results of check: same statements compared with the first execution
+// with the same arguments, the first results kept to compare with, and the results of arguments
+// met after the memory budget was spent (neither kept nor compared).
 type LoadChecks struct {
 	Reads          int64 `json:"reads"`
 	ReadsUnchecked int64 `json:"reads_unchecked,omitempty"`
 	Scans          int64 `json:"scans,omitempty"`
 	ScansInexact   int64 `json:"scans_inexact,omitempty"`
 	ReadBack       int64 `json:"read_back"`
+	Expects        int64 `json:"expects,omitempty"`
+	Comparisons    int64 `json:"comparisons,omitempty"`
+	FirstResults   int64 `json:"first_results,omitempty"`
+	SameUnchecked  int64 `json:"same_unchecked,omitempty"`
 }
 
 // LoadGenerator is what the generator cost (the workers' waiting for their operations' starts, engine/load): its CPU (spinning included) and its work

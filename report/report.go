@@ -263,6 +263,9 @@ type Repeat struct {
 	// Types are a load-model repeat's clocks per operation type, in a shard's report only (its
 	// Load holds the last repeat's): dbbench merge recomputes every repeat's figures from them.
 	Types []LoadType `json:"types,omitempty"`
+	// Statements are a sql workload's repeat's statements, in a shard's report only, as Types:
+	// dbbench merge recomputes their figures from them (MergeStatements).
+	Statements []LoadStatement `json:"statements,omitempty"`
 }
 
 // Verification records what a workload was checked against.

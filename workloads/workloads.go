@@ -70,6 +70,17 @@ func Seed(runSeed int64, name string) int64 {
 	return runSeed ^ int64(h.Sum64()>>1)
 }
 
+// OpStream is the seed of operation k's random stream in a sequence whose base seed is base (a
+// workload's seed, mixed with a constant of its generator's own): operation k draws from it alone,
+// whatever the operations before it drew, so one process and every shard of a sharded run draw the
+// same operation k. YCSB's generator (ycsb.Generator.Next), a pgbench script's
+// (pgbench.Generator.Draw) and the sql workload's mix seed their streams here, as
+// rand.NewPCG(OpStream(base, k)).
+func OpStream(base, k uint64) (seed1, seed2 uint64) {
+	x := base + k*0x9e3779b97f4a7c15
+	return dataset.Mix64(x), dataset.Mix64(x ^ 0x5851f42d4c957f2d)
+}
+
 // Unit is what one latency sample of a workload times: one scan, one lookup, one insert transaction,
 // one concurrent reader, or one operation of an adapter's own (custom) workload.
 func Unit(name string, custom bool) string {

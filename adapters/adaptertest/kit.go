@@ -60,6 +60,9 @@ type Target struct {
 	// (adapters/records.go), as adapters.RecordOps names them: the record check requires exactly
 	// these and checks each. Nil: none (a target that holds no records).
 	RecordOps []ycsb.Op
+	// SQL says the target runs sql workloads (adapters.SQLRunner, usually the adapter's Info().SQL):
+	// CheckSQL checks it then, and that the target does not claim it otherwise.
+	SQL bool
 	// Size is the number of persons loaded, and of records (default 300); Seed the dataset's seed
 	// (default 1).
 	Size int
@@ -157,6 +160,7 @@ func Run(t *testing.T, tg Target) {
 	}
 	tg.shared = nil
 	t.Run("records", func(t *testing.T) { CheckRecords(t, tg) })
+	t.Run("sql", func(t *testing.T) { CheckSQL(t, tg) })
 	t.Run("close", func(t *testing.T) { CheckClose(t, tg) })
 	t.Run("cancel", func(t *testing.T) { CheckCancel(t, tg) })
 }
@@ -244,6 +248,9 @@ func CheckBuiltin(t testing.TB, info adapters.Info, target adapters.Target) {
 	} else if !slices.Equal(declared, implemented) {
 		t.Errorf("adapter %s declares the record operations (Info().Records) %v, but its target implements those of %v (adapters.RecordOps)",
 			info.Name, declared, implemented)
+	}
+	if _, ok := target.(adapters.SQLRunner); ok != info.SQL {
+		t.Errorf("adapter %s: Info().SQL is %v, but its target implements adapters.SQLRunner: %v", info.Name, info.SQL, ok)
 	}
 	if declared := len(info.Workloads) > 0 || info.ClientWorkloads; declared != custom {
 		t.Errorf("adapter %s: Info lists adapter-specific workloads: %v, but its target implements CustomRunner or TimedCustomRunner: %v",

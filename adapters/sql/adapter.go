@@ -7,6 +7,7 @@ package sqladapter
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -55,6 +56,7 @@ func (Adapter) Info() adapters.Info {
 		Options: optionSpecs,
 		Builtin: workloads.Builtins,
 		Records: ycsb.Ops(),
+		SQL:     true,
 	}
 }
 
@@ -102,7 +104,7 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 	var t *target
 	if err == nil {
 		s.use = env.Store
-		if t, err = newTarget(setup, s); err != nil {
+		if t, err = newTarget(setup, s, runsPersons(env.Workloads)); err != nil {
 			err = errors.Join(err, s.close())
 		}
 	}
@@ -113,6 +115,20 @@ func (Adapter) Open(ctx context.Context, opts adapters.Options, env adapters.Env
 		return nil, err
 	}
 	return t, nil
+}
+
+// runsPersons says whether a target runs a workload on the person table: one of the common
+// workloads, or an unknown list (outside the engine).
+func runsPersons(ws []string) bool {
+	if len(ws) == 0 {
+		return true
+	}
+	for _, w := range ws {
+		if slices.Contains(workloads.Builtins, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // SharedStore accepts what shards can share loaded once: a postgres server the user gives (dsn)

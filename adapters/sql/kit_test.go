@@ -43,6 +43,7 @@ func TestConforms(t *testing.T) {
 			tg := tt.tg
 			tg.Workloads = New().Info().Builtin
 			tg.RecordOps = ycsb.Ops()
+			tg.SQL = true
 			if tt.name != "sqlite file" && tt.name != "sqlite memory" {
 				tg.Remains = adaptertest.PostgresRemains(pgDSN)
 			}

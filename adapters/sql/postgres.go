@@ -48,7 +48,7 @@ func openPostgres(runCtx, ctx context.Context, c config, env adapters.Env) (*sto
 	}
 	db := stdlib.OpenDB(*sc.Config)
 	db.SetMaxIdleConns(16)
-	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: runCtx,
+	s := &store{db: db, driver: DriverPostgres, readTx: &sql.TxOptions{ReadOnly: true}, runCtx: runCtx, pgConfig: sc.Config,
 		createSQL: `CREATE TABLE %s (email TEXT COLLATE "C" PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)`}
 	s.close = func() error {
 		ctx, cancel := s.cleanupContext()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dbbench/dbbench/adapters"
 	"github.com/dbbench/dbbench/dataset"
 	"github.com/dbbench/dbbench/internal/exitcode"
@@ -44,6 +46,9 @@ type store struct {
 	runCtx context.Context
 	// use is whose store it is (adapters.Env.Store): a kept or attached one keeps its tables.
 	use adapters.StoreUse
+	// pgConfig connects to PostgreSQL in the target's schema (nil for SQLite): a sql workload's
+	// workers each get a pgx connection of their own with it.
+	pgConfig *pgx.ConnConfig
 }
 
 // cleanupContext bounds a drop on the server: dropTimeout, or interruptedDropTimeout once the run's

@@ -28,6 +28,9 @@ type target struct {
 	recordTable bool
 	// prof is the phase recorder of a profiled repeat (nil: not profiled).
 	prof atomic.Pointer[phase.Recorder]
+	// noPersons: the target made no person table (it runs no workload on the persons), so it drops
+	// none of that name either (a table of the user's, or of a sql workload's setup).
+	noPersons bool
 }
 
 // The capabilities a sql target offers (docs/adapters.md): removing a method fails the build.
@@ -45,10 +48,15 @@ var (
 func (t *target) Profile(r *phase.Recorder) { t.prof.Store(r) }
 
 // newTarget creates the empty persons table (refusing one that exists: it is not ours) and prepares
-// the lookup statement once.
-func newTarget(ctx context.Context, s *store) (*target, error) {
+// the lookup statement once, when the target runs a workload on the persons (persons): a target
+// that runs only YCSB and sql workloads makes no table it does not use (a sql workload's own setup
+// may make one of that name).
+func newTarget(ctx context.Context, s *store, persons bool) (*target, error) {
 	if s.use == adapters.StoreAttach {
 		return attachTarget(ctx, s)
+	}
+	if !persons {
+		return &target{s: s, scan: s.bind(scanSQL), noPersons: true}, nil
 	}
 	if err := s.reclaimKept(ctx, personsTable); err != nil {
 		return nil, err
@@ -264,7 +272,11 @@ func (t *target) dropTables() error {
 	ctx, cancel := t.s.cleanupContext()
 	defer cancel()
 	err := t.dropRecords(ctx)
-	for _, table := range []string{insertTable, personsTable} {
+	tables := []string{insertTable, personsTable}
+	if t.noPersons {
+		tables = nil
+	}
+	for _, table := range tables {
 		if _, dropErr := t.s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); dropErr != nil {
 			return errors.Join(err, exitcode.Infraf("sql: drop table %s: %v", table, exitcode.OneLine(dropErr.Error())))
 		}

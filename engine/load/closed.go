@@ -33,7 +33,7 @@ func RunClosed[T any](ctx context.Context, cfg Config, next func(int64) (int, T)
 	d := &closedDraw[T]{ctx: ctx, s: cfg.Schedule, t0: t0, next: next,
 		seq: int64(cfg.Schedule.Stripe.Index), step: int64(max(cfg.Schedule.Stripe.Total, 1))}
 	var wg sync.WaitGroup
-	for range max(cfg.Workers, 1) {
+	for w := range max(cfg.Workers, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -51,7 +51,7 @@ func RunClosed[T any](ctx context.Context, cfg Config, next func(int64) (int, T)
 					opCtx, cancel = context.WithTimeout(wctx, cfg.Timeout)
 				}
 				start := time.Since(t0)
-				op.Intended = start
+				op.Intended, op.Worker = start, w
 				self, op.Self = 0, &self
 				err := do(opCtx, op)
 				end := SelfEnd(start, time.Since(t0), self)

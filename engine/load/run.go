@@ -109,6 +109,9 @@ type Op[T any] struct {
 	Type     int           // index into Config.OpTypes
 	Arg      T             // what next drew for it (a key, a record number, ...)
 	Intended time.Duration // intended start, from the run's start
+	// Worker is the worker performing it, in [0, Config.Workers): do may keep a resource per
+	// worker (a connection of its own) and use it without a lock.
+	Worker int
 	// Self is where do may put the operation's own duration as the target timed it (a client in
 	// another process reports it): the service time is then that, not the worker's clock around
 	// the call, which holds the process boundary too; the response time is the start lag plus it.
@@ -460,7 +463,7 @@ func (p *pool[T]) work(w int, do func(context.Context, Op[T]) error) {
 		if p.cfg.Timeout > 0 {
 			opCtx, cancel = context.WithTimeout(wctx, p.cfg.Timeout)
 		}
-		self, op.Self = 0, &self
+		self, op.Self, op.Worker = 0, &self, w
 		err := do(opCtx, op)
 		end := SelfEnd(start, p.now(), self)
 		timedOut := err != nil && errors.Is(opCtx.Err(), context.DeadlineExceeded)

@@ -78,6 +78,14 @@ func loadBlock(w io.Writer, r *report.Report, x *report.Result, st Style) {
 		fmt.Fprint(w, "  "+s)
 	}
 	fmt.Fprintln(w)
+	if len(l.Statements) > 0 {
+		b.Reset()
+		statementsTable(l.Statements).Write(&b)
+		for _, s := range strings.SplitAfter(strings.TrimRight(b.String(), "\n"), "\n") {
+			fmt.Fprint(w, "  "+s)
+		}
+		fmt.Fprintln(w)
+	}
 	if s := seriesText(l); s != "" {
 		line("series: " + s)
 	}
@@ -148,6 +156,14 @@ func errorRateText(l *report.Load) string {
 // reads were not checked (ycsb.check_sample).
 func checksText(x *report.Result) string {
 	c := x.Load.Checks
+	if c.Expects > 0 || c.Comparisons > 0 || c.FirstResults > 0 {
+		s := fmt.Sprintf("%d results against their statement's expect, %d results of check: same against the first with the same arguments (%d first results kept)",
+			c.Expects, c.Comparisons, c.FirstResults)
+		if c.SameUnchecked > 0 {
+			s += fmt.Sprintf(", %d NOT COMPARED (past the memory budget)", c.SameUnchecked)
+		}
+		return s
+	}
 	if c.Reads == 0 && c.ReadsUnchecked == 0 && c.Scans == 0 && c.ReadBack == 0 {
 		return ""
 	}
@@ -174,6 +190,28 @@ func generatorText(g report.LoadGenerator) string {
 
 // percentText writes a share (0.123) as a percentage with three significant digits ("12.3%").
 func percentText(share float64) string { return sig3(100*share) + "%" }
+
+// statementsTable lays out a sql workload's statements, as pgbench -r does: per transaction and
+// statement its executions, failures and execution times, and its text on one line (cut).
+func statementsTable(stmts []report.LoadStatement) *Table {
+	t := NewTable("OP", "STMT", "LINE", "COUNT", "ERRORS", "MEAN", "P50", "P99", "STATEMENT")
+	t.AlignRight(1, 2, 3, 4, 5, 6, 7)
+	prev := ""
+	for _, s := range stmts {
+		op := s.Op
+		if op == prev {
+			op = ""
+		}
+		prev = s.Op
+		text := strings.Join(strings.Fields(s.Text), " ")
+		if r := []rune(text); len(r) > 60 {
+			text = string(r[:57]) + "..."
+		}
+		t.Add(op, fmt.Sprint(s.Index), fmt.Sprint(s.Line), fmt.Sprint(s.Count), fmt.Sprint(s.Errors),
+			ns(s.Latency, "mean"), ns(s.Latency, "p50"), ns(s.Latency, "p99"), text)
+	}
+	return t
+}
 
 // clocksTable lays out per operation type its count and errors and its three clocks' p50, p99,
 // p99.9 and max, one row per clock.

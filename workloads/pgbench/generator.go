@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Op is one operation drawn from a script: its steps in order, each a statement to execute with its
@@ -86,8 +87,7 @@ func (g *Generator) Script() *Script { return g.s }
 // some branch sets, a random range that is empty...) is one line naming the script's line, as
 // pgbench aborts a client on it.
 func (g *Generator) Draw(k uint64) (Op, error) {
-	x := g.seed + k*0x9e3779b97f4a7c15
-	d := &draw{src: *rand.NewPCG(dataset.Mix64(x), dataset.Mix64(x^0x5851f42d4c957f2d))}
+	d := &draw{src: *rand.NewPCG(workloads.OpStream(g.seed, k))}
 	st := evalState{vars: append([]Value(nil), g.init...), r: rand.New(&d.src)}
 	op := Op{Steps: make([]Step, 0, g.s.steps)}
 	args := make([]any, 0, g.s.params) // one array for all the statements' arguments

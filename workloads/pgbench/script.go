@@ -233,6 +233,18 @@ func Parse(name string, src []byte, defined []string) (*Script, error) {
 	return s, nil
 }
 
+// Sleeps lists the lines of the script's \sleep commands (think time: a sql workload refuses them
+// in an open loop, whose schedule already says when each operation starts).
+func (s *Script) Sleeps() []int {
+	var lines []int
+	for _, in := range s.prog {
+		if in.kind == iSleep {
+			lines = append(lines, in.line)
+		}
+	}
+	return lines
+}
+
 // slot is a variable's place among the script's variables, given on first sight.
 func (s *Script) slot(name string) int {
 	if i, ok := s.slots[name]; ok {

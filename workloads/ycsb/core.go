@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dbbench/dbbench/dataset"
+	"github.com/dbbench/dbbench/workloads"
 )
 
 // Request distributions (YCSB's requestdistribution). Exponential is YCSB's too and not built here.
@@ -151,8 +152,7 @@ func (g *Generator) Records() int64 { return g.records }
 // counted from the draw on (an integration that verifies reads of them must let an insert finish
 // before a read can address it, as YCSB's acknowledged counter does: Rekey).
 func (g *Generator) Next() Operation {
-	x := g.seed + g.k*0x9e3779b97f4a7c15
-	g.src.Seed(dataset.Mix64(x), dataset.Mix64(x^0x5851f42d4c957f2d))
+	g.src.Seed(workloads.OpStream(g.seed, g.k))
 	g.k++
 	op := Operation{Type: g.ops.Next(g.r)}
 	switch op.Type {
