@@ -404,6 +404,14 @@ func mergeRepeats(reps []Repeat, at []shardSpan, loadModel bool) Repeat {
 	span := unionSpan(at)
 	out.ElapsedNs = span.Nanoseconds()
 	out.Figures, out.Types = loadRepeatFigures(reps, h, span)
+	var stmts [][]LoadStatement
+	for _, r := range reps {
+		stmts = append(stmts, r.Statements)
+	}
+	if out.Statements = MergeStatements(stmts...); len(out.Statements) == 0 {
+		out.Statements = nil
+	}
+	StatementFigures(out.Figures, out.Statements)
 	return out
 }
 
@@ -602,6 +610,13 @@ func mergeLoads(ls []*Load, lates []time.Duration) *Load {
 	out.Generator.WorkPerOpNs, _ = workPerOp(perOp, completed)
 	out.ErrorRate = errorRate(out.Completed, out.Errors)
 	out.Types = mergeTypes(lists...)
+	var stmts [][]LoadStatement
+	for _, l := range ls {
+		stmts = append(stmts, l.Statements)
+	}
+	if out.Statements = MergeStatements(stmts...); len(out.Statements) == 0 {
+		out.Statements = nil
+	}
 	out.Intervals = mergeIntervals(ls, lates)
 	return &out
 }
@@ -637,6 +652,10 @@ func (l *Load) addTotals(s *Load) {
 	l.Checks.Scans += c.Scans
 	l.Checks.ScansInexact += c.ScansInexact
 	l.Checks.ReadBack += c.ReadBack
+	l.Checks.Expects += c.Expects
+	l.Checks.Comparisons += c.Comparisons
+	l.Checks.FirstResults += c.FirstResults
+	l.Checks.SameUnchecked += c.SameUnchecked
 }
 
 // mergeIntervals adds the shards' time series interval by interval, shard i's moved on by lates[i]

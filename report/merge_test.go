@@ -289,3 +289,47 @@ func TestMergeErrorsAndClosedLoops(t *testing.T) {
 		t.Errorf("merged update type: start lag %v %q, failed %v", up.StartLag, up.Histogram.StartLag, up.Failed)
 	}
 }
+
+// TestMergeSQLStatements: a sql workload's statements merge as its operation types do: each
+// statement's executions and failures added, its figures from the sum of the shards' histograms
+// (not a mean of the shards' percentiles), in the repeat and in the load alike, and the checks'
+// counts added.
+func TestMergeSQLStatements(t *testing.T) {
+	start := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
+	stmt := func(base int64, n, errs int64) LoadStatement {
+		h := NewHistogram()
+		for v := range n {
+			_ = h.RecordValue(base + v)
+		}
+		return NewLoadStatement("pay", 1, 7, "UPDATE accounts SET balance = balance + :delta WHERE aid = :aid", h, errs)
+	}
+	var parts []*Report
+	for i, s := range []LoadStatement{stmt(1000, 100, 1), stmt(1_000_000, 300, 0)} {
+		r := closedShard(i, 2, start, 50, 50, 0)
+		x := &r.Results[0]
+		x.Repeats[0].Statements = []LoadStatement{s}
+		x.Load.Statements = []LoadStatement{s}
+		x.Load.Checks = LoadChecks{Expects: 10, Comparisons: 5}
+		parts = append(parts, r)
+	}
+	m, _, _, err := MergeShards([]string{"shard-0.json", "shard-1.json"}, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := m.Results[0]
+	whole := stmt(1000, 100, 1)
+	sum, _ := DecodeHistogram(whole.Histogram)
+	other, _ := DecodeHistogram(stmt(1_000_000, 300, 0).Histogram)
+	sum.Merge(other)
+	want := float64(sum.ValueAtQuantile(50))
+	f := x.Repeats[0].Figures
+	if f["pay.stmt1_errors"] != 1 || f["pay.stmt1_p50"] != want || len(x.Repeats[0].Statements) != 1 || x.Repeats[0].Statements[0].Count != 400 {
+		t.Errorf("repeat: errors %v, p50 %v (want %v from the merged histogram), statements %+v", f["pay.stmt1_errors"], f["pay.stmt1_p50"], want, x.Repeats[0].Statements)
+	}
+	if len(x.Load.Statements) != 1 || x.Load.Statements[0].Count != 400 || x.Load.Statements[0].Errors != 1 || x.Load.Statements[0].Latency["p50"] != want {
+		t.Errorf("load statements %+v", x.Load.Statements)
+	}
+	if c := x.Load.Checks; c.Expects != 20 || c.Comparisons != 10 {
+		t.Errorf("checks %+v, want the shards' added", c)
+	}
+}
