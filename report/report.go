@@ -108,8 +108,8 @@ type Run struct {
 	// LoadAverage is the machine's 1-minute load average when the run ended (Linux; absent where
 	// unknown): beside Environment.Cores it says how busy the machine was, which an INCONCLUSIVE
 	// verdict names.
-	LoadAverage *float64 `json:"load_average,omitempty"`
-	FinishedAt time.Time `json:"finished_at"`
+	LoadAverage *float64  `json:"load_average,omitempty"`
+	FinishedAt  time.Time `json:"finished_at"`
 	// Harness is the engine's own cost per timed operation, measured at start-up.
 	Harness      Harness `json:"harness"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`

@@ -26,8 +26,8 @@ func TestInconclusiveRemedy(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &report.Report{Verdict: report.VerdictInconclusive, Environment: report.Environment{Cores: 2},
-				Run: report.Run{StartedAt: at, FinishedAt: at.Add(tt.took), LoadAverage: tt.load},
-				Results: []report.Result{{Target: "a", Workload: "scan", Status: report.StatusOK}},
+				Run:        report.Run{StartedAt: at, FinishedAt: at.Add(tt.took), LoadAverage: tt.load},
+				Results:    []report.Result{{Target: "a", Workload: "scan", Status: report.StatusOK}},
 				Assertions: []report.Assertion{{Expr: "scan.p50[a] <= 1ms", Verdict: report.VerdictInconclusive}}}
 			var b strings.Builder
 			VerdictLine(&b, r, Style{Width: 1000})
