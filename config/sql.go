@@ -114,29 +114,34 @@ var (
 )
 
 // parseSQLWorkload reads a workload's `sql:` section; fields are the workload entry's keys, of
-// which a sql workload takes name and ops only.
+// which a sql workload takes name and ops only. Each key is read on its own, so that every mistake
+// of the section is reported at once; the checks of the whole (the statements' parameters and
+// generators, their count) run when its parts read well.
 func parseSQLWorkload(n *yaml.Node, name string, fields map[string]field) (*SQLWorkload, error) {
+	var p problems
 	for _, k := range []string{"rows", "readers", "params", "cross_check"} {
 		if f, ok := fields[k]; ok {
-			return nil, errAt(f.key, "workload %s: a sql workload takes name, ops and sql (its parameters are sql.params)", name)
+			p.add(errAt(f.key, "workload %s: a sql workload takes name, ops and sql (its parameters are sql.params)", name))
 		}
 	}
 	what := "workload " + name + ".sql"
 	sf, _, err := mapping(n, what, "setup", "teardown", "params", "transactions", "script", "script_text", "scale", "init", "vars")
-	if err != nil {
+	if sf == nil {
 		return nil, err
 	}
+	p.add(err)
 	w := &SQLWorkload{Line: n.Line, Scale: 1, Init: SQLInitNone}
 	if w.asRun, err = plain(n); err != nil {
 		return nil, err
 	}
 	w.Vars = map[string]pgbench.Value{}
 	if f, ok := sf["vars"]; ok {
-		if w.Vars, err = parseSQLVars(f.value, what); err != nil {
-			return nil, err
-		}
-		if _, ok := w.Vars[pgbench.ScaleVar]; ok {
-			return nil, errAt(f.value, "%s.vars: scale is %s.scale", what, what)
+		if v, err := parseSQLVars(f.value, what); p.ok(err) {
+			if _, ok := v[pgbench.ScaleVar]; ok {
+				p.add(errAt(f.value, "%s.vars: scale is %s.scale", what, what))
+			} else {
+				w.Vars = v
+			}
 		}
 	}
 	defined := slices.Sorted(maps.Keys(w.Vars))
@@ -146,19 +151,17 @@ func parseSQLWorkload(n *yaml.Node, name string, fields map[string]field) (*SQLW
 			given++
 		}
 	}
-	if given != 1 {
-		return nil, errAt(n, "%s: give one of transactions, script (tpcb-like, simple-update, select-only or a file) and script_text", what)
-	}
-	if f, ok := sf["transactions"]; ok {
-		if w.Transactions, err = parseSQLTransactions(f.value, what, defined); err != nil {
-			return nil, err
-		}
-	} else {
+	switch {
+	case given != 1:
+		p.add(errAt(n, "%s: give one of transactions, script (tpcb-like, simple-update, select-only or a file) and script_text", what))
+	case sf["transactions"].value != nil:
+		w.Transactions, err = parseSQLTransactions(sf["transactions"].value, what, defined)
+		p.add(err)
+	default:
 		t := SQLTransaction{Line: n.Line, Weight: 1, workload: what, defined: defined}
-		if err := t.parseScript(sf, what); err != nil {
-			return nil, err
+		if p.ok(t.parseScript(sf, what)) {
+			w.Transactions = []SQLTransaction{t}
 		}
-		w.Transactions = []SQLTransaction{t}
 	}
 	builtin := false
 	scripts := false
@@ -172,34 +175,32 @@ func parseSQLWorkload(n *yaml.Node, name string, fields map[string]field) (*SQLW
 		w.Init = SQLInitPgbench
 	}
 	if f, ok := sf["scale"]; ok {
-		v, err := boundedInt(f.value, what+".scale", 1, MaxSQLScale)
-		if err != nil {
-			return nil, err
+		if v, err := boundedInt(f.value, what+".scale", 1, MaxSQLScale); p.ok(err) {
+			w.Scale = int64(v)
 		}
-		w.Scale = int64(v)
 	}
 	if f, ok := sf["init"]; ok {
-		if w.Init, err = scalarString(f.value, what+".init"); err != nil {
-			return nil, err
-		}
-		if w.Init != SQLInitNone && w.Init != SQLInitPgbench {
-			return nil, errAt(f.value, "%s.init %q: want %s (pgbench -i -s SCALE's tables) or %s", what, w.Init, SQLInitPgbench, SQLInitNone)
+		if v, err := scalarString(f.value, what+".init"); p.ok(err) {
+			if v != SQLInitNone && v != SQLInitPgbench {
+				p.add(errAt(f.value, "%s.init %q: want %s (pgbench -i -s SCALE's tables) or %s", what, v, SQLInitPgbench, SQLInitNone))
+			} else {
+				w.Init = v
+			}
 		}
 	}
-	if f, ok := sf["vars"]; ok && !scripts {
-		return nil, errAt(f.key, "%s.vars: the variables of pgbench scripts (-D), and this workload runs none (its statements' parameters are sql.params)", what)
+	if f, ok := sf["vars"]; ok && !scripts && len(w.Transactions) > 0 {
+		p.add(errAt(f.key, "%s.vars: the variables of pgbench scripts (-D), and this workload runs none (its statements' parameters are sql.params)", what))
 	}
 	w.Vars[pgbench.ScaleVar] = pgbench.Int(w.Scale)
 	if f, ok := sf["params"]; ok {
-		if w.Params, w.paramLines, err = parseSQLParams(f.value, what); err != nil {
-			return nil, err
-		}
+		w.Params, w.paramLines, err = parseSQLParams(f.value, what)
+		p.add(err)
 	}
 	for _, k := range []string{"setup", "teardown"} {
 		if f, ok := sf[k]; ok {
 			list, err := parseSQLTexts(f.value, what+"."+k)
-			if err != nil {
-				return nil, err
+			if !p.ok(err) {
+				continue
 			}
 			if k == "setup" {
 				w.Setup = list
@@ -207,6 +208,9 @@ func parseSQLWorkload(n *yaml.Node, name string, fields map[string]field) (*SQLW
 				w.Teardown = list
 			}
 		}
+	}
+	if p.count() > 0 {
+		return nil, lineErrors(p.list)
 	}
 	if n := len(w.Setup) + len(w.Teardown) + countStatements(w.Transactions); n > MaxSQLStatements {
 		return nil, errAt(n0(sf), "%s: %d statements, at most %d", what, n, MaxSQLStatements)
@@ -261,53 +265,65 @@ func parseSQLTransactions(n *yaml.Node, what string, defined []string) ([]SQLTra
 		return nil, errAt(n, "%s.transactions must be a non-empty list of {name, weight, statements}", what)
 	}
 	var out []SQLTransaction
+	var p problems
 	for _, e := range n.Content {
-		f, _, err := mapping(e, "a transaction of "+what, "name", "weight", "statements", "script", "script_text")
-		if err != nil {
-			return nil, err
+		t, err := parseSQLTransaction(e, what, defined, out)
+		if p.ok(err) {
+			out = append(out, t)
 		}
-		t := SQLTransaction{Line: e.Line, Weight: 1, workload: what, defined: defined}
-		if t.Name, _, err = requiredString(e, f, "name", "a transaction needs a name", "transaction name"); err != nil {
-			return nil, err
-		}
-		if !txNamePattern.MatchString(t.Name) {
-			return nil, errAt(e, "transaction name %q: letters, digits, '_' and '-', starting with a letter or '_' (it names the transaction's figures: %s.response_p99)", t.Name, t.Name)
-		}
-		if slices.ContainsFunc(out, func(o SQLTransaction) bool { return o.Name == t.Name }) {
-			return nil, errAt(e, "transaction %q appears twice", t.Name)
-		}
-		tw := what + ".transactions." + t.Name
-		if wf, ok := f["weight"]; ok {
-			s, err := scalarString(wf.value, tw+".weight")
-			if err != nil {
-				return nil, err
-			}
-			v, perr := strconv.ParseFloat(s, 64)
-			if perr != nil || !(v > 0) || math.IsInf(v, 0) {
-				return nil, errAt(wf.value, "%s.weight must be a positive number, got %q", tw, s)
-			}
-			t.Weight = v
-		}
-		sf, hasStatements := f["statements"]
-		_, hasScript := f["script"]
-		_, hasText := f["script_text"]
-		switch {
-		case hasStatements && (hasScript || hasText), hasScript && hasText:
-			return nil, errAt(e, "%s: give statements, script or script_text, one of them", tw)
-		case hasStatements:
-			if t.Statements, err = parseSQLStatements(sf.value, tw); err != nil {
-				return nil, err
-			}
-		case hasScript || hasText:
-			if err := t.parseScript(f, tw); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, errAt(e, "%s: give its statements (or a pgbench script)", tw)
-		}
-		out = append(out, t)
+	}
+	if p.count() > 0 {
+		return nil, lineErrors(p.list)
 	}
 	return out, nil
+}
+
+// parseSQLTransaction reads one entry of `transactions:`; out are the entries read before it.
+func parseSQLTransaction(e *yaml.Node, what string, defined []string, out []SQLTransaction) (SQLTransaction, error) {
+	f, _, err := mapping(e, "a transaction of "+what, "name", "weight", "statements", "script", "script_text")
+	if err != nil {
+		return SQLTransaction{}, err
+	}
+	t := SQLTransaction{Line: e.Line, Weight: 1, workload: what, defined: defined}
+	if t.Name, _, err = requiredString(e, f, "name", "a transaction needs a name", "transaction name"); err != nil {
+		return SQLTransaction{}, err
+	}
+	if !txNamePattern.MatchString(t.Name) {
+		return SQLTransaction{}, errAt(e, "transaction name %q: letters, digits, '_' and '-', starting with a letter or '_' (it names the transaction's figures: %s.response_p99)", t.Name, t.Name)
+	}
+	if slices.ContainsFunc(out, func(o SQLTransaction) bool { return o.Name == t.Name }) {
+		return SQLTransaction{}, errAt(e, "transaction %q appears twice", t.Name)
+	}
+	tw := what + ".transactions." + t.Name
+	if wf, ok := f["weight"]; ok {
+		s, err := scalarString(wf.value, tw+".weight")
+		if err != nil {
+			return SQLTransaction{}, err
+		}
+		v, perr := strconv.ParseFloat(s, 64)
+		if perr != nil || !(v > 0) || math.IsInf(v, 0) {
+			return SQLTransaction{}, errAt(wf.value, "%s.weight must be a positive number, got %q", tw, s)
+		}
+		t.Weight = v
+	}
+	sf, hasStatements := f["statements"]
+	_, hasScript := f["script"]
+	_, hasText := f["script_text"]
+	switch {
+	case hasStatements && (hasScript || hasText), hasScript && hasText:
+		return SQLTransaction{}, errAt(e, "%s: give statements, script or script_text, one of them", tw)
+	case hasStatements:
+		if t.Statements, err = parseSQLStatements(sf.value, tw); err != nil {
+			return SQLTransaction{}, err
+		}
+	case hasScript || hasText:
+		if err := t.parseScript(f, tw); err != nil {
+			return SQLTransaction{}, err
+		}
+	default:
+		return SQLTransaction{}, errAt(e, "%s: give its statements (or a pgbench script)", tw)
+	}
+	return t, nil
 }
 
 // parseScript reads a transaction's script (a built-in's name or a file) or script_text; a

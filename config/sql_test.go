@@ -306,3 +306,45 @@ func TestSQLWorkloadPlace(t *testing.T) {
 		t.Errorf("--rate on a sql workload: %v", err)
 	}
 }
+
+// TestSQLEveryMistake: a sql section's mistakes are reported at once, each key and each
+// transaction read on its own, as the rest of the config is.
+func TestSQLEveryMistake(t *testing.T) {
+	text := `name: q
+workloads:
+  - name: w
+    sql:
+      scale: 0
+      init: yes
+      warmup: 3
+      transactions:
+        - {name: 't x', statements: [SELECT 1]}
+        - {name: u, weight: 0, statements: [SELECT 1]}
+        - {name: v}
+        - {name: ok, statements: [SELECT 1]}
+      setup: ['  ']
+targets: [{name: s, adapter: sql}]
+`
+	c, err := Parse("q.yaml", []byte(text))
+	if err == nil {
+		_, err = c.Resolve(sqlRegistry(t), false)
+	}
+	want := []string{
+		"q.yaml:5: workload w.sql.scale must be positive",
+		`q.yaml:6: workload w.sql.init "yes": want pgbench`,
+		`q.yaml:7: unknown key "warmup" in workload w.sql`,
+		`q.yaml:9: transaction name "t x": letters, digits`,
+		`q.yaml:10: workload w.sql.transactions.u.weight must be a positive number, got "0"`,
+		"q.yaml:11: workload w.sql.transactions.v: give its statements",
+		"q.yaml:13: workload w.sql.setup: an empty statement",
+	}
+	got := strings.Split(errText(err), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d mistakes, want %d:\n%s", len(got), len(want), errText(err))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("mistake %d: %q\nwant it to start %q", i+1, got[i], want[i])
+		}
+	}
+}
