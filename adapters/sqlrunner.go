@@ -27,6 +27,15 @@ type SQLRunner interface {
 	OpenSQLConn(ctx context.Context, stmts []string) (SQLConn, error)
 }
 
+// SQLThreadBound is a SQLRunner whose connections, when it says so, wait for the server in a
+// blocking system call on their goroutine's thread, as a C client's thread waits (the sql adapter
+// on PostgreSQL): a connection holds its goroutine's P (runtime.GOMAXPROCS) while it waits, so the
+// engine runs such a workload with a P per worker besides the ones it has, as pgbench -j gives
+// each client a thread of its own.
+type SQLThreadBound interface {
+	SQLThreadBound() bool
+}
+
 // SQLPrepareError is a statement OpenSQLConn could not prepare.
 type SQLPrepareError struct {
 	Index int // into the statements OpenSQLConn was given

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -65,6 +66,7 @@ type sqlTarget struct {
 	work   []*sqlWorker       // one per worker
 	checks *sqlChecks
 	setup  bool  // its setup ran (so its teardown runs)
+	procs  int   // the Ps (runtime.GOMAXPROCS) its run phases need at least: its connections are thread-bound
 	base   int64 // the next run phase's first place in the whole sequence
 	done   atomic.Int64
 }
@@ -267,13 +269,20 @@ func (sr *sqlRun) prepare(ctx context.Context, t *sqlTarget, prog *tracker) erro
 		wk.res = make([]adapters.SQLResult, most)
 		t.work = append(t.work, wk)
 	}
+	if tb, ok := runner.(adapters.SQLThreadBound); ok && tb.SQLThreadBound() {
+		t.procs = sr.cfg.Workers + runtime.GOMAXPROCS(0)
+	}
 	binding := "typed (int64, float64, bool, string)"
 	if dialect == adapters.DialectPostgres {
 		binding = "text, each argument read by the type the server infers (as pgbench -M prepared sends them)"
 	}
+	conns := fmt.Sprintf("%d, one per worker, every statement prepared on each", sr.cfg.Workers)
+	if t.procs > 0 {
+		conns += fmt.Sprintf("; each waits for the server in a blocking read on a thread of its own, as a C client does (GOMAXPROCS %d while they run)", t.procs)
+	}
 	t.acc.describe(map[string]any{
 		"setup":       fmt.Sprintf("%d statements in %s, untimed", n, took.Round(time.Microsecond)),
-		"connections": fmt.Sprintf("%d, one per worker, every statement prepared on each", sr.cfg.Workers),
+		"connections": conns,
 		"binding":     binding,
 	})
 	return nil
@@ -356,6 +365,12 @@ func (sr *sqlRun) teardown(t *sqlTarget, prog *tracker) {
 // an error rate past the budget.
 func (sr *sqlRun) runPhase(ctx context.Context, t *sqlTarget, rep int) error {
 	r := sr.r
+	if had := runtime.GOMAXPROCS(0); had < t.procs {
+		// A thread-bound connection holds its P while it waits: without a P per worker the others
+		// wait for the runtime to take one back (a fifth of pgbench's throughput, measured).
+		runtime.GOMAXPROCS(t.procs)
+		defer runtime.GOMAXPROCS(had)
+	}
 	for _, wk := range t.work {
 		for i := range wk.lat {
 			wk.lat[i].Reset()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -283,7 +284,7 @@ func TestSQLDeletedRowPostgres(t *testing.T) {
 }
 
 // TestSQLPgbenchPostgres: tpcb-like at scale 1 on PostgreSQL, open loop at 300 ops/s, two
-// workers: pgbench's init as setup, every operation done, the statements' figures per transaction,
+// workers (on connections that wait in blocking reads, with a P each while they run): pgbench's init as setup, every operation done, the statements' figures per transaction,
 // and the init's tables dropped at the end from a schema the target does not own.
 func TestSQLPgbenchPostgres(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
@@ -298,10 +299,18 @@ workloads:
     sql: {script: tpcb-like, scale: 1, init: pgbench}
 targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q, schema: bench}}]
 `, dsn))
+	procs := runtime.GOMAXPROCS(0)
 	rep := runSQLPlan(t, p)
+	if now := runtime.GOMAXPROCS(0); now != procs {
+		t.Errorf("GOMAXPROCS %d after the run, %d before", now, procs)
+	}
 	res := rep.Find("pg", "tpcb", 0)
 	if res == nil || res.Status != report.StatusOK || res.Load.Loop != "open" {
 		t.Fatalf("%+v", res)
+	}
+	// Its two connections wait in blocking reads, each holding a P: the run phases had two more.
+	if c, _ := res.Info["connections"].(string); !strings.Contains(c, fmt.Sprintf("GOMAXPROCS %d while", procs+2)) {
+		t.Errorf("connections: %q", c)
 	}
 	l := res.Load
 	if l.Completed != 300 || l.Errors != 0 || len(l.Statements) != 7 {

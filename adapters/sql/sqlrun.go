@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"modernc.org/sqlite"
 
 	"github.com/dbbench/dbbench/adapters"
@@ -23,7 +22,10 @@ import (
 // does, with the target's search path. On SQLite it is a connection of the pool and its prepared
 // statements (database/sql).
 
-var _ adapters.SQLRunner = (*target)(nil)
+var (
+	_ adapters.SQLRunner      = (*target)(nil)
+	_ adapters.SQLThreadBound = (*target)(nil)
+)
 
 // SQLDialect says which SQL the target speaks.
 func (t *target) SQLDialect() string {
@@ -32,6 +34,10 @@ func (t *target) SQLDialect() string {
 	}
 	return adapters.DialectSQLite
 }
+
+// SQLThreadBound: on PostgreSQL a worker's connection waits for the server in a blocking read on
+// its goroutine's thread (pgwire.go).
+func (t *target) SQLThreadBound() bool { return t.s.driver == DriverPostgres }
 
 // ExecSQL runs one statement on the pool, outside any transaction (pgx sends a statement without
 // arguments with the simple protocol, so VACUUM runs and a text may hold several statements).
@@ -52,110 +58,6 @@ func (t *target) OpenSQLConn(ctx context.Context, stmts []string) (adapters.SQLC
 		return t.openPGConn(ctx, stmts)
 	}
 	return t.openSQLiteConn(ctx, stmts)
-}
-
-// pgConn is a worker's connection to PostgreSQL: pgx's, with the statements prepared as
-// dbbench_s0, dbbench_s1, ...; each execution goes through pgconn's ExecPrepared with its arguments
-// and results as text, as libpq's PQexecPrepared sends them for pgbench -M prepared (pgx's own
-// Query, with its type map, cost about twice the client CPU per statement).
-type pgConn struct {
-	c      *pgx.Conn
-	names  []string
-	query  []bool // the statement returns rows
-	buf    []byte // the arguments' text, one after the other
-	params [][]byte
-}
-
-func (t *target) openPGConn(ctx context.Context, stmts []string) (adapters.SQLConn, error) {
-	c, err := pgx.ConnectConfig(ctx, t.s.pgConfig.Copy())
-	if err != nil {
-		return nil, exitcode.Infraf("sql: postgres: connect: %v", exitcode.OneLine(err.Error()))
-	}
-	pc := &pgConn{c: c}
-	for i, q := range stmts {
-		name := fmt.Sprintf("dbbench_s%d", i)
-		sd, err := c.Prepare(ctx, name, q)
-		if err != nil {
-			return nil, errors.Join(&adapters.SQLPrepareError{Index: i, Err: errors.New(exitcode.OneLine(err.Error()))}, pc.Close())
-		}
-		pc.names, pc.query = append(pc.names, name), append(pc.query, len(sd.Fields) > 0)
-	}
-	return pc, nil
-}
-
-// Exec runs the prepared statement: the rows returned counted (and their values kept, as the
-// server wrote them), or the rows the command tag says it affected.
-func (p *pgConn) Exec(ctx context.Context, i int, args []any, res *adapters.SQLResult) error {
-	p.buf, p.params = p.buf[:0], p.params[:0]
-	ends := make([]int, 0, 8)
-	for _, a := range args {
-		var null bool
-		p.buf, null = appendText(p.buf, a)
-		if null {
-			ends = append(ends, -1)
-		} else {
-			ends = append(ends, len(p.buf))
-		}
-	}
-	from := 0
-	for _, end := range ends {
-		if end < 0 {
-			p.params = append(p.params, nil)
-			continue
-		}
-		p.params = append(p.params, p.buf[from:end:end])
-		from = end
-	}
-	rr := p.c.PgConn().ExecPrepared(ctx, p.names[i], p.params, nil, nil)
-	res.Rows, res.Values = 0, res.Values[:0]
-	for rr.NextRow() {
-		res.Rows++
-		if res.Keep {
-			for _, v := range rr.Values() {
-				res.Values = adapters.AppendSQLValue(res.Values, v, v == nil)
-			}
-		}
-	}
-	tag, err := rr.Close()
-	if err != nil {
-		return err
-	}
-	if !p.query[i] {
-		res.Rows = tag.RowsAffected()
-	}
-	return nil
-}
-
-// appendText appends an argument's text (an int64, float64, bool, string or nil: NULL).
-func appendText(b []byte, a any) ([]byte, bool) {
-	switch v := a.(type) {
-	case nil:
-		return b, true
-	case string:
-		return append(b, v...), false
-	case int64:
-		return strconv.AppendInt(b, v, 10), false
-	case float64:
-		return strconv.AppendFloat(b, v, 'g', -1, 64), false
-	case bool:
-		return strconv.AppendBool(b, v), false
-	}
-	return fmt.Append(b, a), false
-}
-
-// Rollback ends a transaction left open (or failed) on the connection.
-func (p *pgConn) Rollback(ctx context.Context) error {
-	if p.c.PgConn().TxStatus() == 'I' {
-		return nil
-	}
-	_, err := p.c.Exec(ctx, "ROLLBACK")
-	return err
-}
-
-func (p *pgConn) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), sqlCloseTimeout)
-	defer cancel()
-	return p.c.Close(ctx)
 }
 
 // sqliteConn is a worker's connection to SQLite: one of the pool's, with its prepared statements.
