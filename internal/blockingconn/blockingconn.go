@@ -50,7 +50,7 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 		syscall.Close(fd)
 		return nil, os.NewSyscallError("setnonblock", err)
 	}
-	return &Conn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	return &Conn{fd: fd, network: network, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
 
 // dupCloexec duplicates fd so that no child process inherits it.
@@ -71,6 +71,7 @@ func dupCloexec(fd int) (int, error) {
 // deadline setters may be called from any goroutine.
 type Conn struct {
 	fd            int
+	network       string
 	local, remote net.Addr
 	mu            sync.Mutex // guards closed (the fd is not closed under a reader's feet)
 	closed        bool
@@ -113,7 +114,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		case err == syscall.EAGAIN || (err != nil || n == 0) && c.expired.Load():
 			return 0, ErrDeadline
 		case err != nil:
-			return 0, &net.OpError{Op: "read", Net: c.remote.Network(), Addr: c.remote, Err: os.NewSyscallError("read", err)}
+			return 0, &net.OpError{Op: "read", Net: c.network, Addr: c.remote, Err: os.NewSyscallError("read", err)}
 		case n == 0 && len(b) > 0:
 			return 0, io.EOF
 		}
@@ -136,7 +137,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 		case err == syscall.EAGAIN || err != nil && c.expired.Load():
 			return w, ErrDeadline
 		case err != nil:
-			return w, &net.OpError{Op: "write", Net: c.remote.Network(), Addr: c.remote, Err: os.NewSyscallError("write", err)}
+			return w, &net.OpError{Op: "write", Net: c.network, Addr: c.remote, Err: os.NewSyscallError("write", err)}
 		}
 		w += n
 	}

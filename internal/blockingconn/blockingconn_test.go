@@ -40,6 +40,33 @@ func dial(t *testing.T, addr string) *Conn {
 	return c.(*Conn)
 }
 
+// TestUnix: a Unix socket (a PostgreSQL DSN's host=/var/run/postgresql) works as TCP does.
+func TestUnix(t *testing.T) {
+	ln, err := net.Listen("unix", t.TempDir()+"/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			defer c.Close()
+			io.Copy(c, c)
+		}
+	}()
+	c, err := Dial(context.Background(), "unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make([]byte, 2)
+	if _, err := c.Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "hi" {
+		t.Errorf("read %q, %v", got, err)
+	}
+}
+
 // TestBlocking: the socket is blocking, its descriptor closed on exec, and bytes go both ways.
 func TestBlocking(t *testing.T) {
 	c := dial(t, echo(t))
