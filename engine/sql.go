@@ -464,7 +464,7 @@ func (sr *sqlRun) do(t *sqlTarget) func(context.Context, load.Op[sqlOp]) error {
 		wk.ran = wk.ran[:0]
 		for _, step := range o.op.Steps {
 			if step.Stmt == nil {
-				if err := sleepCtx(ctx, step.Sleep); err != nil {
+				if err := load.SleepCtx(ctx, step.Sleep); err != nil {
 					return fail(err, `\sleep`)
 				}
 				continue
@@ -489,20 +489,5 @@ func (sr *sqlRun) do(t *sqlTarget) func(context.Context, load.Op[sqlOp]) error {
 			t.checks.check(&sr.stmts[id], id, r.args, &wk.res[r.i])
 		}
 		return nil
-	}
-}
-
-// sleepCtx is a \sleep: think time, cancellable.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -524,7 +524,7 @@ func (p *pool[T]) take(w int) (op Op[T], spin, ready time.Duration, ok bool) {
 			return op, 0, 0, false
 		}
 		if ahead := intended - DrawAhead - p.now(); ahead > 0 {
-			if err := sleepCtx(p.ctx, ahead); err != nil {
+			if err := SleepCtx(p.ctx, ahead); err != nil {
 				p.stopped, p.err = true, cmp.Or(p.err, err)
 				return op, 0, 0, false
 			}
@@ -571,8 +571,12 @@ func (p *pool[T]) countScheduled(intended time.Duration) {
 	p.schedAt[i]++
 }
 
-// sleepCtx sleeps on the runtime's timer (about 1 ms late at worst here), cancellable.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SleepCtx sleeps on the runtime's timer (about 1 ms late at worst here), cancellable: a sleep
+// that needs no precision (the generator's wait ahead of its draws, a script's think time).
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
 	tm := time.NewTimer(d)
 	defer tm.Stop()
 	select {
