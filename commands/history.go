@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbbench/dbbench/internal/exitcode"
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
@@ -63,7 +64,7 @@ func historyRun(opts *HistoryOptions) error {
 	}
 	for _, f := range opts.Figures {
 		if _, ok := report.LookupFigure(f); !ok {
-			return exitcode.Usagef("--figures: unknown figure %q (see 'dbbench list')", f)
+			return exitcode.Usagef("--figures: unknown figure %q%s", f, suggest.Hint(f, report.FigureNames(), "dbbench list figures"))
 		}
 	}
 	reps, paths, notes, err := report.ReadDirNotes(opts.Dir)

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 	"github.com/dbbench/dbbench/report/render"
 )
@@ -483,7 +484,7 @@ func source(name string, r *report.Report, runs int) Source {
 func (c *comparer) checkFigures() error {
 	for _, f := range c.opts.Figures {
 		if _, ok := report.LookupFigure(f); !ok {
-			return fmt.Errorf("unknown figure %q (figures: %s)", f, strings.Join(report.FigureNames(), ", "))
+			return fmt.Errorf("unknown figure %q%s", f, suggest.Hint(f, report.FigureNames(), "dbbench list figures"))
 		}
 	}
 	return nil

@@ -288,6 +288,7 @@ func TestIncompatibleReports(t *testing.T) {
 		{"unknown reference", base(), base(), Options{PerRepeat: true, NormalizeBy: "nosuch"}, "--normalize-by nosuch: OLD has no target nosuch (targets: ref, sut)"},
 		{"skipped reference", base(), skippedRef, Options{PerRepeat: true, NormalizeBy: "ref"}, "--normalize-by ref: the target was skipped in NEW (no server)"},
 		{"unknown figure", base(), base(), Options{PerRepeat: true, Figures: []string{"speed"}}, `unknown figure "speed"`},
+		{"misspelt figure", base(), base(), Options{PerRepeat: true, Figures: []string{"p5O"}}, `unknown figure "p5O": did you mean p50?`},
 		{"figure nowhere", base(), base(), Options{PerRepeat: true, Figures: []string{"p999"}}, "nothing to compare: no result has figures p999 in both reports"},
 		{"bad alpha", base(), base(), Options{PerRepeat: true, Alpha: 2}, "alpha 2: want a significance level between 0 and 1"},
 		{"corrupt histogram", badHist, badHist, Options{PerRepeat: true, Figures: []string{"p50"}}, "OLD: sut lookup: decode histogram:"},

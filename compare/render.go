@@ -114,7 +114,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 		title += ": " + strings.ToUpper(string(c.Gate.Verdict))
 	}
 	fmt.Fprintf(ew, "### %s\n\n", title)
-	fmt.Fprintf(ew, "- old: %s\n- new: %s\n", mdEscape(describe(c.Old)), mdEscape(describe(c.New)))
+	fmt.Fprintf(ew, "- old: %s\n- new: %s\n", render.MarkdownEscape(describe(c.Old)), render.MarkdownEscape(describe(c.New)))
 	if c.NormalizeBy != "" {
 		fmt.Fprintf(ew, "- normalized: every figure is the target's divided by `%s`'s in the same repeat%s\n", c.NormalizeBy, byDefault(c))
 	}
@@ -132,7 +132,7 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	for ri, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, s := range r {
-			cells[i] = mdEscape(s)
+			cells[i] = render.MarkdownEscape(s)
 			if t.Class(ri, i) != "" && s != "" {
 				cells[i] = "**" + cells[i] + "**"
 			}
@@ -141,27 +141,27 @@ func WriteMarkdown(w io.Writer, c *Comparison) error {
 	}
 	var items []string
 	for _, f := range c.Failed {
-		items = append(items, fmt.Sprintf("**FAILED** in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), mdEscape(f.Error)))
+		items = append(items, fmt.Sprintf("**FAILED** in %s: %s %s%s: %s", sideName(c, f.In), f.Target, f.Workload, sizeSuffix(c, f.Size), render.MarkdownEscape(f.Error)))
 	}
 	for _, u := range c.Unpaired {
-		items = append(items, mdEscape(missingText(c, u)))
+		items = append(items, render.MarkdownEscape(missingText(c, u)))
 	}
 	for _, n := range c.Notes {
-		items = append(items, "note: "+mdEscape(n))
+		items = append(items, "note: "+render.MarkdownEscape(n))
 	}
 	if c.Undecidable != "" && !c.Gate.Enabled {
-		items = append(items, "**INCONCLUSIVE**: "+mdEscape(c.Undecidable))
+		items = append(items, "**INCONCLUSIVE**: "+render.MarkdownEscape(c.Undecidable))
 	}
 	if len(items) > 0 {
 		fmt.Fprintf(ew, "\n- %s\n", strings.Join(items, "\n- "))
 	}
 	if c.Gate.Enabled {
-		fmt.Fprintf(ew, "\n**%s**\n", mdEscape(gateLine(c)))
+		fmt.Fprintf(ew, "\n**%s**\n", render.MarkdownEscape(gateLine(c)))
 		for _, r := range c.Gate.Reasons {
-			fmt.Fprintf(ew, "- %s\n", mdEscape(r))
+			fmt.Fprintf(ew, "- %s\n", render.MarkdownEscape(r))
 		}
 	}
-	fmt.Fprintf(ew, "\n<sub>%s</sub>\n", mdEscape(legend(c)))
+	fmt.Fprintf(ew, "\n<sub>%s</sub>\n", render.MarkdownEscape(legend(c)))
 	return ew.Err()
 }
 
@@ -457,10 +457,4 @@ func sameRepeats(c *Comparison) bool {
 		}
 	}
 	return true
-}
-
-// mdEscape keeps a cell's text from breaking a markdown table or being read as markup or HTML.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", "`", "'")
-	return r.Replace(s)
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dbbench/dbbench/internal/suggest"
 	"github.com/dbbench/dbbench/report"
 )
 
@@ -122,7 +123,7 @@ func checkKey(key string) error {
 		return fmt.Errorf("threshold key %q: want FIGURE or WORKLOAD.FIGURE", key)
 	}
 	if _, ok := report.LookupFigure(figure); !ok {
-		return fmt.Errorf("threshold key %q: unknown figure %q (figures: %s)", key, figure, strings.Join(report.FigureNames(), ", "))
+		return fmt.Errorf("threshold key %q: unknown figure %q%s", key, figure, suggest.Hint(figure, report.FigureNames(), "dbbench list figures"))
 	}
 	return nil
 }

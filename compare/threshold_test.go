@@ -59,6 +59,7 @@ func TestThresholdsSet(t *testing.T) {
 		{[]string{"=10%"}, "", "name a figure before '='"},
 		{[]string{"speed=10%"}, "", `unknown figure "speed"`},
 		{[]string{"lookup.speed=10%"}, "", `unknown figure "speed"`},
+		{[]string{"rows_per_sec=10%"}, "", `unknown figure "rows_per_sec": did you mean rows_per_s?`},
 		{[]string{".p99=10%"}, "", "want FIGURE or WORKLOAD.FIGURE"},
 		{[]string{"p99=ten"}, "", `threshold p99: threshold "ten"`},
 	}
