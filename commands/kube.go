@@ -2,7 +2,9 @@ package commands
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -159,6 +161,10 @@ func runKube(opts *KubeOptions) error {
 	if line := kube.SecretLine(data, sec.String); line > 0 {
 		return exitcode.Usagef("%s:%d: a secret in clear (a password, a secret option): the pods would read it from a ConfigMap; write it as ${NAME} and give the pods a Secret with that key (--secret)", c.Source, line)
 	}
+	files, err := configFiles(c.Source, plan.Files, sec.String)
+	if err != nil {
+		return err
+	}
 	holdsSecret := func(v string) bool { return sec.String(v) != v }
 	env, err := kube.EnvFor(adapters.EnvNames(string(data)), opts.lookupEnv, holdsSecret, opts.Secret)
 	if err != nil {
@@ -176,7 +182,7 @@ func runKube(opts *KubeOptions) error {
 	now := opts.now()
 	spec := &kube.Spec{
 		Name: opts.Name, Pinned: opts.Name != "", Namespace: opts.Namespace, Image: opts.Image,
-		ConfigName: kube.ConfigFileName(opts.configRef()), Config: data, CI: opts.CI,
+		ConfigName: kube.ConfigFileName(opts.configRef()), Config: data, Files: files, CI: opts.CI,
 		Shards: opts.Shards, Now: now, Retries: opts.Retries, LoadOnce: engine.SharesStores(plan), NoSuspend: opts.NoSuspend,
 		StorageClass: opts.StorageClass, StorageSize: opts.StorageSize, Claim: opts.Claim, RWXDefault: opts.RWXDefault,
 		Secret: opts.Secret, Env: env, Work: kubeWork(plan, opts.Shards),
@@ -418,4 +424,25 @@ func (opts *KubeOptions) startTime(now time.Time) (time.Time, error) {
 		return time.Time{}, exitcode.Usagef("--start-at %s is in the past (now %s): the shards would all start late", opts.StartAt, now.UTC().Format(time.RFC3339))
 	}
 	return t.UTC(), nil
+}
+
+// configFiles reads the files the config reads besides itself (its sql workloads' scripts), for
+// the pods to find them beside it: each by its path relative to the config, inside its directory.
+func configFiles(source string, refs []string, scrub func(string) string) ([]kube.File, error) {
+	var files []kube.File
+	for _, ref := range refs {
+		rel := filepath.ToSlash(filepath.Clean(ref))
+		if filepath.IsAbs(ref) || !fs.ValidPath(rel) {
+			return nil, exitcode.Usagef("%s: script %s: the pods find a config's files beside it: give a path inside the config's directory, relative to it (or the script's text as script_text)", source, ref)
+		}
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(source), ref))
+		if err != nil {
+			return nil, exitcode.Usagef("%s: script %s: %v", source, ref, err)
+		}
+		if line := kube.SecretLine(b, scrub); line > 0 {
+			return nil, exitcode.Usagef("%s:%d: a secret in clear: the pods would read the script from a ConfigMap", ref, line)
+		}
+		files = append(files, kube.File{Path: rel, Data: b})
+	}
+	return files, nil
 }

@@ -268,6 +268,39 @@ func TestKubeRefuses(t *testing.T) {
 	}
 }
 
+// TestKubeScriptFiles: a sql workload's script file travels with the config (its ConfigMap,
+// mounted beside it); one outside the config's directory, or holding a secret, is refused.
+func TestKubeScriptFiles(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "bench")
+	if err := os.MkdirAll(filepath.Join(dir, "sql"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "\\set aid random(1, 10)\nSELECT :aid;\n"
+	writeFile(t, filepath.Join(dir, "sql"), "mine.sql", script)
+	writeFile(t, root, "up.sql", script)
+	writeFile(t, dir, "secret.sql", "SELECT 'hunter22-pw';\n")
+	cfg := func(name, ref string) string {
+		return writeFile(t, dir, name, "name: q\nworkloads:\n  - name: w\n    sql: {script: "+ref+"}\ntargets: [{name: s, adapter: sql}]\n")
+	}
+	code, out, errOut := execute(t, kubeArgs("--shards", "2", "-c", cfg("q.yaml", "./sql/../sql/mine.sql"))...)
+	if code != exitcode.OK || !strings.Contains(out, "  file-1: |\n    \\set aid random(1, 10)\n    SELECT :aid;\n") ||
+		!strings.Contains(out, "- key: file-1\n                path: sql/mine.sql\n") {
+		t.Errorf("exit %d, stderr %q; want the script in the ConfigMap and mounted at sql/mine.sql:\n%s", code, errOut, out)
+	}
+	t.Setenv("PGPASSWORD", "hunter22-pw") // a secret dbbench knows of, which secret.sql holds
+	for _, tt := range []struct{ name, ref, want string }{
+		{"outside", "../up.sql", "script ../up.sql: the pods find a config's files beside it"},
+		{"absolute", filepath.Join(root, "up.sql"), "the pods find a config's files beside it"},
+		{"a secret", "secret.sql", "secret.sql:1: a secret in clear"},
+	} {
+		code, out, errOut := execute(t, kubeArgs("--shards", "2", "-c", cfg(tt.name+".yaml", tt.ref))...)
+		if code != exitcode.Usage || out != "" || !strings.Contains(errOut, tt.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", tt.name, code, out, errOut, tt.want)
+		}
+	}
+}
+
 // TestKubeStartIn: --start-in counts from the moment of rendering, to the second, and every pod's
 // command line holds that one time.
 func TestKubeStartIn(t *testing.T) {

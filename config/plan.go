@@ -69,6 +69,10 @@ type Plan struct {
 	// LoadOnly: this run only loads the stores on servers the user gives, for shards that then
 	// share them (dbbench run --load-only; docs/shards.md).
 	LoadOnly bool
+	// Files are the files the config reads besides itself (a sql workload's script files), each
+	// once, as the config names them (relative to its directory, or absolute): what must travel
+	// with it (dbbench kube ships them beside it).
+	Files []string
 }
 
 // VerdictPlan is how a run decides its assertions: Runs runs (fresh processes) before the first look,

@@ -717,6 +717,9 @@ func (r *resolution) resolveSQL(w Workload, o workloadOverride) (WorkloadPlan, b
 		if !r.pr.ok(t.parse(src, t.Script)) {
 			return wp, false
 		}
+		if !slices.Contains(p.Files, t.Script) {
+			p.Files = append(p.Files, t.Script)
+		}
 	}
 	def := s.definition()
 	if _, err := sqlmix.New(def, 1, false); err != nil {

@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"regexp"
@@ -120,8 +121,12 @@ type Spec struct {
 	// ConfigName is the config's file name in ConfigDir (the ConfigMap's key); Config its bytes.
 	ConfigName string
 	Config     []byte
-	CI         bool // the pods run the config's CI form (run --ci)
-	Shards     int
+	// Files are the files the config reads besides itself (a sql workload's scripts), shipped in
+	// the ConfigMap and mounted at their paths relative to the config in ConfigDir. None leave
+	// RunID's hash as it was before files were shipped.
+	Files  []File `json:",omitempty"`
+	CI     bool   // the pods run the config's CI form (run --ci)
+	Shards int
 	// Now is when the rendering was made: the deadlines count the wait for StartAt from it.
 	Now time.Time
 	// StartAt is when every shard starts its first timed operation: computed once, when rendering.
@@ -411,6 +416,18 @@ func (s *Spec) Check() error {
 	if !utf8.Valid(s.Config) {
 		return errors.New("the config is not UTF-8 text: a ConfigMap's data holds text")
 	}
+	total := len(s.Config)
+	for _, f := range s.Files {
+		if !fs.ValidPath(f.Path) || f.Path == "." || f.Path == s.ConfigName {
+			return fmt.Errorf("file %s: the pods find the files a config reads beside it: give a path relative to the config, inside its directory (or the script's text as script_text)", f.Path)
+		}
+		if !utf8.Valid(f.Data) {
+			return fmt.Errorf("file %s is not UTF-8 text: a ConfigMap's data holds text", f.Path)
+		}
+		if total += len(f.Data); total > MaxConfigBytes {
+			return fmt.Errorf("the config and the files it reads are %d bytes or more: a ConfigMap holds at most %d", total, MaxConfigBytes)
+		}
+	}
 	if s.StartAt.IsZero() || s.Now.IsZero() {
 		return errors.New("no start time")
 	}
@@ -645,8 +662,37 @@ func (s *Spec) configMap() configMap {
 		// Immutable: the pods run the bytes that were validated, whatever happens to the cluster's
 		// copy while they run.
 		Immutable: true,
-		Data:      map[string]string{s.ConfigName: string(s.Config)},
+		Data:      s.configData(),
 	}
+}
+
+// File is a file a config reads, at Path relative to it (slash-separated, inside its directory).
+type File struct {
+	Path string
+	Data []byte
+}
+
+// fileKey is the ConfigMap key of Files[i]: a key may not hold the path's slashes.
+func fileKey(i int) string { return fmt.Sprintf("file-%d", i+1) }
+
+func (s *Spec) configData() map[string]string {
+	data := map[string]string{s.ConfigName: string(s.Config)}
+	for i, f := range s.Files {
+		data[fileKey(i)] = string(f.Data)
+	}
+	return data
+}
+
+// configItems places the config and its files in ConfigDir (none: the config alone, by its key).
+func (s *Spec) configItems() []keyToPath {
+	if len(s.Files) == 0 {
+		return nil
+	}
+	items := []keyToPath{{Key: s.ConfigName, Path: s.ConfigName}}
+	for i, f := range s.Files {
+		items = append(items, keyToPath{Key: fileKey(i), Path: f.Path})
+	}
+	return items
 }
 
 func (s *Spec) claim() persistentVolumeClaim {
@@ -717,7 +763,7 @@ func (s *Spec) podSpec(c container, volumes ...volume) podSpec {
 // dbbenchVolumes are the volumes dbbenchContainer mounts, less the scratch one (podSpec's).
 func (s *Spec) dbbenchVolumes() []volume {
 	return []volume{
-		{Name: "config", ConfigMap: &configMapSource{Name: s.ConfigMapName()}},
+		{Name: "config", ConfigMap: &configMapSource{Name: s.ConfigMapName(), Items: s.configItems()}},
 		s.reportsVolume(),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,6 +125,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 		{"the longest name", func(s *Spec) { s.Name = strings.Repeat("n", MaxNameLen) }},
 		{"an image without a tag", func(s *Spec) { s.Image = "dbbench" }},
 		{"no suspension", func(s *Spec) { s.NoSuspend = true }},
+		{"script files beside the config", func(s *Spec) { s.Files = []File{{"my.sql", []byte("SELECT 1;\n")}, {"sql/b.sql", nil}} }},
 		{"a store loaded once", func(s *Spec) { s.LoadOnce = true }},
 		{"a store loaded once, no suspension, a lead", func(s *Spec) { s.LoadOnce, s.NoSuspend, s.Lead = true, true, 90*time.Second }},
 		{"a store loaded once, no suspension, a fixed start", func(s *Spec) { s.LoadOnce, s.NoSuspend = true, true }},
@@ -277,10 +279,11 @@ func checkManifests(t *testing.T, s *Spec, out []byte) {
 		t.Errorf("the load Job is named %s, want %s-load", load.Name, runName)
 	}
 
-	// the ConfigMap holds the config's bytes, exactly, under the name the pods read
+	// the ConfigMap holds the config's bytes, exactly, under the name the pods read, and the
+	// files it reads (TestConfigFiles)
 	cm := m.configMap
-	if cm.Immutable == nil || !*cm.Immutable || len(cm.Data) != 1 || len(cm.BinaryData) != 0 {
-		t.Errorf("ConfigMap: immutable %v, %d data keys, %d binary: want immutable, the config alone", cm.Immutable, len(cm.Data), len(cm.BinaryData))
+	if cm.Immutable == nil || !*cm.Immutable || len(cm.Data) != 1+len(s.Files) || len(cm.BinaryData) != 0 {
+		t.Errorf("ConfigMap: immutable %v, %d data keys, %d binary: want immutable, the config and its %d files", cm.Immutable, len(cm.Data), len(cm.BinaryData), len(s.Files))
 	}
 	if got, ok := cm.Data[s.ConfigName]; !ok || got != string(s.Config) {
 		t.Errorf("ConfigMap data[%q] is not the config's bytes (present: %v)", s.ConfigName, ok)
@@ -827,9 +830,51 @@ func TestConfigBytesSurvive(t *testing.T) {
 	}
 }
 
+// TestConfigFiles: the files a config reads travel in its ConfigMap, each mounted at its path
+// relative to the config in every pod that mounts the config.
+func TestConfigFiles(t *testing.T) {
+	s := smallSpec(t)
+	s.LoadOnce = true // a load Job too
+	s.Files = []File{{"my.sql", []byte("\\set aid random(1, 10)\nSELECT :aid;\n")}, {"sql/b.sql", []byte("SELECT 2;\n")}}
+	m := decode(t, mustRender(t, s))
+	for i, f := range s.Files {
+		if got := m.configMap.Data[fileKey(i)]; got != string(f.Data) {
+			t.Errorf("the ConfigMap holds %q for %s", got, f.Path)
+		}
+	}
+	want := map[string]string{s.ConfigName: s.ConfigName, "file-1": "my.sql", "file-2": "sql/b.sql"}
+	for _, j := range m.jobs {
+		for _, v := range j.Spec.Template.Spec.Volumes {
+			if v.ConfigMap == nil {
+				continue
+			}
+			got := map[string]string{}
+			for _, it := range v.ConfigMap.Items {
+				got[it.Key] = it.Path
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("job %s mounts %v, want %v", j.Name, got, want)
+			}
+		}
+	}
+	if len(m.jobs) < 3 {
+		t.Errorf("%d jobs", len(m.jobs))
+	}
+}
+
+func mustRender(t *testing.T, s *Spec) []byte {
+	t.Helper()
+	out, err := Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestCheck: each spec the API server would refuse, or that could not run, is refused naming the
 // flag.
 func TestCheck(t *testing.T) {
+	s0 := smallSpec(t)
 	for _, tt := range []struct {
 		edit func(*Spec)
 		want string
@@ -867,6 +912,11 @@ func TestCheck(t *testing.T) {
 		{func(s *Spec) { s.ConfigName = "a/b.yaml" }, "ConfigMap key"},
 		{func(s *Spec) { s.Config = bytes.Repeat([]byte("#"), MaxConfigBytes+1) }, "a ConfigMap holds at most"},
 		{func(s *Spec) { s.Config = []byte("name: \xff\n") }, "not UTF-8"},
+		{func(s *Spec) { s.Files = []File{{"../up.sql", nil}} }, "file ../up.sql: the pods find the files a config reads beside it"},
+		{func(s *Spec) { s.Files = []File{{"/etc/x.sql", nil}} }, "file /etc/x.sql:"},
+		{func(s *Spec) { s.Files = []File{{s.ConfigName, nil}} }, "file " + s0.ConfigName + ":"},
+		{func(s *Spec) { s.Files = []File{{"x.sql", []byte("\xff")}} }, "file x.sql is not UTF-8"},
+		{func(s *Spec) { s.Files = []File{{"x.sql", bytes.Repeat([]byte("-"), MaxConfigBytes)}} }, "the config and the files it reads"},
 		{func(s *Spec) { s.StartAt = time.Time{} }, "no start time"},
 		{func(s *Spec) { s.Env = []EnvVar{{"A-B", "1"}} }, `variable "A-B"`},
 		{func(s *Spec) { s.LoadOnce, s.Env = true, []EnvVar{{StartAtEnv, "x"}} }, "variable " + StartAtEnv + " is the start time"},

@@ -196,7 +196,13 @@ type volume struct {
 type emptyDirSource struct{}
 
 type configMapSource struct {
-	Name string `yaml:"name"`
+	Name  string      `yaml:"name"`
+	Items []keyToPath `yaml:"items,omitempty"`
+}
+
+type keyToPath struct {
+	Key  string `yaml:"key"`
+	Path string `yaml:"path"`
 }
 
 type claimSource struct {
