@@ -54,9 +54,17 @@ type SQLConn interface {
 	// AppendSQLValue (the engine checksums them after its clock stopped). A statement that fails
 	// leaves a transaction it was part of for Rollback.
 	Exec(ctx context.Context, i int, args []any, res *SQLResult) error
-	// Rollback ends the transaction a failed statement left open, if any; nothing otherwise.
+	// Rollback ends the transaction a failed statement left open, if any; nothing otherwise. A
+	// connection a failed statement ended (its context ended mid-call, the server closed it) is
+	// opened again instead, with its statements prepared, unless ctx was cancelled (the run is
+	// stopping): one lost connection is one error, not every later operation of its worker.
 	Rollback(ctx context.Context) error
 	Close() error
+}
+
+// SQLReopens is a SQLConn that counts how many times Rollback opened it again.
+type SQLReopens interface {
+	Reopens() int64
 }
 
 // SQLResult is what one execution returned.

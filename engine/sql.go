@@ -169,10 +169,24 @@ func (r *Runner) runSQL(ctx context.Context, w config.WorkloadPlan, size int, st
 		if w := t.checks.warning(); w != "" {
 			t.acc.warnings = append(t.acc.warnings, w)
 		}
+		if n := reopens(t.conns); n > 0 {
+			t.acc.warnings = append(t.acc.warnings, fmt.Sprintf("a statement cut off (its operation's timeout) or a connection the server closed ended a worker's connection %d times: each is one error, and the connection was opened again, untimed", n))
+		}
 		accs = append(accs, t.acc)
 	}
 	prog.done(w.Name, size, accs)
 	return nil
+}
+
+// reopens is how many times the connections were opened again after one was lost.
+func reopens(conns []adapters.SQLConn) int64 {
+	var n int64
+	for _, c := range conns {
+		if r, ok := c.(adapters.SQLReopens); ok {
+			n += r.Reopens()
+		}
+	}
+	return n
 }
 
 // sqlMethod says what a sql workload's results are checked against.

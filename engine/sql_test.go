@@ -332,6 +332,41 @@ targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q, schema: 
 	}
 }
 
+// TestSQLTimeoutOneError: on PostgreSQL an operation cut off by load.timeout is one error: its
+// worker's connection, which the cut ended, is opened again (untimed) and the worker's later
+// operations run, and the result says how many times that happened. Without the reopening every
+// later operation of that worker failed.
+func TestSQLTimeoutOneError(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	p := sqlPlan(t, fmt.Sprintf(`name: cut
+warmup: 0
+repeats: 1
+load: {workers: 2, ops: 80, timeout: 300ms, max_error_rate: 1}
+workloads:
+  - name: slow
+    sql:
+      params: {k: {kind: sequential, min: 1, max: 20}}
+      transactions:
+        - name: maybe-slow
+          statements: ["SELECT pg_sleep(CASE WHEN :k = 7 THEN 5 ELSE 0 END)"]
+targets: [{name: pg, adapter: sql, options: {driver: postgres, dsn: %q}}]
+`, dsn))
+	rep := runSQLPlan(t, p)
+	res := rep.Find("pg", "slow", 0)
+	if res == nil || res.Load == nil {
+		t.Fatalf("%+v", res)
+	}
+	l := res.Load
+	// k = 7 comes 4 times in 80 operations: 4 errors, 76 done.
+	if l.Errors != 4 || l.Completed != 76 {
+		t.Errorf("errors %d, completed %d: want 4 and 76 (each cut off operation one error)", l.Errors, l.Completed)
+	}
+	want := "ended a worker's connection 4 times"
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q: want one saying %q", res.Warnings, want)
+	}
+}
+
 // TestSQLUserSchemaKept: a target that runs only sql workloads makes no person table of its own,
 // so a schema of the user's that holds one (a table named persons) is not refused, and the user's
 // table is neither touched nor dropped; what the setup made the teardown removes.

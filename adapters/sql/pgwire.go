@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,8 +36,14 @@ import (
 // (docs/measurements.md). runtime.Gosched every 5 ms keeps the monitor at its 10 ms sleep.
 const yieldEvery = 5 * time.Millisecond
 
+var _ adapters.SQLReopens = (*pgConn)(nil)
+
 // pgConn is one worker's connection to PostgreSQL, its statements prepared as dbbench_s0, ...
 type pgConn struct {
+	t       *target
+	stmts   []string
+	reopens int64 // connections opened again after one was cut off
+
 	conn    net.Conn
 	fe      *pgproto3.Frontend
 	names   []string
@@ -48,37 +55,52 @@ type pgConn struct {
 	yielded time.Time // when Exec last passed through the scheduler
 
 	// The context whose end shuts the socket down (a deadline in the past wakes a thread blocked
-	// in a read), watched once while the calls that pass it last: an operation's.
+	// in a read): registered once for the calls that pass it (an operation's statements), and
+	// acted on only while a call is under way, for the engine ends every operation's context when
+	// the operation ends.
+	mu      sync.Mutex
+	busy    bool
 	watched context.Context
 	unwatch func() bool
 }
 
 func (t *target) openPGConn(ctx context.Context, stmts []string) (adapters.SQLConn, error) {
+	pc := &pgConn{t: t, stmts: stmts}
+	if err := pc.open(ctx); err != nil {
+		return nil, err
+	}
+	return pc, nil
+}
+
+// open connects, prepares the statements and takes the connection from pgx.
+func (pc *pgConn) open(ctx context.Context) error {
+	t, stmts := pc.t, pc.stmts
 	cfg := t.s.pgConfig.Copy()
 	cfg.DialFunc = blockingconn.Dial
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, exitcode.Infraf("sql: postgres: connect: %v", exitcode.OneLine(err.Error()))
+		return exitcode.Infraf("sql: postgres: connect: %v", exitcode.OneLine(err.Error()))
 	}
-	pc := &pgConn{tx: 'I'}
+	var names []string
+	var query []bool
 	for i, q := range stmts {
 		name := fmt.Sprintf("dbbench_s%d", i)
 		sd, err := c.Prepare(ctx, name, q)
 		if err != nil {
-			return nil, errors.Join(&adapters.SQLPrepareError{Index: i, Err: errors.New(exitcode.OneLine(err.Error()))}, closePgx(c))
+			return errors.Join(&adapters.SQLPrepareError{Index: i, Err: errors.New(exitcode.OneLine(err.Error()))}, closePgx(c))
 		}
-		pc.names, pc.query = append(pc.names, name), append(pc.query, len(sd.Fields) > 0)
+		names, query = append(names, name), append(query, len(sd.Fields) > 0)
 	}
 	if err := c.PgConn().SyncConn(ctx); err != nil {
-		return nil, errors.Join(exitcode.Infraf("sql: postgres: %v", exitcode.OneLine(err.Error())), closePgx(c))
+		return errors.Join(exitcode.Infraf("sql: postgres: %v", exitcode.OneLine(err.Error())), closePgx(c))
 	}
 	hc, err := c.PgConn().Hijack()
 	if err != nil {
-		return nil, errors.Join(exitcode.Infraf("sql: postgres: %v", exitcode.OneLine(err.Error())), closePgx(c))
+		return errors.Join(exitcode.Infraf("sql: postgres: %v", exitcode.OneLine(err.Error())), closePgx(c))
 	}
-	pc.conn, pc.tx = hc.Conn, hc.TxStatus
+	pc.names, pc.query, pc.conn, pc.tx, pc.broken = names, query, hc.Conn, hc.TxStatus, nil
 	pc.fe = pgproto3.NewFrontend(hc.Conn, hc.Conn)
-	return pc, nil
+	return nil
 }
 
 func closePgx(c *pgx.Conn) error {
@@ -87,20 +109,41 @@ func closePgx(c *pgx.Conn) error {
 	return c.Close(ctx)
 }
 
-// watch makes ctx's end (an operation's timeout, the run stopped) wake and end a call under way.
-func (p *pgConn) watch(ctx context.Context) {
-	if ctx == p.watched {
-		return
+// begin marks a call under way with ctx, whose end (an operation's timeout, the run stopped) then
+// wakes and ends it; it returns ctx's error when ctx has ended already. end marks it done.
+func (p *pgConn) begin(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.busy = true
+	if ctx != p.watched {
+		p.stopWatching()
+		p.watched = ctx
+		if ctx.Done() != nil {
+			conn := p.conn
+			p.unwatch = context.AfterFunc(ctx, func() {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				if p.busy && p.watched == ctx {
+					conn.SetDeadline(time.Unix(1, 0))
+				}
+			})
+		}
 	}
+	return ctx.Err()
+}
+
+func (p *pgConn) end() {
+	p.mu.Lock()
+	p.busy = false
+	p.mu.Unlock()
+}
+
+// stopWatching forgets the context watched; p.mu is held.
+func (p *pgConn) stopWatching() {
 	if p.unwatch != nil {
 		p.unwatch()
-		p.unwatch = nil
 	}
-	p.watched = ctx
-	if ctx.Done() != nil {
-		conn := p.conn
-		p.unwatch = context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	}
+	p.watched, p.unwatch = nil, nil
 }
 
 // fail keeps the first error of the connection itself: it is not used again after one.
@@ -118,7 +161,10 @@ func (p *pgConn) Exec(ctx context.Context, i int, args []any, res *adapters.SQLR
 	if p.broken != nil {
 		return p.broken
 	}
-	p.watch(ctx)
+	defer p.end()
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
 	if now := time.Now(); now.Sub(p.yielded) > yieldEvery {
 		p.yielded = now
 		runtime.Gosched()
@@ -219,12 +265,41 @@ func appendText(b []byte, a any) ([]byte, bool) {
 	return fmt.Append(b, a), false
 }
 
-// Rollback ends a transaction left open (or failed) on the connection.
+// reopenTimeout bounds opening a worker's connection again.
+const reopenTimeout = 10 * time.Second
+
+// Rollback ends a transaction left open (or failed) on the connection. A connection a statement's
+// end cut off (its operation's timeout) is opened again instead, its statements prepared (untimed:
+// the engine calls Rollback outside the operation's time), so that one timeout is one error and
+// not every later operation of the worker; not when the run is being stopped.
 func (p *pgConn) Rollback(ctx context.Context) error {
-	if p.broken != nil || p.tx == 'I' {
-		return p.broken
+	if p.broken != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return p.broken
+		}
+		p.mu.Lock()
+		p.stopWatching()
+		p.mu.Unlock()
+		p.conn.Close()
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reopenTimeout)
+		defer cancel()
+		if err := p.open(octx); err != nil {
+			return fmt.Errorf("opening the connection again: %w", err)
+		}
+		p.reopens++
+		return nil
 	}
-	p.watch(ctx)
+	if p.tx == 'I' {
+		return nil
+	}
+	if ctx.Err() != nil {
+		// The operation ended: its transaction is rolled back all the same, within a bound.
+		p.conn.SetDeadline(time.Now().Add(sqlCloseTimeout))
+		defer p.conn.SetDeadline(time.Time{})
+	} else {
+		defer p.end()
+		p.begin(ctx)
+	}
 	p.fe.Send(&pgproto3.Query{String: "ROLLBACK"})
 	if err := p.fe.Flush(); err != nil {
 		return p.fail(ctx, err)
@@ -245,15 +320,21 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 	}
 }
 
+// Reopens says how many times the connection was opened again after one was cut off.
+func (p *pgConn) Reopens() int64 { return p.reopens }
+
 // Close says goodbye (Terminate) and closes the socket; a server gone away does not hold it.
 func (p *pgConn) Close() error {
-	if p.unwatch != nil {
-		p.unwatch()
-	}
+	p.mu.Lock()
+	p.stopWatching()
+	p.mu.Unlock()
 	if p.broken == nil {
 		p.conn.SetDeadline(time.Now().Add(sqlCloseTimeout))
 		p.fe.Send(&pgproto3.Terminate{})
 		p.fe.Flush() // the server may have gone: closing is what matters
 	}
-	return p.conn.Close()
+	if err := p.conn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }

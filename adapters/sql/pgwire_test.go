@@ -27,8 +27,8 @@ func TestTagRowCount(t *testing.T) {
 // TestPgWire: a worker's connection to a real PostgreSQL: values and NULLs as the server wrote
 // them, rows returned or affected, a failed statement (alone, and inside a transaction it leaves
 // failed, which Rollback ends) that leaves the connection usable, each kind of argument, a
-// statement that cannot be prepared named by its index, and an operation's deadline that wakes
-// a read blocked in the kernel and ends the connection.
+// statement that cannot be prepared named by its index, an operation's deadline that wakes a
+// read blocked in the kernel and ends the connection, and Rollback opening it again.
 func TestPgWire(t *testing.T) {
 	ctx := context.Background()
 	tg, err := open(t, map[string]any{"driver": "postgres", "dsn": pgtest.NewDatabase(t)}, adapters.Env{})
@@ -114,6 +114,22 @@ func TestPgWire(t *testing.T) {
 	}
 	if err := exec(0, int64(1)); err == nil {
 		t.Errorf("a connection whose read was cut off is used again")
+	}
+	// Rollback opens it again (untimed), unless the run is stopping.
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	if err := c.Rollback(stopped); err == nil {
+		t.Errorf("a connection opened again while the run stops")
+	}
+	if err := c.Rollback(opCtx); err != nil {
+		t.Fatalf("opening again after an operation's timeout (its context past its deadline): %v", err)
+	}
+	res.Keep = true
+	if err := exec(6, int64(2)); err != nil || res.Rows != 1 {
+		t.Errorf("on the connection opened again: %v, %d rows", err, res.Rows)
+	}
+	if n := c.(adapters.SQLReopens).Reopens(); n != 1 {
+		t.Errorf("%d reopens, want 1", n)
 	}
 }
 
