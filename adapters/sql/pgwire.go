@@ -193,16 +193,27 @@ func (p *pgConn) Exec(ctx context.Context, i int, args []any, res *adapters.SQLR
 	p.fe.SendBind(&pgproto3.Bind{PreparedStatement: p.names[i], Parameters: p.params})
 	p.fe.SendExecute(&pgproto3.Execute{})
 	p.fe.SendSync(&pgproto3.Sync{})
+	tagRows, err := p.exchange(ctx, res)
+	if err == nil && !p.query[i] {
+		res.Rows = tagRows
+	}
+	return err
+}
+
+// exchange flushes what was sent and reads the replies up to ReadyForQuery: the rows returned
+// counted into res (their values kept when res.Keep), and the rows the command tag counts. A
+// statement's error (ErrorResponse) is returned once the server is ready again; a failure of the
+// connection itself ends it.
+func (p *pgConn) exchange(ctx context.Context, res *adapters.SQLResult) (tagRows int64, err error) {
 	if err := p.fe.Flush(); err != nil {
-		return p.fail(ctx, err)
+		return 0, p.fail(ctx, err)
 	}
 	res.Rows, res.Values = 0, res.Values[:0]
-	var tagRows int64
 	var stmtErr error
 	for {
 		msg, err := p.fe.Receive()
 		if err != nil {
-			return p.fail(ctx, err)
+			return 0, p.fail(ctx, err)
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:
@@ -218,17 +229,11 @@ func (p *pgConn) Exec(ctx context.Context, i int, args []any, res *adapters.SQLR
 			stmtErr = pgconn.ErrorResponseToPgError(m)
 		case *pgproto3.ReadyForQuery:
 			p.tx = m.TxStatus
-			if stmtErr != nil {
-				return stmtErr
-			}
-			if !p.query[i] {
-				res.Rows = tagRows
-			}
-			return nil
+			return tagRows, stmtErr
 		case *pgproto3.BindComplete, *pgproto3.EmptyQueryResponse, *pgproto3.NoticeResponse,
 			*pgproto3.ParameterStatus, *pgproto3.NotificationResponse:
 		default:
-			return p.fail(ctx, fmt.Errorf("unexpected message %T", msg))
+			return 0, p.fail(ctx, fmt.Errorf("unexpected message %T", msg))
 		}
 	}
 }
@@ -301,23 +306,9 @@ func (p *pgConn) Rollback(ctx context.Context) error {
 		p.begin(ctx)
 	}
 	p.fe.Send(&pgproto3.Query{String: "ROLLBACK"})
-	if err := p.fe.Flush(); err != nil {
-		return p.fail(ctx, err)
-	}
-	var stmtErr error
-	for {
-		msg, err := p.fe.Receive()
-		if err != nil {
-			return p.fail(ctx, err)
-		}
-		switch m := msg.(type) {
-		case *pgproto3.ErrorResponse:
-			stmtErr = pgconn.ErrorResponseToPgError(m)
-		case *pgproto3.ReadyForQuery:
-			p.tx = m.TxStatus
-			return stmtErr
-		}
-	}
+	var res adapters.SQLResult
+	_, err := p.exchange(ctx, &res)
+	return err
 }
 
 // Reopens says how many times the connection was opened again after one was cut off.
